@@ -1,0 +1,57 @@
+"""ipu-nb: explore IPU cycle profiles in Jupyter.
+
+Read the runtime's Cap'n Proto profiles into polars, query them exactly like
+``profile-query``, drill down in a widget and chart the answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._load import ProfileFormatError, UnsupportedSchemaVersionError, open_profile
+    from ._magics import load_ipython_extension, unload_ipython_extension
+    from ._profile import Profile
+    from ._query import Query, QueryResult, query
+    from ._report import save_report
+    from ._synth import demo_profile_path, generate_columns, write_profile
+    from ._widget import ProfileWidget
+
+__version__ = "0.1.0"
+
+# Public name -> defining module. Imported on first use so `import ipu_nb` stays
+# fast and the query core never pulls in the widget, IPython or Altair.
+_EXPORTS = {
+    "Profile": "._profile",
+    "ProfileFormatError": "._load",
+    "UnsupportedSchemaVersionError": "._load",
+    "open_profile": "._load",
+    "Query": "._query",
+    "QueryResult": "._query",
+    "query": "._query",
+    "ProfileWidget": "._widget",
+    "save_report": "._report",
+    "demo_profile_path": "._synth",
+    "generate_columns": "._synth",
+    "write_profile": "._synth",
+    "load_ipython_extension": "._magics",
+    "unload_ipython_extension": "._magics",
+}
+
+__all__ = sorted([*_EXPORTS, "charts", "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name == "charts":
+        return importlib.import_module(".charts", __name__)
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ipu_nb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

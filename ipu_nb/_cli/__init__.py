@@ -1,0 +1,77 @@
+"""The `ipu-nb` command line: one subcommand a module, errors as one line on stderr.
+
+Usage errors exit 2 and runtime errors exit 1 (SPEC §4c); stdout stays empty on error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+__all__ = ["CliError", "ArgumentParser", "main"]
+
+# Each module defines `register(subparsers)`, which adds its parser and sets `func`.
+_SUBCOMMAND_MODULES = ("generate", "query", "render", "demo")
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line usage error (no usage dump) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="ipu-nb", description="Explore IPU cycle profiles: generate, query, render, demo.")
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"ipu-nb {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    subparsers.required = True
+    for name in _SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    from .._load import ProfileFormatError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    prog = f"ipu-nb {args.command}"
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return exc.exit_code
+    except (ProfileFormatError, OSError) as exc:
+        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,0 +1,146 @@
+"""Turn decoded `Columns` into a `Profile` of polars frames (SPEC §2 normalisation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from .._profile import Profile
+from ._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from ._errors import ProfileFormatError
+
+__all__ = ["KIND_DTYPE", "ACTIVITY_KIND_DTYPE", "build_profile", "infer_granularity"]
+
+KIND_DTYPE = pl.Enum(list(STEP_KINDS))
+ACTIVITY_KIND_DTYPE = pl.Enum(list(ACTIVITY_KINDS))
+
+
+def _categorical(strings: Strings) -> pl.Series:
+    dictionary = pa.DictionaryArray.from_arrays(pa.array(strings.codes, type=pa.uint32()), strings.values)
+    return pl.Series(pl.from_arrow(dictionary)).cast(pl.Categorical)
+
+
+def _enum(codes: np.ndarray, names: tuple[str, ...], dtype: pl.Enum, what: str) -> pl.Series:
+    if len(codes) and int(codes.max()) >= len(names):
+        bad = int(np.flatnonzero(codes >= len(names))[0])
+        raise ProfileFormatError(f"unknown {what} value {int(codes[bad])} at row {bad}")
+    return pl.Series(codes.astype(np.uint32)).cast(pl.UInt32).replace_strict(
+        list(range(len(names))), list(names), return_dtype=dtype
+    )
+
+
+def _owner_ids(counts: np.ndarray) -> np.ndarray:
+    """Row id of the owner of each child row, for children grouped by owner."""
+    return np.repeat(np.arange(len(counts), dtype=np.uint32), counts)
+
+
+def _positions(counts: np.ndarray) -> np.ndarray:
+    """Index of each child row inside its owner's group."""
+    total = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    return (np.arange(total, dtype=np.int64) - np.repeat(starts, counts)).astype(np.uint32)
+
+
+def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_tile: int) -> str:
+    """Guess the collection level (SPEC §5) from what the samples carry."""
+    if samples.height == 0:
+        return "unknown"
+    if max_per_tile <= 1:
+        return "graph"
+    if "phase_start" in metadata_names:
+        return "region"
+    if "output_address" in metadata_names or "label" in metadata_names and "alignment" in metadata_names:
+        return "step"
+    kinds = set(samples.get_column("kind").unique().to_list())
+    if kinds & {"exchange", "synchronization"}:
+        return "phase"
+    return "unknown"
+
+
+def build_profile(columns: Columns, path: Path | None = None) -> Profile:
+    """Build the frames of DESIGN.md from decoded columns."""
+    c = columns
+    n = c.sample_count
+    counts = c.tile_sample_counts.astype(np.int64)
+    tile_index = _owner_ids(counts)
+    firsts = np.cumsum(counts) - counts
+    has = counts > 0
+    bases = np.zeros(len(counts), dtype=np.uint32)
+    bases[has] = c.start[firsts[has]]
+    base = np.repeat(bases, counts)
+    offset = (c.start - base).astype(np.uint32).astype(np.uint64)
+    duration = (c.end - c.start).astype(np.uint32)
+
+    meta_sample = _owner_ids(c.metadata_counts.astype(np.int64))
+    metadata = pl.DataFrame(
+        {
+            "sample": meta_sample,
+            "position": _positions(c.metadata_counts.astype(np.int64)),
+            "name": _categorical(c.metadata_name),
+            "value": _categorical(c.metadata_value),
+        }
+    )
+    kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
+    inactive = np.zeros(n, dtype=bool)
+    if len(meta_sample):
+        flagged = metadata.filter((pl.col("name") == "active") & (pl.col("value") == "false"))
+        inactive[flagged.get_column("sample").to_numpy()] = True
+    inactive &= c.kind == STEP_KINDS.index("compute")
+
+    samples = pl.DataFrame(
+        {
+            "sample": np.arange(n, dtype=np.uint32),
+            "tile": np.repeat(c.tiles.astype(np.uint32), counts),
+            "tile_index": tile_index,
+            "local_index": c.local_index.astype(np.uint32),
+            "phase": c.phase.astype(np.uint32),
+            "epoch": c.epoch.astype(np.uint32),
+            "kind": kind,
+            "operation": _categorical(c.operation),
+            "kernel": _categorical(c.kernel),
+            "start": c.start.astype(np.uint32),
+            "end": c.end.astype(np.uint32),
+            "offset": offset,
+            "duration": duration,
+            "exchange_event_cycles": c.exchange_event_cycles.astype(np.uint32),
+            "inactive": inactive,
+        }
+    )
+
+    act_counts = c.activity_counts.astype(np.int64)
+    act_sample = _owner_ids(act_counts)
+    act_base = base[act_sample] if len(act_sample) else np.zeros(0, dtype=np.uint32)
+    exchange_activities = pl.DataFrame(
+        {
+            "sample": act_sample,
+            "position": _positions(act_counts),
+            "kind": _enum(c.activity_kind, ACTIVITY_KINDS, ACTIVITY_KIND_DTYPE, "exchange activity kind"),
+            "start": c.activity_start.astype(np.uint32),
+            "end": c.activity_end.astype(np.uint32),
+            "offset": (c.activity_start - act_base).astype(np.uint32).astype(np.uint64),
+            "duration": (c.activity_end - c.activity_start).astype(np.uint32),
+        }
+    )
+    tiles = pl.DataFrame(
+        {
+            "tile_index": np.arange(len(counts), dtype=np.uint32),
+            "tile": c.tiles.astype(np.uint32),
+            "sample_count": counts.astype(np.uint32),
+            "base": pl.Series(bases).set(pl.Series(~has), None) if len(counts) else pl.Series([], dtype=pl.UInt32),
+        }
+    )
+    names = set(c.metadata_name.values.to_pylist())
+    granularity = infer_granularity(samples, names, int(counts.max()) if len(counts) else 0)
+    return Profile(
+        samples=samples,
+        metadata=metadata,
+        exchange_activities=exchange_activities,
+        tiles=tiles,
+        clock_hz=int(c.clock_hz),
+        schema_version=int(c.schema_version),
+        granularity=granularity,
+        path=path,
+    )

@@ -1,0 +1,94 @@
+"""`Profile`: one decoded cycle profile as polars frames plus its scalars."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from ._query import Query, QueryResult
+
+__all__ = ["Profile"]
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """A cycle profile, built once at load and never mutated (two can be open side by side).
+
+    Attributes
+    ----------
+    samples : pl.DataFrame
+        One row per sample in file order: ``sample`` (u32 id), ``tile`` (physical id),
+        ``tile_index``, ``local_index``, ``phase``, ``epoch``, ``kind`` (Enum),
+        ``operation`` and ``kernel`` (Categorical), ``start``/``end`` (raw u32 counters),
+        ``offset`` (u64, SPEC §2), ``duration`` (u32), ``exchange_event_cycles`` (u32)
+        and ``inactive`` (compute samples whose metadata says ``active=false``;
+        timelines draw them as idle).
+    metadata : pl.DataFrame
+        Long form, one row per entry: ``sample``, ``position``, ``name``, ``value``.
+    exchange_activities : pl.DataFrame
+        Newer writers' exchange activities: ``sample``, ``position``, ``kind``,
+        ``start``, ``end``, ``offset``, ``duration`` (empty for older files).
+    tiles : pl.DataFrame
+        One row per tile entry in file order: ``tile_index``, ``tile``,
+        ``sample_count``, ``base`` (first sample's start counter, null if none).
+    clock_hz, schema_version : int
+        The file's header scalars.
+    granularity : str
+        Inferred collection level: graph, region, phase, step or unknown.
+    path : Path or None
+        Where it was read from.
+    """
+
+    samples: pl.DataFrame
+    metadata: pl.DataFrame
+    exchange_activities: pl.DataFrame
+    tiles: pl.DataFrame
+    clock_hz: int
+    schema_version: int
+    granularity: str
+    path: Path | None = None
+
+    @property
+    def tile_count(self) -> int:
+        """Tile entries in the file (profiled tiles, including ones with no samples)."""
+        return self.tiles.height
+
+    @property
+    def sample_count(self) -> int:
+        """All samples in the file."""
+        return self.samples.height
+
+    @property
+    def span_cycles(self) -> int:
+        """``profileSpanCycles``: max over samples of offset + duration (SPEC §2)."""
+        if self.samples.height == 0:
+            return 0
+        value = self.samples.select((pl.col("offset") + pl.col("duration")).max()).item()
+        return int(value)
+
+    def ms(self, cycles: int | float) -> float:
+        """Cycles to milliseconds at this profile's clock (0.0 when clockHz is 0)."""
+        return (cycles * 1000.0) / self.clock_hz if self.clock_hz else 0.0
+
+    def query(self, query: Query | None = None, **flags: Any) -> QueryResult:
+        """Run `ipu_nb.query` on this profile."""
+        from ._query import query as run_query
+
+        return run_query(self, query, **flags)
+
+    def filter(self, query: Query | None = None, **flags: Any) -> pl.DataFrame:
+        """The samples matching the query's filters, with their metadata (a list-of-struct column)."""
+        from ._query import filter_samples
+
+        return filter_samples(self, query, **flags)
+
+    def __repr__(self) -> str:
+        where = f" from {self.path}" if self.path else ""
+        return (
+            f"<Profile{where}: {self.tile_count} tiles, {self.sample_count} samples, "
+            f"{self.granularity} granularity, clockHz={self.clock_hz}, schema v{self.schema_version}>"
+        )
