@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     from ._load import ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
     from ._profile import Profile
-    from ._query import Query, QueryResult, query
+    from ._query import Query, QueryError, QueryResult, query
     from ._report import save_report
-    from ._synth import demo_profile_path, generate_columns, write_profile
+    from ._synth import demo_profile_path, generate_columns, generate_profile
+    from ._write import write_columns
     from ._widget import ProfileWidget
 
 __version__ = "0.1.0"
@@ -28,13 +29,15 @@ _EXPORTS = {
     "UnsupportedSchemaVersionError": "._load",
     "open_profile": "._load",
     "Query": "._query",
+    "QueryError": "._query",
     "QueryResult": "._query",
     "query": "._query",
     "ProfileWidget": "._widget",
     "save_report": "._report",
     "demo_profile_path": "._synth",
     "generate_columns": "._synth",
-    "write_profile": "._synth",
+    "generate_profile": "._synth",
+    "write_columns": "._write",
     "load_ipython_extension": "._magics",
     "unload_ipython_extension": "._magics",
 }

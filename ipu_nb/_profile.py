@@ -86,6 +86,11 @@ class Profile:
 
         return filter_samples(self, query, **flags)
 
+    def _repr_html_(self) -> str:
+        from ._html import profile_html
+
+        return profile_html(self)
+
     def __repr__(self) -> str:
         where = f" from {self.path}" if self.path else ""
         return (

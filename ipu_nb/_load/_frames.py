@@ -27,8 +27,10 @@ def _enum(codes: np.ndarray, names: tuple[str, ...], dtype: pl.Enum, what: str) 
     if len(codes) and int(codes.max()) >= len(names):
         bad = int(np.flatnonzero(codes >= len(names))[0])
         raise ProfileFormatError(f"unknown {what} value {int(codes[bad])} at row {bad}")
-    return pl.Series(codes.astype(np.uint32)).cast(pl.UInt32).replace_strict(
-        list(range(len(names))), list(names), return_dtype=dtype
+    return (
+        pl.Series(codes.astype(np.uint32))
+        .cast(pl.UInt32)
+        .replace_strict(list(range(len(names))), list(names), return_dtype=dtype)
     )
 
 

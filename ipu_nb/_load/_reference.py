@@ -67,7 +67,9 @@ def _columns(root: object) -> Columns:
         for sample in samples:
             step = sample.step
             kind = step._get("kind")
-            kind_raw = kind if isinstance(kind, int) else int(kind.raw) if hasattr(kind, "raw") else _KIND_INDEX[str(kind)]
+            kind_raw = (
+                kind if isinstance(kind, int) else int(kind.raw) if hasattr(kind, "raw") else _KIND_INDEX[str(kind)]
+            )
             ints.append(
                 (
                     step.localIndex,
