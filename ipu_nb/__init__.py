@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from ._query import Query, QueryError, QueryResult, query
     from ._report import save_report
     from ._synth import demo_profile_path, generate_columns, generate_profile
-    from ._write import write_columns
     from ._widget import ProfileWidget
+    from ._write import write_columns
 
 __version__ = "0.1.0"
 
@@ -42,7 +42,26 @@ _EXPORTS = {
     "unload_ipython_extension": "._magics",
 }
 
-__all__ = sorted([*_EXPORTS, "charts", "__version__"])
+__all__ = [
+    "Profile",
+    "ProfileFormatError",
+    "ProfileWidget",
+    "Query",
+    "QueryError",
+    "QueryResult",
+    "UnsupportedSchemaVersionError",
+    "__version__",
+    "charts",
+    "demo_profile_path",
+    "generate_columns",
+    "generate_profile",
+    "load_ipython_extension",
+    "open_profile",
+    "query",
+    "save_report",
+    "unload_ipython_extension",
+    "write_columns",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["schema_path", "load_schema"]
+__all__ = ["load_schema", "schema_path"]
 
 
 def schema_path() -> Path:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-__all__ = ["CliError", "ArgumentParser", "main"]
+__all__ = ["ArgumentParser", "CliError", "main"]
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
 _SUBCOMMAND_MODULES = ("generate", "query", "render", "demo")

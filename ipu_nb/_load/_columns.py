@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["SUPPORTED_SCHEMA_VERSIONS", "Columns", "Strings", "STEP_KINDS", "ACTIVITY_KINDS"]
+__all__ = ["ACTIVITY_KINDS", "STEP_KINDS", "SUPPORTED_SCHEMA_VERSIONS", "Columns", "Strings"]
 
 #: Schema versions this package decodes (SPEC §1: the runtime writes 3, newer add fields 7/8).
 SUPPORTED_SCHEMA_VERSIONS = range(1, 6)

@@ -12,7 +12,7 @@ from .._profile import Profile
 from ._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
 from ._errors import ProfileFormatError
 
-__all__ = ["KIND_DTYPE", "ACTIVITY_KIND_DTYPE", "build_profile", "infer_granularity"]
+__all__ = ["ACTIVITY_KIND_DTYPE", "KIND_DTYPE", "build_profile", "infer_granularity"]
 
 KIND_DTYPE = pl.Enum(list(STEP_KINDS))
 ACTIVITY_KIND_DTYPE = pl.Enum(list(ACTIVITY_KINDS))
@@ -54,7 +54,7 @@ def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_t
         return "graph"
     if "phase_start" in metadata_names:
         return "region"
-    if "output_address" in metadata_names or "label" in metadata_names and "alignment" in metadata_names:
+    if "output_address" in metadata_names or ("label" in metadata_names and "alignment" in metadata_names):
         return "step"
     kinds = set(samples.get_column("kind").unique().to_list())
     if kinds & {"exchange", "synchronization"}:
