@@ -1,0 +1,8 @@
+"""Shared pytest set-up: make `tests/` importable for the builders."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
