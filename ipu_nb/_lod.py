@@ -1,0 +1,374 @@
+"""Level-of-detail windows for the timeline widget (pure polars/numpy, no UI).
+
+The front end asks for a window ``[start, end)`` of per-tile offsets drawn ``pixels``
+wide. `TimelineIndex` is built once per profile (samples sorted by row, then offset)
+so each answer is a handful of vectorised operations:
+
+- few samples in the window: the raw intervals (`RawWindow`);
+- otherwise one cell per (row, pixel bin) holding the colour class of the sample
+  covering most of the cell (a matching sample beats a filtered-out one) and the
+  exact fraction of the cell covered (`LodWindow`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+__all__ = [
+    "GREY",
+    "MAX_BINS",
+    "MAX_CLASSES",
+    "RAW_LIMIT",
+    "LodWindow",
+    "RawWindow",
+    "TimelineIndex",
+    "build_index",
+    "encode_window",
+    "overview",
+    "window",
+]
+
+RAW_LIMIT = 60_000
+"""At most this many intervals are sent raw (12 bytes each); beyond, cells are summarised."""
+MAX_BINS = 1280
+"""Cells per row in a summarised window (1,472 rows × 1,280 one-byte cells ≈ 1.9 MB)."""
+MAX_CLASSES = 31
+"""Colour classes 1..31 fit in 5 bits; class 0 (`GREY`) marks samples not matching the filters."""
+GREY = 0
+KIND_CLASSES = ("exchange", "compute", "synchronization", "idle")
+"""Class 1 + index of these names when colouring by kind (inactive compute counts as idle)."""
+_KEY_SHIFT = np.int64(40)
+
+
+@dataclass(frozen=True)
+class TimelineIndex:
+    """Samples of one profile sorted by timeline row (physical tile order), then offset.
+
+    Attributes
+    ----------
+    row_tiles : np.ndarray
+        Physical tile id of each row (rows sorted by physical id, tiles without samples included).
+    sample : np.ndarray
+        Sample id of each sorted position.
+    row, start, end : np.ndarray
+        Row, offset and offset + duration of each sorted position.
+    key : np.ndarray
+        ``row << 40 | offset``, sorted: a window is a searchsorted per row.
+    row_max_duration : np.ndarray
+        Longest sample per row, so a window also catches samples starting before it.
+    kind_class, kernel_class : np.ndarray
+        Colour class (1..31) of each sorted position for ``color_by`` kind / kernel.
+    kernel_names : list of str
+        Legend of the kernel classes (class i + 1 is ``kernel_names[i]``).
+    span : int
+        ``profileSpanCycles``.
+    """
+
+    row_tiles: np.ndarray
+    sample: np.ndarray
+    row: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    key: np.ndarray
+    row_max_duration: np.ndarray
+    kind_class: np.ndarray
+    kernel_class: np.ndarray
+    kernel_names: list[str]
+    span: int
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_tiles)
+
+    def classes(self, color_by: str) -> np.ndarray:
+        """Colour class per sorted position for ``color_by`` ("kind" or "kernel")."""
+        return self.kernel_class if color_by == "kernel" else self.kind_class
+
+    def legend(self, color_by: str) -> list[str]:
+        """Name of class 1, 2, …"""
+        return list(self.kernel_names) if color_by == "kernel" else list(KIND_CLASSES)
+
+    def sample_at(self, row: int, at: int) -> int | None:
+        """Id of the sample of ``row`` covering offset ``at`` (the latest-starting one), or None."""
+        if not 0 <= row < self.rows or at < 0:
+            return None
+        lo = int(np.searchsorted(self.key, (row << 40) + max(0, at - int(self.row_max_duration[row]))))
+        hi = int(np.searchsorted(self.key, (row << 40) + at, side="right"))
+        hits = np.flatnonzero(self.end[lo:hi] > at)
+        return int(self.sample[lo + hits[-1]]) if len(hits) else None
+
+
+def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
+    """Sort a profile's samples for windowing; done once per widget."""
+    row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
+    by = samples.select(
+        "sample",
+        "tile",
+        "offset",
+        end=pl.col("offset") + pl.col("duration").cast(pl.UInt64),
+        kind=pl.col("kind").to_physical(),
+        inactive="inactive",
+        kernel=pl.col("kernel").cast(pl.String),
+    ).sort("tile", "offset", "sample")
+    tile = by.get_column("tile").to_numpy()
+    row = np.searchsorted(row_tiles, tile).astype(np.int64)
+    start = by.get_column("offset").to_numpy().astype(np.int64)
+    end = by.get_column("end").to_numpy().astype(np.int64)
+    kind = by.get_column("kind").to_numpy().astype(np.int64)
+    # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
+    kind_class = (kind + 1).astype(np.uint8)
+    kind_class[by.get_column("inactive").to_numpy()] = KIND_CLASSES.index("idle") + 1
+
+    kernels = by.get_column("kernel")
+    weight = pl.DataFrame({"kernel": kernels, "d": end - start}).group_by("kernel").agg(pl.col("d").sum())
+    ranked = weight.sort(["d", "kernel"], descending=[True, False]).get_column("kernel").to_list()
+    if len(ranked) > MAX_CLASSES:
+        ranked = [*ranked[: MAX_CLASSES - 1], "(other kernels)"]
+    names = [k if k else "(no kernel)" for k in ranked]
+    code = {k: i + 1 for i, k in enumerate(ranked)}
+    other = len(ranked)
+    kernel_class = (
+        kernels.replace_strict(list(code), list(code.values()), default=other, return_dtype=pl.UInt8)
+        .to_numpy()
+        .astype(np.uint8)
+        if len(kernels)
+        else np.zeros(0, dtype=np.uint8)
+    )
+
+    row_max = np.zeros(len(row_tiles), dtype=np.int64)
+    if len(row):
+        np.maximum.at(row_max, row, end - start)
+    return TimelineIndex(
+        row_tiles=row_tiles,
+        sample=by.get_column("sample").to_numpy().astype(np.uint32),
+        row=row,
+        start=start,
+        end=end,
+        key=(row << _KEY_SHIFT) + start,
+        row_max_duration=row_max,
+        kind_class=kind_class,
+        kernel_class=kernel_class,
+        kernel_names=names,
+        span=int(end.max()) if len(end) else 0,
+    )
+
+
+def _positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
+    """Sorted positions of samples overlapping ``[start, end)`` (zero-length ones excluded).
+
+    A slice (no copy) when every sample qualifies, as in the home view.
+    """
+    rows = np.arange(index.rows, dtype=np.int64) << _KEY_SHIFT
+    lo = np.searchsorted(index.key, rows + np.maximum(0, start - index.row_max_duration))
+    hi = np.searchsorted(index.key, rows + max(end, 0))
+    counts = hi - lo
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    if total == len(index.key):
+        candidates = np.arange(total, dtype=np.int64)
+        keep = (index.end > start) & (index.end > index.start)
+        return slice(None) if keep.all() else candidates[keep]
+    else:
+        candidates = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
+    keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
+    return candidates if keep.all() else candidates[keep]
+
+
+@dataclass(frozen=True)
+class RawWindow:
+    """Every interval overlapping the window (unclipped offsets)."""
+
+    start: int
+    end: int
+    sample: np.ndarray
+    row: np.ndarray
+    x0: np.ndarray
+    x1: np.ndarray
+    cls: np.ndarray
+    matched: np.ndarray
+
+
+@dataclass(frozen=True)
+class LodWindow:
+    """Per (row, bin) summary of a window split into ``bins`` equal cells.
+
+    ``coverage`` and ``matched_coverage`` are exact fractions of each cell covered by
+    samples (all / matching the filters; overlapping samples add up); ``cls`` is the
+    colour class of the sample overlapping the cell most, a matching one first
+    (`GREY` when only filtered-out samples touch it).
+    """
+
+    start: int
+    end: int
+    bins: int
+    cls: np.ndarray
+    coverage: np.ndarray
+    matched_coverage: np.ndarray
+    sample_count: int
+
+
+def window(
+    index: TimelineIndex,
+    start: int,
+    end: int,
+    pixels: int,
+    matched: np.ndarray | None,
+    color_by: str = "kind",
+    raw_limit: int = RAW_LIMIT,
+) -> RawWindow | LodWindow:
+    """Answer one timeline request.
+
+    Parameters
+    ----------
+    index : TimelineIndex
+    start, end : int
+        Window in per-tile offsets (end exclusive, end > start).
+    pixels : int
+        Drawn width; summaries use ``min(pixels, MAX_BINS)`` bins.
+    matched : np.ndarray or None
+        Per sorted position, whether the sample matches the filters (None: all match).
+    color_by : str
+        "kind" or "kernel".
+    raw_limit : int
+        Send raw intervals when at most this many samples overlap the window.
+    """
+    start, end = int(start), int(end)
+    if end <= start:
+        end = start + 1
+    pos = _positions(index, start, end)
+    classes = index.classes(color_by)[pos]
+    count = len(classes)
+    ok = np.ones(count, dtype=bool) if matched is None else matched[pos]
+    if count <= raw_limit:
+        return RawWindow(
+            start=start,
+            end=end,
+            sample=index.sample[pos],
+            row=index.row[pos],
+            x0=index.start[pos],
+            x1=index.end[pos],
+            cls=classes,
+            matched=ok,
+        )
+    return _summarise(index, pos, classes, ok, start, end, max(1, min(int(pixels), MAX_BINS)))
+
+
+def _summarise(
+    index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
+) -> LodWindow:
+    rows = index.rows
+    cells = rows * bins
+    width = (end - start) / bins
+    u = np.maximum(index.start[pos], start) - start
+    u = u / width
+    v = np.minimum(index.end[pos], end) - start
+    v = v / width
+    i0 = u.astype(np.int64)
+    np.minimum(i0, bins - 1, out=i0)
+    i1 = v.astype(np.int64)  # cell holding the end; == bins when the sample runs past the window
+    base = index.row[pos] * bins
+    same = i0 == i1
+    # Partial cells: the first and last cell each sample touches; whole cells in between.
+    first = np.where(same, v, i0 + 1) - u
+    last = v - i1
+    last[same | (i1 >= bins)] = 0.0
+    c0 = base + i0
+    c1 = base + np.minimum(i1, bins - 1)
+    inner = i1 - i0 - 1
+    has_inner = inner > 0
+
+    def cover(weight: np.ndarray | None) -> np.ndarray:
+        """Exact covered fraction per cell; whole cells come from a difference array."""
+        w0, w1, wi = (first, last, has_inner) if weight is None else (first * weight, last * weight, has_inner & weight)
+        out = np.bincount(c0, w0, cells)
+        out += np.bincount(c1, w1, cells)
+        diff = np.bincount(c0 + 1, wi, cells + 1)
+        diff -= np.bincount(base + i1, wi, cells + 1)
+        out += np.cumsum(diff[:cells])
+        return out
+
+    coverage = cover(None)
+    matched_coverage = coverage if ok.all() else cover(ok)
+
+    # Dominant class: the largest single overlap wins, matching samples before others.
+    # Key: matching bit, then overlap (16 bits), then class (8 bits); 0 for no overlap.
+    tag = (ok.astype(np.int64) << 24) | classes
+    best = np.zeros(cells, dtype=np.int64)
+    for c, part in ((c0, first), (c1, last)):
+        q = (part * 65535).astype(np.int64)
+        np.maximum.at(best, c, np.where(part > 0, tag | (q << 8), 0))
+    if has_inner.any():
+        n_inner = inner[has_inner]
+        total = int(n_inner.sum())
+        cell = np.repeat(c0[has_inner] + 1 - (np.cumsum(n_inner) - n_inner), n_inner) + np.arange(total)
+        np.maximum.at(best, cell, np.repeat(tag[has_inner] | (65535 << 8), n_inner))
+    cls = np.where((best >> 24) > 0, best & 0xFF, GREY).astype(np.uint8)
+    return LodWindow(
+        start=start,
+        end=end,
+        bins=bins,
+        cls=cls.reshape(rows, bins),
+        coverage=coverage.reshape(rows, bins),
+        matched_coverage=matched_coverage.reshape(rows, bins),
+        sample_count=len(classes),
+    )
+
+
+def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
+    """JSON header + binary buffers for the front end (little-endian typed arrays).
+
+    Raw: ``[x0 f32, x1 f32 (relative to start), row u16, flags u8 (class | 0x80 when matching),
+    sample u32]``. Summary: one u8 per cell, row-major, ``class | level << 5`` where level
+    0..7 is the covered fraction rounded up (matching coverage for matching cells).
+    """
+    if isinstance(answer, RawWindow):
+        flags = answer.cls.astype(np.uint8) | (answer.matched.astype(np.uint8) << 7)
+        header = {"mode": "raw", "start": answer.start, "end": answer.end, "count": len(answer.sample)}
+        return header, [
+            (answer.x0 - answer.start).astype("<f4").tobytes(),
+            (answer.x1 - answer.start).astype("<f4").tobytes(),
+            answer.row.astype("<u2").tobytes(),
+            flags.tobytes(),
+            answer.sample.astype("<u4").tobytes(),
+        ]
+    shown = np.where(answer.cls == GREY, answer.coverage, answer.matched_coverage)
+    level = np.where(shown > 0, np.ceil(np.minimum(shown, 1.0) * 7), 0).astype(np.uint8)
+    cells = (answer.cls & 0x1F) | (level << 5)
+    header = {
+        "mode": "lod",
+        "start": answer.start,
+        "end": answer.end,
+        "bins": answer.bins,
+        "count": answer.sample_count,
+    }
+    return header, [cells.astype(np.uint8).tobytes()]
+
+
+def overview(index: TimelineIndex, active: np.ndarray, bins: int) -> np.ndarray:
+    """Average number of rows busy with ``active`` positions per bin over ``[0, span)``.
+
+    ``active`` is a per-sorted-position mask (e.g. compute and not inactive); the result
+    (float64, ``bins`` long) is Σ overlap / bin width, so it is exact tile-occupancy.
+    """
+    span = max(index.span, 1)
+    out = np.zeros(bins)
+    if not active.any():
+        return out
+    width = span / bins
+    a = index.start[active] / width
+    b = index.end[active] / width
+    i0 = np.minimum(a.astype(np.int64), bins - 1)
+    i1 = np.minimum(b.astype(np.int64), bins)
+    same = i0 == i1
+    first = np.where(same, b - a, (i0 + 1) - a)
+    last = np.where(same | (i1 >= bins), 0.0, b - i1)
+    out += np.bincount(i0, first, bins)
+    out += np.bincount(np.minimum(i1, bins - 1), last, bins)
+    inner = np.maximum(i1 - i0 - 1, 0)
+    diff = np.bincount(i0 + 1, inner > 0, bins + 1) - np.bincount(i0 + 1 + inner, inner > 0, bins + 1)
+    out += np.cumsum(diff)[:bins]
+    return out

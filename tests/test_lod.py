@@ -1,0 +1,166 @@
+"""Level-of-detail windows: every summary checked against brute force over the samples."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from builders import S, T, profile_from_tiles
+
+from ipu_nb._lod import GREY, KIND_CLASSES, LodWindow, RawWindow, build_index, encode_window, overview, window
+
+KINDS = ["exchange", "compute", "synchronization", "idle"]
+
+
+def random_profile(seed: int, tiles: int = 7, per_tile: int = 40, overlap: bool = False):
+    rng = random.Random(seed)
+    ids = rng.sample(range(200), tiles)
+    out = []
+    for t in ids:
+        cursor = rng.randrange(2**32)  # counters wrap: the offsets must not care
+        samples = []
+        for i in range(rng.randrange(per_tile)):
+            d = rng.choice([0, 1, 3, 50, 400, 5000])
+            kind = rng.choice(KINDS)
+            meta = [("active", "false")] if kind == "compute" and rng.random() < 0.2 else []
+            samples.append(S(cursor, cursor + d, kind=kind, kernel=rng.choice(["a", "b", ""]), phase=i, metadata=meta))
+            cursor += rng.randrange(0, d + 1) if overlap else d + rng.choice([0, 0, 7])
+        out.append(T(t, samples))
+    out.append(T(999, []))  # a tile without samples still gets a row
+    return profile_from_tiles(out)
+
+
+def brute(profile, start, end, bins, matched_ids=None):
+    """Per (row, bin) exact coverage and per-cell overlaps, in pure Python."""
+    rows = sorted(profile.tiles.get_column("tile").to_list())
+    width = (end - start) / bins
+    cover = np.zeros((len(rows), bins))
+    mcover = np.zeros((len(rows), bins))
+    best = {}
+    for s in profile.samples.iter_rows(named=True):
+        a, b = s["offset"], s["offset"] + s["duration"]
+        if b <= start or a >= end or a == b:
+            continue
+        r = rows.index(s["tile"])
+        ok = matched_ids is None or s["sample"] in matched_ids
+        for j in range(bins):
+            lo, hi = start + j * width, start + (j + 1) * width
+            o = max(0.0, min(b, hi) - max(a, lo)) / width
+            if o > 0:
+                cover[r, j] += o
+                if ok:
+                    mcover[r, j] += o
+                best.setdefault((r, j), []).append((ok, o, s))
+    return cover, mcover, best
+
+
+def kind_class(s) -> int:
+    return KIND_CLASSES.index("idle" if s["inactive"] else s["kind"]) + 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("overlap", [False, True])
+def test_summary_matches_brute_force(seed, overlap):
+    profile = random_profile(seed, overlap=overlap)
+    index = build_index(profile.samples, profile.tiles)
+    rng = random.Random(seed)
+    span = index.span
+    start = rng.randrange(0, max(1, span // 3))
+    end = start + rng.randrange(1, span + 1)
+    bins = rng.choice([1, 5, 17, 64])
+    matched_ids = {i for i in range(profile.sample_count) if rng.random() < 0.5}
+    mask = np.isin(index.sample, list(matched_ids))
+    got = window(index, start, end, bins, mask, raw_limit=0)
+    assert isinstance(got, LodWindow)
+    cover, mcover, best = brute(profile, start, end, bins, matched_ids)
+    np.testing.assert_allclose(got.coverage, cover, atol=1e-6)
+    np.testing.assert_allclose(got.matched_coverage, mcover, atol=1e-6)
+    # Total coverage equals the clipped durations summed over the window.
+    clipped = sum(
+        max(0, min(s["offset"] + s["duration"], end) - max(s["offset"], start))
+        for s in profile.samples.iter_rows(named=True)
+    )
+    assert got.coverage.sum() * (end - start) / bins == pytest.approx(clipped, rel=1e-9, abs=1e-6)
+    for r in range(index.rows):
+        for j in range(bins):
+            entries = best.get((r, j), [])
+            if not entries:
+                assert got.cls[r, j] == GREY and got.coverage[r, j] == 0
+                continue
+            if not any(ok for ok, _, _ in entries):
+                assert got.cls[r, j] == GREY
+                continue
+            top = max(o for ok, o, _ in entries if ok)
+            allowed = {kind_class(s) for ok, o, s in entries if ok and o >= top - 1 / 65535}
+            assert got.cls[r, j] in allowed, (r, j, entries)
+
+
+def test_raw_window_lists_exactly_the_overlapping_samples():
+    profile = random_profile(3, overlap=True)
+    index = build_index(profile.samples, profile.tiles)
+    start, end = index.span // 4, index.span // 2
+    got = window(index, start, end, 100, None)
+    assert isinstance(got, RawWindow)
+    expected = {
+        s["sample"]
+        for s in profile.samples.iter_rows(named=True)
+        if s["duration"] > 0 and s["offset"] < end and s["offset"] + s["duration"] > start
+    }
+    assert set(got.sample.tolist()) == expected
+    assert len(got.sample) == len(expected)
+    by_id = {s["sample"]: s for s in profile.samples.iter_rows(named=True)}
+    for sid, row, x0, x1, cls in zip(got.sample, got.row, got.x0, got.x1, got.cls, strict=True):
+        s = by_id[int(sid)]
+        assert index.row_tiles[row] == s["tile"]
+        assert (x0, x1) == (s["offset"], s["offset"] + s["duration"])
+        assert cls == kind_class(s)
+
+
+def test_rows_sorted_by_physical_tile_including_empty_tiles():
+    profile = profile_from_tiles([T(64, [S(0, 10)]), T(2, [S(5, 9)]), T(7, [])])
+    index = build_index(profile.samples, profile.tiles)
+    assert index.row_tiles.tolist() == [2, 7, 64]
+    assert index.sample_at(0, 3) == 1  # tile 2's only sample, offset 0..4
+    assert index.sample_at(0, 4) is None
+    assert index.sample_at(2, 9) == 0
+    assert index.sample_at(1, 0) is None
+
+
+def test_kernel_classes_rank_by_total_duration():
+    profile = profile_from_tiles([T(0, [S(0, 10, kernel="small"), S(10, 110, kernel="big"), S(110, 111, kernel="")])])
+    index = build_index(profile.samples, profile.tiles)
+    assert index.kernel_names == ["big", "small", "(no kernel)"]
+    got = window(index, 0, 111, 10, None, color_by="kernel")
+    assert got.cls.tolist() == [2, 1, 3]  # raw intervals in offset order: small, big, no kernel
+
+
+def test_encode_packs_class_and_coverage_level():
+    profile = profile_from_tiles([T(0, [S(0, 10, kind="exchange"), S(10, 15, kind="idle")])])
+    index = build_index(profile.samples, profile.tiles)
+    answer = window(index, 0, 20, 2, None, raw_limit=0)
+    header, buffers = encode_window(answer)
+    assert header["mode"] == "lod" and header["bins"] == 2
+    cells = np.frombuffer(buffers[0], dtype=np.uint8)
+    # Cell 0: exchange (class 1) fully covered (level 7); cell 1: idle (class 4) half covered (level 4).
+    assert cells.tolist() == [1 | 7 << 5, 4 | 4 << 5]
+    raw_header, raw = encode_window(window(index, 5, 20, 2, None))
+    assert raw_header["mode"] == "raw" and raw_header["count"] == 2
+    assert np.frombuffer(raw[0], "<f4").tolist() == [-5.0, 5.0]
+    assert np.frombuffer(raw[3], np.uint8).tolist() == [0x81, 0x84]
+
+
+def test_overview_is_exact_tile_occupancy():
+    profile = random_profile(11, tiles=5, per_tile=30)
+    index = build_index(profile.samples, profile.tiles)
+    active = index.kind_class == KIND_CLASSES.index("compute") + 1
+    bins = 13
+    got = overview(index, active, bins)
+    width = max(index.span, 1) / bins
+    expected = np.zeros(bins)
+    compute = profile.samples.filter(kind="compute", inactive=False)
+    for s in compute.iter_rows(named=True):
+        a, b = s["offset"], s["offset"] + s["duration"]
+        for j in range(bins):
+            expected[j] += max(0.0, min(b, (j + 1) * width) - max(a, j * width)) / width
+    np.testing.assert_allclose(got, expected, atol=1e-9)
