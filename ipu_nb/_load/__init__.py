@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 from .._profile import Profile
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._frames import build_profile
-from ._reference import decode_reference
 
 __all__ = ["ProfileFormatError", "UnsupportedSchemaVersionError", "open_profile"]
 
 Decoder = Literal["auto", "fast", "reference"]
+_DECODERS = ("auto", "fast", "reference")
 
 
 def open_profile(
@@ -29,21 +30,67 @@ def open_profile(
     path : str or Path
         The profile file the runtime wrote.
     cache : bool, default True
-        Reuse (and write) the decoded frames cached by content; False bypasses the cache.
+        Reuse (and write) the decoded frames cached by content (`ipu_nb._load._cache`, under
+        ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``); False bypasses the cache.
     decoder : {"auto", "fast", "reference"}, default "auto"
-        "reference" forces the slow pycapnp decoder (the yardstick in tests).
+        "fast" is the columnar wire decoder ("auto" uses it); "reference" forces the slow
+        pycapnp decoder (the yardstick in tests). Both give identical frames.
     progress : bool or None, default None
-        Show a progress bar; None shows one only for large files.
+        Show a progress bar on stderr (a widget in notebooks); None shows one only for
+        files over 50 MB.
 
     Raises
     ------
     FileNotFoundError
         The path does not exist.
+    IsADirectoryError, PermissionError
+        The path is a directory, or the file cannot be read.
     ProfileFormatError
-        The file is truncated, corrupt, or of a schema version this reader cannot decode.
+        The file is truncated, corrupt, or of a schema version this reader cannot decode
+        (`UnsupportedSchemaVersionError`).
+
+    Examples
+    --------
+    >>> profile = open_profile("mlp.capnp")  # doctest: +SKIP
+    >>> profile.samples.height  # doctest: +SKIP
+    1170240
     """
+    if decoder not in _DECODERS:
+        raise ValueError(f"decoder must be one of {', '.join(map(repr, _DECODERS))}, not {decoder!r}")
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"profile not found: {path}")
-    del cache, decoder, progress  # the fast decoder and the cache replace this path
-    return build_profile(decode_reference(path), path=path)
+    if path.is_dir():
+        raise IsADirectoryError(f"profile path is a directory, not a file: {path}")
+    if not os.access(path, os.R_OK):
+        raise PermissionError(f"profile is not readable: {path}")
+    key = None
+    if cache:
+        from ._cache import cache_key, load_cached
+
+        try:
+            key = cache_key(path)
+        except OSError as exc:
+            raise PermissionError(f"cannot read profile {path}: {exc.strerror or exc}") from None
+        cached = load_cached(path, key)
+        if cached is not None:
+            return cached
+    profile = _decode(path, decoder, progress)
+    if key is not None:
+        from ._cache import store_cached
+
+        store_cached(profile, key)
+    return profile
+
+
+def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
+    if decoder == "reference":
+        from ._reference import decode_reference
+
+        return build_profile(decode_reference(path), path=path)
+    from ._progress import progress_bar
+    from ._wire import decode_file
+
+    with progress_bar(progress, path.stat().st_size, f"reading {path.name}") as report:
+        columns = decode_file(path, report)
+    return build_profile(columns, path=path)

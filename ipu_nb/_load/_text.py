@@ -1,0 +1,126 @@
+"""Dictionary-encode Text fields straight from the file bytes, without a Python object per row.
+
+Each text becomes an Arrow BinaryView (length, inline bytes or prefix + buffer offset)
+over the memory-mapped file; Arrow hashes those into codes + a small dictionary per
+chunk; chunks are merged by re-encoding the concatenated dictionaries; UTF-8 is
+validated once per distinct value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._columns import Strings
+from ._errors import ProfileFormatError
+
+__all__ = ["TextColumn", "TextEncoder"]
+
+_WINDOW = 1 << 30  # data buffer stride for files over 2 GiB (view offsets are int32)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+class TextEncoder:
+    """Builds BinaryView arrays over one file buffer."""
+
+    def __init__(self, u8: np.ndarray, u64: np.ndarray) -> None:
+        self.u64 = u64
+        size = len(u8)
+        if size < (1 << 31):
+            self.buffers = [pa.py_buffer(u8)]
+            self.windowed = False
+        else:
+            self.buffers = [
+                pa.py_buffer(u8[start : min(size, start + 2 * _WINDOW)]) for start in range(0, size, _WINDOW)
+            ]
+            self.windowed = True
+
+    def views(self, byte: np.ndarray, length: np.ndarray) -> pa.Array:
+        """A BinaryView array of the texts at word-aligned `byte` addresses with `length` bytes."""
+        n = len(byte)
+        word = byte >> 3
+        last = len(self.u64) - 1
+        w0 = self.u64[word]
+        w1 = self.u64[np.minimum(word + 1, last)]
+        nbits = (length * 8).astype(np.uint64)
+        shift0 = np.minimum(nbits, 63)
+        mask0 = np.where(nbits >= 64, _ALL, (np.uint64(1) << shift0) - np.uint64(1))
+        nbits1 = np.where(length > 8, (length - 8) * 8, 0).astype(np.uint64)
+        mask1 = np.where(nbits1 >= 64, _ALL, (np.uint64(1) << np.minimum(nbits1, 63)) - np.uint64(1))
+        m0 = w0 & mask0
+        m1 = w1 & mask1
+        inline = length <= 12
+        lo = length.astype(np.uint64) | ((m0 & _LOW32) << np.uint64(32))
+        if self.windowed:
+            index = (byte // _WINDOW).astype(np.uint64)
+            offset = (byte - (byte // _WINDOW) * _WINDOW).astype(np.uint64)
+        else:
+            index = np.zeros(n, dtype=np.uint64)
+            offset = byte.astype(np.uint64)
+        inline_hi = (m0 >> np.uint64(32)) | ((m1 & _LOW32) << np.uint64(32))
+        hi = np.where(inline, inline_hi, index | (offset << np.uint64(32)))
+        out = np.empty((n, 2), dtype=np.uint64)
+        out[:, 0] = lo
+        out[:, 1] = hi
+        return pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(out), *self.buffers])
+
+    def encode(self, byte: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+        """(codes uint32, distinct values as a binary array) for one chunk of texts."""
+        if len(byte) == 0:
+            return np.zeros(0, dtype=np.uint32), pa.array([], type=pa.binary())
+        encoded = pc.dictionary_encode(self.views(byte, length))
+        codes = np.asarray(encoded.indices).view(np.uint32)
+        return codes, encoded.dictionary.cast(pa.binary())
+
+
+@dataclass
+class TextColumn:
+    """Accumulates one text field's chunks and merges them into one `Strings`."""
+
+    what: str
+    codes: list[np.ndarray] = field(default_factory=list)
+    dictionaries: list[pa.Array] = field(default_factory=list)
+
+    def add(self, codes: np.ndarray, dictionary: pa.Array) -> None:
+        self.codes.append(codes)
+        self.dictionaries.append(dictionary)
+
+    def finish(self, where: str, describe_row: object = None) -> Strings:
+        """Merge chunk dictionaries (first-occurrence order kept) and validate UTF-8 once per value."""
+        if not self.codes:
+            return Strings(np.zeros(0, dtype=np.uint32), pa.array([], type=pa.string()))
+        if len(self.codes) == 1:
+            codes, values = self.codes[0], self.dictionaries[0]
+        else:
+            merged = pc.dictionary_encode(pa.concat_arrays(self.dictionaries))
+            mapping = np.asarray(merged.indices).view(np.uint32)
+            parts = []
+            start = 0
+            for chunk_codes, dictionary in zip(self.codes, self.dictionaries, strict=True):
+                parts.append(mapping[start : start + len(dictionary)][chunk_codes])
+                start += len(dictionary)
+            codes = np.concatenate(parts)
+            values = merged.dictionary
+        self.codes.clear()
+        self.dictionaries.clear()
+        return Strings(codes, _utf8(values, codes, self.what, where, describe_row))
+
+
+def _utf8(values: pa.Array, codes: np.ndarray, what: str, where: str, describe_row: object) -> pa.Array:
+    try:
+        return values.cast(pa.string())
+    except pa.ArrowInvalid:
+        pass
+    for i, raw in enumerate(values.to_pylist()):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            row = int(np.flatnonzero(codes == i)[0])
+            at = describe_row(row) if callable(describe_row) else f"row {row}"
+            problem = f"{exc.reason} at byte {exc.start}"
+            raise ProfileFormatError(f"{where}: {at}: {what} is not valid UTF-8 ({problem})") from None
+    raise ProfileFormatError(f"{where}: {what} is not valid UTF-8")
