@@ -1,0 +1,67 @@
+"""`ipu-nb profile-render`: a standalone offline HTML report of one profile."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import CliError
+
+__all__ = ["register", "run"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "profile-render",
+        help="write a self-contained HTML report (summary, key charts, longest samples)",
+        description=(
+            "Write one offline HTML file: the profile summary, time by kernel and by kind, active tiles "
+            "over time, the phase waterfall, busy share per physical tile, duration distributions and the "
+            "longest samples. No external URL: Vega is inlined."
+        ),
+    )
+    parser.add_argument("profile", type=Path, metavar="PROFILE", help="the profile file (.capnp)")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="REPORT", help="the .html file to write")
+    parser.add_argument("--title", help="report title (default: the profile's file name)")
+    parser.add_argument("--top", type=_positive, default=20, metavar="N", help="groups per chart/table (default 20)")
+    parser.add_argument(
+        "--samples", type=_positive, default=25, metavar="N", help="longest samples listed (default 25)"
+    )
+    parser.add_argument("--static", action="store_true", help="inline SVG images instead of interactive charts")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.output.suffix.lower() not in (".html", ".htm"):
+        raise CliError(f"the report is HTML: -o must end in .html, got {args.output}", exit_code=2)
+    from .. import charts
+    from .._load import open_profile
+    from .._query import Query, query
+    from .._report import save_report
+
+    profile = open_profile(args.profile)
+    # Its HTML shows the header, the kernel table and the longest samples with their metadata.
+    by_kernel = query(profile, Query(group_by="kernel", limit=args.top, samples=args.samples))
+    items: list[object] = [profile, by_kernel, charts.breakdown(by_kernel)]
+    items.append(charts.breakdown(profile, by="kind", measure="workCycles"))
+    if profile.sample_count:
+        items += [
+            charts.active_tiles(profile),
+            charts.phase_waterfall(profile),
+            charts.tile_heatmap(profile, "busy_share"),
+            charts.duration_distribution(profile, "kind"),
+        ]
+    title = args.title or f"ipu-nb report: {args.profile.name}"
+    save_report(args.output, *items, title=title, description=str(args.profile), static=args.static)
+    print(args.output)
+    return 0

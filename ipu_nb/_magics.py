@@ -1,0 +1,152 @@
+"""IPython magics: ``%load_ext ipu_nb`` then ``%ipu_open`` and ``%ipu_query``.
+
+Thin layers over `open_profile` and the query core; ``%ipu_query`` parses its
+flags with the ``profile-query`` command line's own parser, so a notebook and
+a shell accept exactly the same flags. User errors surface as IPython's
+`UsageError`: one line, no traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ._profile import Profile
+    from ._query import QueryResult
+
+__all__ = ["IpuMagics", "load_ipython_extension", "unload_ipython_extension"]
+
+_MAGIC_NAMES = ("ipu_open", "ipu_query")
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _open(path: str, magic: str) -> Profile:
+    """`open_profile` with a progress bar; file and format errors become one-line UsageErrors."""
+    from ._load import ProfileFormatError, open_profile
+
+    try:
+        return open_profile(Path(path).expanduser(), progress=True)
+    except (OSError, ProfileFormatError) as exc:
+        raise UsageError(f"{magic}: {_one_line(exc)}") from None
+
+
+def _parse_query(argv: list[str]) -> tuple[str, Any] | None:
+    """``profile-query``'s own argv parsing: (SOURCE, Query), None after ``--help``; errors as UsageError."""
+    from ._cli.query import parse_query_args
+
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr):
+            path, query = parse_query_args(argv)
+    except SystemExit as exc:
+        if not exc.code:  # --help printed its text and exited 0
+            return None
+        message = stderr.getvalue().strip().splitlines()
+        detail = message[-1].split("error: ", 1)[-1] if message else f"invalid arguments (exit {exc.code})"
+        raise UsageError(f"ipu_query: {detail}") from None
+    except ValueError as exc:  # QueryError(usage=True) raised while building the Query
+        raise UsageError(f"ipu_query: {_one_line(exc)}") from None
+    return str(path), query
+
+
+@magics_class
+class IpuMagics(Magics):
+    """``%ipu_open`` and ``%ipu_query``."""
+
+    @magic_arguments()
+    @argument("path", help="the profile file (.capnp) the runtime wrote")
+    @argument("-o", "--output", default="profile", metavar="NAME", help="variable to store it in (default: profile)")
+    @argument("--no-widget", action="store_true", help="show the summary instead of the interactive widget")
+    @line_magic
+    def ipu_open(self, line: str) -> None:
+        """Open a profile into a variable and show the widget: ``%ipu_open PATH [-o NAME] [--no-widget]``."""
+        args = parse_argstring(self.ipu_open, line)
+        if not args.output.isidentifier():
+            raise UsageError(f"ipu_open: -o expects a Python variable name, got {args.output!r}")
+        profile = _open(args.path, "ipu_open")
+        self.shell.user_ns[args.output] = profile
+        if args.no_widget:
+            display(profile)
+            return
+        try:
+            from ._widget import ProfileWidget
+        except ImportError:  # the widget is optional at this layer: the summary still helps
+            display(profile)
+            return
+        display(ProfileWidget(profile))
+
+    @line_magic
+    def ipu_query(self, line: str) -> QueryResult | None:
+        """Run a ``profile-query`` on a path or a Profile variable: ``%ipu_query SOURCE [flags…]``.
+
+        The flags are the command line's (``--group-by``, ``--kind``, ``--at`` …,
+        see ``ipu-nb profile-query --help``). Returns the `QueryResult`, shown as
+        its summary and groups table.
+        """
+        from ._query import QueryError, query
+
+        try:
+            argv = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"ipu_query: {exc}") from None
+        if not argv:
+            raise UsageError("ipu_query: missing SOURCE (a profile path or a variable holding a Profile)")
+        parsed = _parse_query(argv)
+        if parsed is None:
+            return None
+        source, q = parsed
+        profile = self._resolve(source)
+        try:
+            return query(profile, q)
+        except QueryError as exc:
+            raise UsageError(f"ipu_query: {_one_line(exc)}") from None
+
+    def _resolve(self, source: str) -> Profile:
+        """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""
+        from ._profile import Profile
+
+        namespace = self.shell.user_ns
+        if source.isidentifier() and source in namespace:
+            value = namespace[source]
+            if isinstance(value, Profile):
+                return value
+            if isinstance(value, (str, Path)):
+                return _open(str(value), "ipu_query")
+            raise UsageError(f"ipu_query: variable {source!r} holds a {type(value).__name__}, not a Profile")
+        if Path(source).expanduser().exists():
+            return _open(source, "ipu_query")
+        if source.isidentifier():
+            raise UsageError(f"ipu_query: no variable or file named {source!r} (open one with %ipu_open PATH)")
+        raise UsageError(f"ipu_query: profile not found: {source}")
+
+
+def load_ipython_extension(ipython: InteractiveShell) -> None:
+    """``%load_ext ipu_nb``: register the magics and make Altair render offline."""
+    from . import charts
+
+    charts.enable_offline()
+    ipython.register_magics(IpuMagics)
+
+
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
+    """``%unload_ext ipu_nb``: remove the magics again."""
+    registry = ipython.magics_manager.magics["line"]
+    for name in _MAGIC_NAMES:
+        registry.pop(name, None)

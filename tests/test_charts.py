@@ -1,0 +1,238 @@
+"""ipu_nb.charts: the aggregated data, the specs built from it, bounded embedding, and real exports."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import struct
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import polars as pl
+import pytest
+from builders import S, T, profile_from_tiles
+from chart_fixtures import HOSTILE, hostile_profile, sized_profile, spec_rows
+
+from ipu_nb import charts
+from ipu_nb._charts_data import active_tiles_frame, distribution_frame, tile_grid_frame
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    return hostile_profile()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk, after checking the signature."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    length, chunk = struct.unpack(">I4s", data[8:16])
+    assert chunk == b"IHDR" and length == 13
+    return struct.unpack(">II", data[16:24])
+
+
+# ---------------------------------------------------------------- tile grid
+
+
+def test_tile_grid_sums_cycles_per_physical_tile_and_places_it_on_the_grid(hostile):
+    grid = tile_grid_frame(hostile.samples, hostile.tiles.get_column("tile"))
+    rows = {r["tile"]: r for r in grid.to_dicts()}
+    assert sorted(rows) == [0, 2, 64, 1471]
+    assert rows[0]["cycles"] == 600 + 400 + 3000
+    assert rows[0]["busy_cycles"] == 4000
+    # the active=false compute sample on tile 64 is not busy, but it is selected
+    assert rows[64]["cycles"] == 1500 + 400 + 50
+    assert rows[64]["busy_cycles"] == 1900
+    assert (rows[64]["row"], rows[64]["column"]) == (1, 0)
+    assert (rows[1471]["row"], rows[1471]["column"], rows[1471]["samples"]) == (22, 63, 0)
+    # window = longest per-tile extent (tile 0: offsets 0..4000)
+    assert rows[0]["busy_share"] == pytest.approx(1.0)
+    assert rows[2]["busy_share"] == pytest.approx(2050 / 4000)
+
+
+def test_tile_heatmap_spec_encodes_grid_fields(hostile):
+    spec = charts.to_spec(charts.tile_heatmap(hostile, "cycles"))
+    assert spec["mark"]["type"] == "rect"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["y"]["field"], enc["color"]["field"]) == ("column", "row", "cycles")
+    assert enc["x"]["scale"]["domain"] == list(range(64))
+    assert len(enc["y"]["scale"]["domain"]) == 23
+    assert spec_rows(spec) == hostile.tile_count
+    assert "$schema" not in spec
+
+
+def test_tile_heatmap_of_a_dataframe_selection_draws_only_its_tiles(hostile):
+    selection = hostile.samples.filter(pl.col("tile") == 2)
+    spec = charts.to_spec(charts.tile_heatmap(selection))
+    rows = next(iter(spec["datasets"].values()))
+    assert [r["tile"] for r in rows] == [2]
+    assert rows[0]["busy_share"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- active tiles
+
+
+def brute_active(samples: pl.DataFrame, edges: np.ndarray, kind: str) -> np.ndarray:
+    rows = samples.filter((pl.col("kind").cast(pl.String) == kind) & ~pl.col("inactive")).to_dicts()
+    out = []
+    for lo, hi in itertools.pairwise(edges):
+        overlap = sum(max(0, min(hi, r["offset"] + r["duration"]) - max(lo, r["offset"])) for r in rows)
+        out.append(overlap / (hi - lo))
+    return np.array(out)
+
+
+def test_active_tiles_is_the_exact_mean_busy_count_per_bin():
+    profile = sized_profile(per_tile=9, tiles=12, seed=3)
+    frame = active_tiles_frame(profile.samples, bins=37)
+    for kind in ("compute", "exchange", "synchronization"):
+        part = frame.filter(pl.col("kind") == kind).sort("start")
+        edges = np.append(part.get_column("start").to_numpy(), part.get_column("end").to_numpy()[-1])
+        np.testing.assert_allclose(
+            part.get_column("active_tiles").to_numpy(), brute_active(profile.samples, edges, kind)
+        )
+
+
+def test_active_tiles_skips_idle_and_inactive_compute(hostile):
+    frame = active_tiles_frame(hostile.samples, bins=10)
+    compute = frame.filter(pl.col("kind") == "compute")
+    # tile 0 (3000 cycles) and tile 2 (1000 cycles) compute; tile 64's active=false sample does not count
+    total = (compute.get_column("active_tiles") * (compute.get_column("end") - compute.get_column("start"))).sum()
+    assert total == pytest.approx(4000)
+    assert set(frame.get_column("kind")) == {"compute", "exchange", "synchronization"}
+
+
+def test_active_tiles_chart_uses_ms_with_a_profile_clock(hostile):
+    spec = charts.to_spec(charts.active_tiles(hostile, bins=20))
+    assert spec["encoding"]["x"]["title"] == "time (ms)"
+    assert spec["encoding"]["y"]["field"] == "active_tiles"
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["compute", "exchange", "synchronization"]
+    assert spec_rows(spec) <= 20 * 3
+
+
+# ---------------------------------------------------------------- distributions
+
+
+def test_distribution_markers_use_spec_percentile_indices():
+    durations = [5, 1, 9, 3, 7, 2, 8, 4, 6, 100]
+    tile = T(0, [S(0, 0, kernel="k")])
+    tile.samples = []
+    start = 0
+    for d in durations:
+        tile.samples.append(S(start, start + d, kernel="k"))
+        start += d
+    dist = distribution_frame(profile_from_tiles([tile]).samples, "kernel", bins=5)
+    ordered = sorted(durations)
+    markers = {r["stat"]: r["cycles"] for r in dist.markers.to_dicts()}
+    assert markers == {"p50": ordered[(10 - 1) * 50 // 100], "p95": ordered[(10 - 1) * 95 // 100]}
+    assert dist.histogram.get_column("count").sum() == 10
+    assert dist.ecdf.get_column("fraction").max() == 1.0
+    assert dist.ecdf.get_column("duration").max() == 100
+
+
+def test_distribution_keeps_top_groups_by_work(hostile):
+    dist = distribution_frame(hostile.samples, "kernel", top=2)
+    assert dist.group_count == 3
+    assert set(dist.markers.get_column("group")) == {"(no kernel)", HOSTILE_KERNEL_NAME}
+
+
+HOSTILE_KERNEL_NAME = "</script><script>alert(2)</script>"
+
+
+@pytest.mark.parametrize("style", ["histogram", "ecdf"])
+def test_duration_distribution_specs(hostile, style):
+    spec = charts.to_spec(charts.duration_distribution(hostile, "kind", style=style))
+    text = json.dumps(spec)
+    assert '"p50"' in text and '"p95"' in text
+    if style == "histogram":
+        assert spec["facet"]["row"]["field"] == "group"
+        layers = spec["spec"]["layer"]
+        assert [layer["mark"]["type"] for layer in layers] == ["bar", "rule"]
+    else:
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "point"]
+
+
+def test_bad_arguments_raise_clear_errors(hostile):
+    with pytest.raises(ValueError, match="style"):
+        charts.duration_distribution(hostile, style="violin")
+    with pytest.raises(ValueError, match="cannot group samples by"):
+        charts.duration_distribution(hostile, "colour")
+    with pytest.raises(ValueError, match="value must be"):
+        charts.tile_heatmap(hostile, "heat")
+    with pytest.raises(TypeError, match="apply to a Profile"):
+        charts.tile_heatmap(hostile.samples, kind="compute")
+    with pytest.raises(TypeError, match="expected a Profile"):
+        charts.active_tiles([1, 2, 3])
+    with pytest.raises(ValueError, match="lacks column"):
+        charts.gantt(pl.DataFrame({"tile": [1]}))
+
+
+# ---------------------------------------------------------------- bounded embedding
+
+
+def test_chart_data_is_bounded_independent_of_sample_count():
+    small, large = sized_profile(per_tile=12, seed=1), sized_profile(per_tile=150, seed=2)
+    assert large.sample_count > 10 * small.sample_count > 100_000
+    builders = {
+        "heatmap": lambda p: charts.tile_heatmap(p),
+        "active": lambda p: charts.active_tiles(p, bins=300),
+        "histogram": lambda p: charts.duration_distribution(p, "kind", bins=30),
+        "ecdf": lambda p: charts.duration_distribution(p, "kernel", style="ecdf"),
+    }
+    for name, build in builders.items():
+        rows_small, rows_large = (spec_rows(charts.to_spec(build(p))) for p in (small, large))
+        assert rows_large <= 1500, name  # never the 220,800 samples, nor Altair's 5,000-row limit
+        assert rows_large <= rows_small + 10 * 3, name  # same tiles, bins and groups: same size
+
+
+# ---------------------------------------------------------------- gantt
+
+
+def test_gantt_draws_small_selections_and_refuses_large_ones(hostile):
+    spec = charts.to_spec(charts.gantt(hostile))
+    rows = next(iter(spec["datasets"].values()))
+    assert len(rows) == hostile.sample_count
+    assert spec["encoding"]["x2"]["field"] == "end"
+    inactive = next(r for r in rows if r["operation"] == "idle during gemm")
+    assert (inactive["kind"], inactive["drawn_as"]) == ("compute", "idle")
+    big = sized_profile(per_tile=3, tiles=1000)
+    with pytest.raises(charts.SelectionTooLargeError, match="3,000 samples"):
+        charts.gantt(big)
+    with pytest.raises(ValueError, match="5000"):
+        charts.gantt(hostile, max_samples=10_000)
+    assert spec_rows(charts.to_spec(charts.gantt(big.samples.filter(pl.col("tile") < 5)))) == 15
+
+
+# ---------------------------------------------------------------- export
+
+
+def test_save_png_svg_pdf_json(tmp_path, hostile):
+    chart = charts.gantt(hostile, color="kernel")
+    png = charts.save(chart, tmp_path / "g.png", scale=1.0)
+    width, height = png_size(png.read_bytes())
+    assert width > 300 and height > 50
+    wide, _ = png_size(charts.save(chart, tmp_path / "g2.png", scale=2.0).read_bytes())
+    assert wide == pytest.approx(2 * width, abs=2)
+
+    svg = charts.save(chart, tmp_path / "g.svg").read_text(encoding="utf-8")
+    root = ET.fromstring(svg)  # well-formed XML: the hostile kernel is escaped, not markup
+    assert root.tag.endswith("svg")
+    assert "<img" not in svg and "<script" not in svg
+    assert any(HOSTILE_KERNEL_NAME in (node.text or "") for node in root.iter())
+
+    pdf = charts.save(chart, tmp_path / "g.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:]
+
+    spec = json.loads(charts.save(chart, tmp_path / "g.json").read_text(encoding="utf-8"))
+    assert spec["mark"]["type"] == "bar"
+
+    with pytest.raises(ValueError, match=r"cannot save a chart as \.gif"):
+        charts.save(chart, tmp_path / "g.gif")
+
+
+def test_importing_charts_never_leaves_the_cdn_renderer_active():
+    import altair as alt
+
+    assert alt.renderers.active != "default"
+    charts.enable_offline()
+    assert alt.renderers.active == "jupyter"
+    assert alt.renderers.options.get("offline") is True
+    assert HOSTILE  # the fixture string is what the hostile tests use

@@ -1,0 +1,50 @@
+"""HTML reprs of Profile and QueryResult: the right numbers, and every profile string escaped."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from chart_fixtures import HOSTILE, HOSTILE_KERNEL, hostile_profile
+from test_report import parse
+
+from ipu_nb._html import frame_html, profile_html, table_html
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    return hostile_profile()
+
+
+def assert_inert(document: str) -> None:
+    """No markup came from a profile string: no img/script elements, the strings only escaped."""
+    tags = {tag for tag, _ in parse(document).tags}
+    assert not tags & {"img", "script", "iframe"}
+    assert HOSTILE not in document and HOSTILE_KERNEL not in document
+
+
+def test_profile_repr_summarises_and_escapes(hostile):
+    document = hostile._repr_html_()
+    assert document == profile_html(hostile)
+    assert_inert(document)
+    assert "<b>tiles</b>=4" in document and "<b>samples</b>=9" in document
+    assert "<b>spanCycles</b>=4,000" in document and "<b>spanMs</b>=0.002667" in document
+    assert "<b>granularity</b>=phase" in document
+    # the top-kernels table holds the hostile kernel, escaped
+    assert "&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in document
+
+
+def test_profile_repr_of_an_empty_profile():
+    from builders import T, profile_from_tiles
+
+    document = profile_from_tiles([T(5, [])], clock_hz=0)._repr_html_()
+    assert "<b>samples</b>=0" in document and "<b>spanMs</b>=0.000000" in document
+
+
+def test_tables_cap_rows_and_escape_cells():
+    frame = pl.DataFrame({"name": [HOSTILE, "b", ""], "n": [1, 2_000, 3]})
+    document = frame_html(frame, max_rows=2)
+    assert_inert(document)
+    assert "2 of 3 rows shown" in document
+    assert "<td>2,000</td>" in document
+    rows = [{"name": "", "phaseCycles": 1}]
+    assert "<em>(empty)</em>" in table_html(rows, [("name", "name", "text")], total=1)
