@@ -1,15 +1,311 @@
-// Placeholder entry: the real timeline lands with the widget issue.
+// ProfileWidget front end: header, controls, legend, overview, timeline, inspector and
+// flame graph. Holds no profile: windows, summaries and sample details come from the
+// kernel; selections go back through the synced traits.
+
 import "./widget.css";
+import { decodeWindow, float32 } from "./buffers";
+import { classColours, css, GREY } from "./colors";
+import { Controls } from "./controls";
+import { clear, el } from "./dom";
+import { cycles, grouped, ms } from "./format";
+import { Flame } from "./flame";
+import { Inspector } from "./inspector";
+import { Overview } from "./overview";
+import { Timeline } from "./timeline";
+import type { Filters, Model, SampleInfo, WindowData } from "./types";
+import { clampView, pan, zoomAt, type Range } from "./view";
 
 interface RenderProps {
+  model: Model;
   el: HTMLElement;
 }
 
-function render({ el }: RenderProps): void {
-  const box = document.createElement("div");
-  box.className = "ipu-nb-loading";
-  box.textContent = "loading";
-  el.appendChild(box);
+let instances = 0;
+
+function render({ model, el: host }: RenderProps): () => void {
+  const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
+  const root = el("div", "ipu-nb-widget");
+  root.tabIndex = 0;
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  host.append(root);
+
+  const info = () => model.get("info");
+  const span = () => Math.max(info().span, 1);
+  const view = (): Range => {
+    const v = model.get("view");
+    return [v[0], v[1]];
+  };
+  const undo: Range[] = [];
+  let selected: SampleInfo | null = null;
+
+  const setView = (next: Range, remember: boolean) => {
+    const v = clampView(next, span());
+    const cur = view();
+    if (v[0] === cur[0] && v[1] === cur[1]) return;
+    if (remember) undo.push(cur);
+    model.set("view", v);
+    model.save_changes();
+    onView();
+  };
+  const zoom = (factor: number, anchor = 0.5) => setView(zoomAt(view(), factor, anchor, span()), true);
+  const reset = () => setView([0, span()], true);
+  const setFilters = (f: Filters) => {
+    model.set("filters", f);
+    model.save_changes();
+    onFilters();
+  };
+
+  // ---- header, controls, legend -------------------------------------------------------------
+  const header = el("div", "ipu-nb-header");
+  const controls = new Controls(
+    {
+      filters: () => model.get("filters"),
+      setFilters,
+      colorBy: () => model.get("color_by"),
+      setColorBy: (mode) => {
+        model.set("color_by", mode as "kind" | "kernel");
+        model.save_changes();
+        onColour();
+      },
+      kernels: () => info().kernels,
+      zoom: (f) => zoom(f),
+      reset,
+    },
+    id,
+  );
+  const legend = el("div", "ipu-nb-legend");
+  const status = el("div", "ipu-nb-status");
+
+  // ---- overview, timeline, inspector, flame ---------------------------------------------------
+  const overview = new Overview({ view, span, tiles: () => info().tiles, setView });
+  const tooltip = el("div", "ipu-nb-tooltip");
+  tooltip.hidden = true;
+  let hoverId = 0;
+  const timeline = new Timeline({
+    view,
+    span,
+    rows: () => info().rows,
+    legend: (mode) => info().legend[mode as "kind" | "kernel"] ?? [],
+    at: () => model.get("at"),
+    selected: () => selected,
+    setView,
+    zoom: (factor, anchor) => zoom(factor, anchor),
+    undoZoom: () => {
+      const prev = undo.pop();
+      if (prev) {
+        model.set("view", prev);
+        model.save_changes();
+        onView();
+      }
+    },
+    pick: (row, x) => {
+      model.set("at", x);
+      model.save_changes();
+      model.send({ type: "pick", row, x });
+      timeline.drawOverlay();
+    },
+    hover: (row, x, cx, cy) => {
+      model.send({ type: "hover", id: ++hoverId, row, x });
+      tooltip.dataset.x = String(cx);
+      tooltip.dataset.y = String(cy);
+    },
+    unhover: () => {
+      hoverId++;
+      tooltip.hidden = true;
+    },
+  });
+  const inspector = new Inspector(() => info().clock_hz);
+  const flame = new Flame({ filters: () => model.get("filters"), setFilters });
+
+  const main = el("div", "ipu-nb-main");
+  const left = el("div", "ipu-nb-left");
+  left.append(overview.root, timeline.root);
+  main.append(left, inspector.root);
+  root.append(header, controls.root, legend, main, flame.root, status, tooltip);
+
+  // ---- window requests: at most one in flight, always for the latest view ---------------------
+  let requestId = 0;
+  let inFlight = false;
+  let dirty = false;
+  let sentAt = 0;
+  const request = () => {
+    if (inFlight) {
+      dirty = true;
+      return;
+    }
+    const [s, e] = view();
+    inFlight = true;
+    dirty = false;
+    sentAt = performance.now();
+    model.send({ type: "window", id: ++requestId, start: s, end: e, pixels: timeline.pixels() });
+  };
+  let scheduled = false;
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      scheduled = false;
+      request();
+    });
+  };
+
+  const renderHeader = () => {
+    clear(header);
+    const i = info();
+    const [s, e] = view();
+    const item = (label: string, value: string) => {
+      const box = el("span", "ipu-nb-fact");
+      box.append(el("span", "ipu-nb-fact-label", label), el("span", "ipu-nb-fact-value", value));
+      header.append(box);
+    };
+    item("tiles", grouped(i.tiles));
+    item("samples", grouped(i.samples));
+    item("span", `${grouped(i.span)} cycles · ${ms(i.span, i.clock_hz)}`);
+    item("view", `${cycles(s)} – ${cycles(e)} (${grouped(e - s)} cycles · ${ms(e - s, i.clock_hz)})`);
+    item("granularity", i.granularity);
+  };
+  const renderLegend = () => {
+    clear(legend);
+    const mode = model.get("color_by");
+    const names = info().legend[mode] ?? [];
+    const colours = classColours(mode, names);
+    names.forEach((name, i) => {
+      const item = el("span", "ipu-nb-legend-item");
+      const sw = el("span", "ipu-nb-swatch");
+      sw.style.background = css(colours[i + 1]);
+      item.append(sw, el("span", undefined, name));
+      legend.append(item);
+    });
+    const grey = el("span", "ipu-nb-legend-item");
+    const sw = el("span", "ipu-nb-swatch");
+    sw.style.background = css(GREY);
+    grey.append(sw, el("span", undefined, "not matching filters"));
+    legend.append(grey);
+    if (mode === "kind") legend.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
+  };
+
+  function onView() {
+    renderHeader();
+    timeline.draw();
+    overview.draw();
+    schedule();
+  }
+  function onFilters() {
+    controls.sync();
+    flame.render();
+    schedule();
+  }
+  function onColour() {
+    controls.sync();
+    renderLegend();
+    schedule();
+  }
+
+  // ---- messages from the kernel -----------------------------------------------------------
+  const onMessage = (msg: any, buffers: DataView[]) => {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "window") {
+      const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by } as WindowData;
+      inFlight = false;
+      timeline.setData(data);
+      const rt = performance.now() - sentAt;
+      status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${timeline.lastDrawMs.toFixed(0)} ms`;
+      root.dataset.windowId = String(msg.id);
+      root.dataset.roundTripMs = rt.toFixed(1);
+      root.dataset.drawMs = timeline.lastDrawMs.toFixed(1);
+      root.dataset.mode = data.mode;
+      if (dirty) request();
+    } else if (msg.type === "overview") {
+      overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
+    } else if (msg.type === "flame") {
+      flame.set(msg);
+    } else if (msg.type === "panel") {
+      selected = msg.selected;
+      inspector.set(msg.at, msg.selected);
+      timeline.drawOverlay();
+    } else if (msg.type === "hover") {
+      if (msg.id !== hoverId || !msg.sample) {
+        if (msg.id === hoverId) tooltip.hidden = true;
+        return;
+      }
+      showTooltip(msg.sample as SampleInfo);
+    } else if (msg.type === "error") {
+      status.textContent = `error: ${msg.message}`;
+    }
+  };
+  const showTooltip = (s: SampleInfo) => {
+    clear(tooltip);
+    const c = info().clock_hz;
+    tooltip.append(
+      el("div", "ipu-nb-tooltip-title", s.operation || "(no operation)"),
+      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · kernel ${s.kernel || "(none)"}`),
+      el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
+      el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
+    );
+    const rect = root.getBoundingClientRect();
+    tooltip.style.left = `${Number(tooltip.dataset.x) - rect.left + 14}px`;
+    tooltip.style.top = `${Number(tooltip.dataset.y) - rect.top + 14}px`;
+    tooltip.hidden = false;
+  };
+  model.on("msg:custom", onMessage);
+
+  // ---- trait changes from Python ------------------------------------------------------------
+  const onViewTrait = () => onView();
+  const onFiltersTrait = () => onFilters();
+  const onColourTrait = () => onColour();
+  const onCursor = () => timeline.drawOverlay();
+  model.on("change:view", onViewTrait);
+  model.on("change:filters", onFiltersTrait);
+  model.on("change:color_by", onColourTrait);
+  model.on("change:at", onCursor);
+
+  // ---- keyboard -------------------------------------------------------------------------------
+  root.addEventListener("keydown", (e) => {
+    const target = e.target as HTMLElement;
+    if (target.tagName === "INPUT" || target.tagName === "SELECT") {
+      e.stopPropagation();
+      return;
+    }
+    let handled = true;
+    if (e.key === "+" || e.key === "=") zoom(0.5);
+    else if (e.key === "-" || e.key === "_") zoom(2);
+    else if (e.key === "0" || e.key === "Escape") reset();
+    else if (e.key === "ArrowLeft") setView(pan(view(), -0.25, span()), false);
+    else if (e.key === "ArrowRight") setView(pan(view(), 0.25, span()), false);
+    else handled = false;
+    if (handled) {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  });
+  root.addEventListener("mousedown", (e) => {
+    if ((e.target as HTMLElement).tagName === "CANVAS") root.focus({ preventScroll: true });
+  });
+
+  // ---- size -----------------------------------------------------------------------------------
+  const resize = () => {
+    const width = Math.max(300, left.clientWidth || root.clientWidth - 340);
+    timeline.resize(width);
+    overview.resize(width);
+    schedule();
+  };
+  const observer = new ResizeObserver(() => resize());
+  observer.observe(left);
+
+  renderHeader();
+  renderLegend();
+  controls.sync();
+  resize();
+  model.send({ type: "hello" });
+
+  return () => {
+    observer.disconnect();
+    model.off("msg:custom", onMessage);
+    model.off("change:view", onViewTrait);
+    model.off("change:filters", onFiltersTrait);
+    model.off("change:color_by", onColourTrait);
+    model.off("change:at", onCursor);
+  };
 }
 
 export default { render };

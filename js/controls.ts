@@ -1,0 +1,130 @@
+// Filter and view controls. Every edit produces a new Filters value for the model;
+// the inputs are refreshed from the model when Python changes the traits.
+
+import { clear, el } from "./dom";
+import { formatIntList, parseIntList } from "./format";
+import type { Filters } from "./types";
+
+export interface ControlsHost {
+  filters(): Filters;
+  setFilters(filters: Filters): void;
+  colorBy(): string;
+  setColorBy(mode: string): void;
+  kernels(): string[];
+  zoom(factor: number): void;
+  reset(): void;
+}
+
+const KINDS = ["compute", "exchange", "synchronization", "idle"];
+
+export class Controls {
+  readonly root = el("div", "ipu-nb-controls");
+  private search = el("input", "ipu-nb-input ipu-nb-search");
+  private kind = el("select", "ipu-nb-select");
+  private kernel = el("input", "ipu-nb-input");
+  private kernelList = el("datalist");
+  private metadata = el("input", "ipu-nb-input");
+  private chips = el("span", "ipu-nb-chips");
+  private tiles = el("input", "ipu-nb-input ipu-nb-short");
+  private phases = el("input", "ipu-nb-input ipu-nb-short");
+  private colour = el("select", "ipu-nb-select");
+  private error = el("span", "ipu-nb-error");
+
+  constructor(private host: ControlsHost, id: string) {
+    this.search.placeholder = "operation contains…";
+    this.search.type = "search";
+    this.kind.append(new Option("any kind", ""), ...KINDS.map((k) => new Option(k, k)));
+    this.kernel.placeholder = "kernel (exact)";
+    this.kernelList.id = `ipu-nb-kernels-${id}`;
+    this.kernel.setAttribute("list", this.kernelList.id);
+    this.metadata.placeholder = "metadata name[=value] ⏎";
+    this.tiles.placeholder = "tiles 0-63";
+    this.phases.placeholder = "phases 3,5";
+    this.colour.append(new Option("colour: kind", "kind"), new Option("colour: kernel", "kernel"));
+    const zoomIn = this.button("+", "Zoom in (+)", () => host.zoom(0.5));
+    const zoomOut = this.button("−", "Zoom out (-)", () => host.zoom(2));
+    const reset = this.button("reset", "Whole profile (0 / Esc)", () => host.reset());
+    const clearAll = this.button("clear filters", "Remove every filter", () =>
+      host.setFilters({ kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] }),
+    );
+    this.root.append(
+      this.search, this.kind, this.kernel, this.kernelList, this.metadata, this.chips,
+      this.tiles, this.phases, this.colour, zoomOut, zoomIn, reset, clearAll, this.error,
+    );
+    const commitText = (input: HTMLInputElement, key: "operation_contains" | "kernel") => {
+      const v = input.value;
+      this.update({ [key]: v === "" ? null : v } as Partial<Filters>);
+    };
+    let searchTimer = 0;
+    this.search.addEventListener("input", () => {
+      window.clearTimeout(searchTimer);
+      searchTimer = window.setTimeout(() => commitText(this.search, "operation_contains"), 350);
+    });
+    this.search.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") commitText(this.search, "operation_contains");
+    });
+    this.kernel.addEventListener("change", () => commitText(this.kernel, "kernel"));
+    this.kind.addEventListener("change", () => this.update({ kind: this.kind.value || null }));
+    this.metadata.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      const v = this.metadata.value.trim();
+      if (!v) return;
+      if (v.startsWith("=")) return this.fail("metadata filter needs a name: name or name=value");
+      const f = this.host.filters();
+      if (!f.metadata.includes(v)) this.update({ metadata: [...f.metadata, v] });
+      this.metadata.value = "";
+    });
+    const ints = (input: HTMLInputElement, key: "tiles" | "phases") =>
+      input.addEventListener("change", () => {
+        try {
+          this.update({ [key]: parseIntList(input.value) } as Partial<Filters>);
+        } catch (err) {
+          this.fail(`${key}: ${(err as Error).message}`);
+        }
+      });
+    ints(this.tiles, "tiles");
+    ints(this.phases, "phases");
+    this.colour.addEventListener("change", () => host.setColorBy(this.colour.value));
+  }
+
+  private button(text: string, title: string, onClick: () => void): HTMLButtonElement {
+    const b = el("button", "ipu-nb-button", text);
+    b.type = "button";
+    b.title = title;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  private fail(message: string): void {
+    this.error.textContent = message;
+  }
+
+  private update(patch: Partial<Filters>): void {
+    this.error.textContent = "";
+    this.host.setFilters({ ...this.host.filters(), ...patch });
+  }
+
+  /** Refresh every input from the model (after Python or the flame graph changed it). */
+  sync(): void {
+    const f = this.host.filters();
+    if (document.activeElement !== this.search) this.search.value = f.operation_contains ?? "";
+    this.kind.value = f.kind ?? "";
+    if (document.activeElement !== this.kernel) this.kernel.value = f.kernel ?? "";
+    if (document.activeElement !== this.tiles) this.tiles.value = formatIntList(f.tiles);
+    if (document.activeElement !== this.phases) this.phases.value = formatIntList(f.phases);
+    this.colour.value = this.host.colorBy();
+    clear(this.chips);
+    for (const m of f.metadata) {
+      const chip = el("span", "ipu-nb-chip", m);
+      const x = el("button", "ipu-nb-chip-x", "×");
+      x.type = "button";
+      x.title = `remove ${m}`;
+      x.addEventListener("click", () => this.update({ metadata: this.host.filters().metadata.filter((v) => v !== m) }));
+      chip.append(x);
+      this.chips.append(chip);
+    }
+    if (this.kernelList.childElementCount === 0) {
+      for (const k of this.host.kernels()) this.kernelList.append(new Option(k || "(no kernel)", k));
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Side panel: what is active at the cursor (`at`) and the clicked sample with all its fields.
+
+import { clear, el } from "./dom";
+import { grouped, ms } from "./format";
+import type { AtSummary, SampleInfo } from "./types";
+
+export class Inspector {
+  readonly root = el("div", "ipu-nb-inspector");
+  private atBox = el("div", "ipu-nb-at");
+  private sampleBox = el("div", "ipu-nb-sample");
+
+  constructor(private clockHz: () => number) {
+    this.root.append(this.atBox, this.sampleBox);
+    this.set(null, null);
+  }
+
+  set(at: AtSummary | null, sample: SampleInfo | null): void {
+    this.renderAt(at);
+    this.renderSample(sample);
+  }
+
+  private renderAt(at: AtSummary | null): void {
+    clear(this.atBox);
+    this.atBox.append(el("div", "ipu-nb-section-title", "At cursor"));
+    if (!at) {
+      this.atBox.append(el("div", "ipu-nb-empty", "Click the timeline to set the cursor."));
+      return;
+    }
+    this.atBox.append(
+      el(
+        "div",
+        "ipu-nb-at-head",
+        `cycle ${grouped(at.at)} (${ms(at.at, this.clockHz())}) · ${grouped(at.count)} matching samples on ${grouped(at.tiles)} tiles`,
+      ),
+    );
+    this.list("Kinds", at.kinds);
+    this.list("Top operations", at.operations);
+    this.list("Kernels", at.kernels);
+    this.list("Metadata", at.metadata);
+  }
+
+  private list(title: string, rows: [string, number][]): void {
+    if (!rows.length) return;
+    const box = el("div", "ipu-nb-list");
+    box.append(el("div", "ipu-nb-list-title", title));
+    for (const [name, count] of rows) {
+      const row = el("div", "ipu-nb-list-row");
+      row.append(el("span", "ipu-nb-list-name", name || "(empty)"), el("span", "ipu-nb-list-count", grouped(count)));
+      row.title = name;
+      box.append(row);
+    }
+    this.atBox.append(box);
+  }
+
+  private renderSample(s: SampleInfo | null): void {
+    clear(this.sampleBox);
+    this.sampleBox.append(el("div", "ipu-nb-section-title", "Selected sample"));
+    if (!s) {
+      this.sampleBox.append(el("div", "ipu-nb-empty", "No sample selected."));
+      return;
+    }
+    const table = el("table", "ipu-nb-fields");
+    const add = (k: string, v: string) => {
+      const tr = el("tr");
+      tr.append(el("th", undefined, k), el("td", undefined, v));
+      table.append(tr);
+    };
+    add("sample", String(s.sample));
+    add("tile", String(s.tile));
+    add("kind", s.inactive ? `${s.kind} (inactive: drawn as idle)` : s.kind);
+    add("operation", s.operation);
+    add("kernel", s.kernel || "(no kernel)");
+    add("phase / epoch", `${s.phase} / ${s.epoch}`);
+    add("offset", `${grouped(s.offset)} (${ms(s.offset, this.clockHz())})`);
+    add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.clockHz())})`);
+    add("local index", String(s.local_index));
+    add("raw start / end", `${s.start} / ${s.end}`);
+    add("matches filters", s.matched ? "yes" : "no");
+    this.sampleBox.append(table);
+    const meta = s.metadata ?? [];
+    this.sampleBox.append(el("div", "ipu-nb-list-title", `Metadata (${meta.length})`));
+    const mt = el("table", "ipu-nb-fields ipu-nb-metadata");
+    for (const [name, value] of meta) {
+      const tr = el("tr");
+      tr.append(el("th", undefined, name), el("td", undefined, value));
+      mt.append(tr);
+    }
+    this.sampleBox.append(mt);
+  }
+}

@@ -1,0 +1,119 @@
+// Overview strip: active compute tiles over the whole profile, the current view marked;
+// click to centre the view there, drag to select a range.
+
+import { el, sizeCanvas } from "./dom";
+import { GUTTER } from "./timeline";
+import { between, centre, type Range } from "./view";
+
+const HEIGHT = 46;
+
+export interface OverviewHost {
+  view(): Range;
+  span(): number;
+  tiles(): number;
+  setView(view: Range, remember: boolean): void;
+}
+
+export class Overview {
+  readonly root = el("div", "ipu-nb-overview");
+  private canvas = el("canvas", "ipu-nb-overview-canvas");
+  private active: Float32Array | null = null;
+  private matched: Float32Array | null = null;
+  private filtered = false;
+  private width = 600;
+  private drag: { x0: number; x1: number } | null = null;
+
+  constructor(private host: OverviewHost) {
+    this.root.append(this.canvas);
+    this.canvas.addEventListener("mousedown", (e) => {
+      if (e.button !== 0) return;
+      e.preventDefault();
+      const x = this.px(e);
+      this.drag = { x0: x, x1: x };
+    });
+    this.canvas.addEventListener("mousemove", (e) => {
+      if (!this.drag) return;
+      this.drag.x1 = this.px(e);
+      this.draw();
+    });
+    window.addEventListener("mouseup", () => {
+      const drag = this.drag;
+      if (!drag) return;
+      this.drag = null;
+      const span = this.host.span();
+      if (Math.abs(drag.x1 - drag.x0) > 3) {
+        this.host.setView(between(this.cycle(drag.x0), this.cycle(drag.x1), span), true);
+      } else {
+        this.host.setView(centre(this.host.view(), this.cycle(drag.x0), span), true);
+      }
+      this.draw();
+    });
+  }
+
+  private plotWidth(): number {
+    return Math.max(10, this.width - GUTTER);
+  }
+
+  private px(e: MouseEvent): number {
+    return e.clientX - this.canvas.getBoundingClientRect().left;
+  }
+
+  private cycle(px: number): number {
+    return ((px - GUTTER) / this.plotWidth()) * this.host.span();
+  }
+
+  setSeries(active: Float32Array, matched: Float32Array, filtered: boolean): void {
+    this.active = active;
+    this.matched = matched;
+    this.filtered = filtered;
+    this.draw();
+  }
+
+  resize(width: number): void {
+    this.width = Math.max(200, width);
+    this.draw();
+  }
+
+  draw(): void {
+    const ctx = sizeCanvas(this.canvas, this.width, HEIGHT);
+    const w = this.plotWidth();
+    ctx.clearRect(0, 0, this.width, HEIGHT);
+    ctx.fillStyle = "#f3f4f6";
+    ctx.fillRect(GUTTER, 0, w, HEIGHT);
+    ctx.fillStyle = "#555";
+    ctx.font = "10px sans-serif";
+    ctx.textBaseline = "top";
+    ctx.fillText("active", 2, 4);
+    ctx.fillText("tiles", 2, 16);
+    const top = Math.max(this.host.tiles(), 1);
+    const area = (series: Float32Array, colour: string) => {
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      ctx.moveTo(GUTTER, HEIGHT);
+      for (let i = 0; i < series.length; i++) {
+        const x = GUTTER + (i / series.length) * w;
+        const y = HEIGHT - (Math.min(series[i], top) / top) * (HEIGHT - 4);
+        ctx.lineTo(x, y);
+        ctx.lineTo(GUTTER + ((i + 1) / series.length) * w, y);
+      }
+      ctx.lineTo(GUTTER + w, HEIGHT);
+      ctx.closePath();
+      ctx.fill();
+    };
+    if (this.active) area(this.active, this.filtered ? "#b9c7da" : "#4a7fbf");
+    if (this.matched && this.filtered) area(this.matched, "#1f4f8f");
+    const span = Math.max(this.host.span(), 1);
+    const [s, e] = this.host.view();
+    const x0 = GUTTER + (s / span) * w;
+    const x1 = GUTTER + (e / span) * w;
+    ctx.fillStyle = "rgba(255,180,0,0.18)";
+    ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), HEIGHT);
+    ctx.strokeStyle = "#e0a000";
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 1), HEIGHT - 1.5);
+    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {
+      ctx.fillStyle = "rgba(40,110,220,0.2)";
+      ctx.fillRect(Math.min(this.drag.x0, this.drag.x1), 0, Math.abs(this.drag.x1 - this.drag.x0), HEIGHT);
+    }
+  }
+}

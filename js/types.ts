@@ -1,0 +1,109 @@
+// Shapes shared by the front-end modules: the synced traits and the kernel's messages.
+
+export interface Filters {
+  kind: string | null;
+  kernel: string | null;
+  operation_contains: string | null;
+  tiles: number[];
+  phases: number[];
+  metadata: string[];
+}
+
+export interface Info {
+  tiles: number;
+  samples: number;
+  span: number;
+  clock_hz: number;
+  granularity: string;
+  rows: number[];
+  legend: { kind: string[]; kernel: string[] };
+  kernels: string[];
+}
+
+export interface Traits {
+  filters: Filters;
+  at: number | null;
+  view: [number, number];
+  selected: number | null;
+  group_by: string;
+  color_by: "kind" | "kernel";
+  info: Info;
+}
+
+type Callback = (...args: any[]) => void;
+
+/** The slice of anywidget's model API the widget uses. */
+export interface Model {
+  get<K extends keyof Traits>(name: K): Traits[K];
+  set<K extends keyof Traits>(name: K, value: Traits[K]): void;
+  save_changes(): void;
+  on(event: string, callback: Callback): void;
+  off(event?: string | null, callback?: Callback | null): void;
+  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
+}
+
+export interface SampleInfo {
+  sample: number;
+  tile: number;
+  kind: string;
+  inactive: boolean;
+  operation: string;
+  kernel: string;
+  phase: number;
+  epoch: number;
+  offset: number;
+  duration: number;
+  local_index: number;
+  start: number;
+  end: number;
+  matched: boolean;
+  metadata?: [string, string][];
+}
+
+export interface AtSummary {
+  at: number;
+  count: number;
+  tiles: number;
+  kinds: [string, number][];
+  operations: [string, number][];
+  kernels: [string, number][];
+  metadata: [string, number][];
+}
+
+export interface FlameNode {
+  name: string;
+  level: number;
+  value: number;
+  parent: number;
+  path: Record<string, string | number> | null;
+}
+
+export interface FlameMessage {
+  type: "flame";
+  total: number;
+  nodes: FlameNode[];
+  metadata: { name: string; value: string; cycles: number; samples: number }[];
+}
+
+export interface RawWindow {
+  mode: "raw";
+  start: number;
+  end: number;
+  count: number;
+  x0: Float32Array;
+  x1: Float32Array;
+  row: Uint16Array;
+  flags: Uint8Array;
+  sample: Uint32Array;
+}
+
+export interface LodWindow {
+  mode: "lod";
+  start: number;
+  end: number;
+  count: number;
+  bins: number;
+  cells: Uint8Array;
+}
+
+export type WindowData = (RawWindow | LodWindow) & { colorBy: string };

@@ -1,0 +1,272 @@
+"""ProfileWidget's Python side: messages in, replies and traits out, DataFrames equal to the query core's."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+import traitlets
+from builders import S, T, profile_from_tiles
+
+import ipu_nb
+from ipu_nb._query import Query, filter_samples
+from ipu_nb._widget import ProfileWidget, filter_mask, flame_tree, normalise_filters
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def profile():
+    tiles = []
+    for t, phys in enumerate([66, 2, 0, 64]):
+        samples = []
+        cursor = 4_294_960_000 + 100 * t  # wraps mid-profile
+        for p in range(6):
+            samples.append(S(cursor, cursor + 50, kind="synchronization", operation="sync", kernel="", phase=2 * p))
+            cursor += 50
+            busy = (p + t) % 3 != 0
+            kind = "compute" if busy else "idle"
+            meta = [("layer", str(p % 2)), ("role", "gemm" if busy else HOSTILE)]
+            if not busy and t == 1:
+                kind, meta = "compute", [*meta, ("active", "false")]
+            kernel = "gemm_f32" if busy else ""
+            op = f"MLP layer {p % 2}: block {t}" if busy else HOSTILE
+            samples.append(
+                S(cursor, cursor + 300 + 40 * t, kind=kind, operation=op, kernel=kernel, phase=2 * p + 1, metadata=meta)
+            )
+            cursor += 300 + 40 * t
+        tiles.append(T(phys, samples))
+    tiles.append(T(5, []))
+    return profile_from_tiles(tiles)
+
+
+class Recorder:
+    """Captures what the widget sends to the front end."""
+
+    def __init__(self, widget: ProfileWidget) -> None:
+        self.sent: list[tuple[dict[str, Any], list[bytes]]] = []
+        widget.send = lambda content, buffers=None: self.sent.append((content, list(buffers or [])))  # type: ignore[method-assign]
+
+    def last(self, kind: str) -> tuple[dict[str, Any], list[bytes]]:
+        for content, buffers in reversed(self.sent):
+            if content.get("type") == kind:
+                return content, buffers
+        raise AssertionError(f"no {kind!r} message among {[c.get('type') for c, _ in self.sent]}")
+
+
+@pytest.fixture
+def widget(profile):
+    w = ProfileWidget(profile)
+    w.recorder = Recorder(w)
+    return w
+
+
+def msg(widget: ProfileWidget, content: dict[str, Any]) -> None:
+    widget._handle_custom_msg(content, [])
+
+
+def test_initial_state_covers_the_whole_profile(widget, profile):
+    assert widget.view == [0, profile.span_cycles]
+    assert widget.info["rows"] == [0, 2, 5, 64, 66]
+    assert widget.info["samples"] == profile.sample_count
+    assert widget.filters == normalise_filters({})
+    assert widget.at is None and widget.selected is None
+    assert widget.at_slice.height == 0
+    assert widget.selected_sample.height == 0
+
+
+def test_window_request_answers_with_binary_intervals(widget, profile):
+    msg(widget, {"type": "window", "id": 7, "start": 0, "end": widget.view[1], "pixels": 500})
+    content, buffers = widget.recorder.last("window")
+    assert content["id"] == 7 and content["mode"] == "raw"
+    ids = np.frombuffer(buffers[4], "<u4")
+    assert sorted(ids.tolist()) == profile.samples.filter(pl.col("duration") > 0).get_column("sample").to_list()
+    rows = np.frombuffer(buffers[2], "<u2")
+    tiles = np.array(widget.info["rows"])[rows]
+    expected = dict(zip(*profile.samples.select("sample", "tile").to_dict(as_series=False).values(), strict=True))
+    assert [expected[int(i)] for i in ids] == tiles.tolist()
+
+
+def test_window_summaries_when_raw_is_too_big(widget, monkeypatch):
+    import ipu_nb._lod as lod
+
+    original = lod.window
+    monkeypatch.setattr(lod, "window", lambda *a, **k: original(*a, **{**k, "raw_limit": 3}))
+    msg(widget, {"type": "window", "id": 1, "start": 0, "end": widget.view[1], "pixels": 40})
+    content, buffers = widget.recorder.last("window")
+    assert content["mode"] == "lod" and content["bins"] == 40
+    assert len(buffers[0]) == 5 * 40
+    cells = np.frombuffer(buffers[0], np.uint8).reshape(5, 40)
+    assert (cells[2] == 0).all()  # tile 5 has no samples
+    assert (cells[[0, 1, 3, 4]] >> 5).max() == 7
+
+
+def test_pick_sets_at_and_selected_and_matches_profile_filter(widget, profile):
+    seen = []
+    widget.observe(lambda c: seen.append(c["name"]), names=["at", "selected"])
+    row = widget.info["rows"].index(64)
+    msg(widget, {"type": "pick", "row": row, "x": 120})
+    assert widget.at == 120
+    expected_id = (
+        profile.samples.filter(
+            (pl.col("tile") == 64) & (pl.col("offset") <= 120) & (pl.col("offset") + pl.col("duration") > 120)
+        )
+        .get_column("sample")
+        .item()
+    )
+    assert widget.selected == expected_id
+    assert set(seen) == {"at", "selected"}
+    assert widget.at_slice.equals(profile.filter(at=120))
+    assert widget.at_slice.equals(filter_samples(profile, Query(at=120)))
+    selected = widget.selected_sample
+    assert selected.height == 1 and selected.get_column("sample").item() == expected_id
+    assert selected.equals(profile.filter(tiles=[64], at=120))
+    panel, _ = widget.recorder.last("panel")
+    assert panel["at"]["count"] == widget.at_slice.height
+    assert panel["selected"]["sample"] == expected_id
+    names = [n for n, _ in panel["selected"]["metadata"]]
+    assert names == selected.get_column("metadata").item().struct.field("name").to_list()
+
+
+def test_pick_in_a_gap_clears_selected(widget):
+    widget.selected = 0
+    msg(widget, {"type": "pick", "row": widget.info["rows"].index(5), "x": 10})
+    assert widget.at == 10 and widget.selected is None
+
+
+FILTER_CASES = [
+    {"kind": "compute"},
+    {"kernel": "gemm_f32", "phases": [1, 3]},
+    {"operation_contains": "layer 1"},
+    {"metadata": ["layer=1", "role"]},
+    {"metadata": [f"role={HOSTILE}"]},
+    {"tiles": [0, 66], "kind": "idle"},
+    {"kernel": ""},
+]
+
+
+@pytest.mark.parametrize("filters", FILTER_CASES)
+def test_views_equal_query_core(widget, profile, filters):
+    widget.filters = filters
+    q = widget.query
+    assert isinstance(q, Query)
+    assert widget.filtered.equals(profile.filter(q))
+    assert widget.groups.equals(ipu_nb.query(profile, q).groups)
+    widget.at = 400
+    assert widget.at_slice.equals(profile.filter(dataclasses.replace(q, at=400)))
+    # The greying mask is the same set as the query core's filter.
+    assert (
+        np.flatnonzero(filter_mask(profile, widget.filters)).tolist() == widget.filtered.get_column("sample").to_list()
+    )
+
+
+def test_query_mirrors_traits(widget):
+    widget.filters = {"kind": "compute", "metadata": ["layer=1", "role"], "tiles": [64, 2], "phases": [3]}
+    widget.group_by = "metadata"
+    widget.metadata_key = "layer"
+    assert widget.query == Query(
+        group_by="metadata",
+        metadata_key="layer",
+        kind="compute",
+        tiles=(2, 64),
+        phases=(3,),
+        metadata=(("layer", "1"), ("role", None)),
+    )
+    assert widget.groups.get_column("name").to_list() == ["1"]
+
+
+def test_filter_change_greys_the_window_and_pushes_views(widget, profile):
+    msg(widget, {"type": "window", "id": 1, "start": 0, "end": widget.view[1], "pixels": 100})
+    _, before = widget.recorder.last("window")
+    widget.filters = {"metadata": ["layer=1"]}
+    for kind in ("flame", "overview", "panel"):
+        widget.recorder.last(kind)
+    msg(widget, {"type": "window", "id": 2, "start": 0, "end": widget.view[1], "pixels": 100})
+    _, after = widget.recorder.last("window")
+    ids = np.frombuffer(after[4], "<u4")
+    matched = (np.frombuffer(after[3], np.uint8) & 0x80) > 0
+    layer1 = set(profile.filter(metadata=["layer=1"]).get_column("sample").to_list())
+    assert {int(i) for i, m in zip(ids, matched, strict=True) if m} == layer1
+    assert before[3] != after[3]
+
+
+def test_flame_sums_filtered_durations(widget, profile):
+    widget.filters = {"kind": "compute"}
+    flame, _ = widget.recorder.last("flame")
+    compute = profile.samples.filter(kind="compute")
+    assert flame["total"] == compute.get_column("duration").sum()
+    nodes = flame["nodes"]
+    for node in nodes[1:]:
+        assert node["value"] <= nodes[node["parent"]]["value"]
+    kernels = {n["name"]: n["value"] for n in nodes if n["level"] == 2}
+    by_kernel = compute.group_by(pl.col("kernel").cast(pl.String)).agg(pl.col("duration").sum())
+    expected = {k or "(no kernel)": v for k, v in by_kernel.iter_rows()}
+    assert kernels == expected
+    phase_node = next(n for n in nodes if n["level"] == 3)
+    assert set(phase_node["path"]) == {"kind", "kernel", "phase"}
+
+
+def test_flame_lists_metadata_once_an_operation_is_focused(profile):
+    assert flame_tree(profile, None, {})["metadata"] == []
+    mask = filter_mask(profile, {"operation_contains": "layer 1"})
+    tree = flame_tree(profile, mask, {"operation_contains": "layer 1"})
+    layer = next(m for m in tree["metadata"] if m["name"] == "layer")
+    assert layer["value"] == "1"
+    focused = profile.samples.filter(pl.Series(mask))
+    assert layer["cycles"] == focused.get_column("duration").sum()
+    assert layer["samples"] == focused.height
+
+
+def test_hover_describes_the_sample_under_the_cursor(widget, profile):
+    row = widget.info["rows"].index(0)
+    msg(widget, {"type": "hover", "id": 3, "row": row, "x": 0})
+    content, _ = widget.recorder.last("hover")
+    first = profile.samples.filter(tile=0).row(0, named=True)
+    assert content["id"] == 3 and content["sample"]["sample"] == first["sample"]
+    assert content["sample"]["operation"] == first["operation"]
+    msg(widget, {"type": "hover", "id": 4, "row": row, "x": 10**9})
+    assert widget.recorder.last("hover")[0]["sample"] is None
+
+
+def test_python_trait_changes_validate(widget):
+    with pytest.raises(traitlets.TraitError, match="unknown filters key"):
+        widget.filters = {"knd": "compute"}
+    with pytest.raises(traitlets.TraitError, match="empty name"):
+        widget.filters = {"metadata": ["=x"]}
+    with pytest.raises(traitlets.TraitError, match="kind"):
+        widget.filters = {"kind": "bogus"}
+    with pytest.raises(traitlets.TraitError, match="start < end"):
+        widget.view = [10, 10]
+    with pytest.raises(traitlets.TraitError, match="selected"):
+        widget.selected = 10**9
+    widget.view = [5, 50]
+    assert widget.view == [5, 50]
+
+
+def test_bad_messages_reply_with_an_error_not_a_traceback(widget):
+    msg(widget, {"type": "window", "start": "x", "end": 1})
+    assert widget.recorder.last("error")[0]["message"].startswith("ValueError")
+    msg(widget, {"type": "unknown"})  # ignored
+    widget._handle_custom_msg("not a dict", [])
+
+
+def test_rejects_non_profiles():
+    with pytest.raises(TypeError, match=r"expected an ipu_nb\.Profile"):
+        ProfileWidget("profile.capnp")
+
+
+def test_missing_bundle_names_the_fix(monkeypatch, profile, tmp_path):
+    monkeypatch.setattr("ipu_nb._widget._BUNDLE", tmp_path / "widget.js")
+    with pytest.raises(FileNotFoundError, match="npm run build"):
+        ProfileWidget(profile)
+
+
+def test_esm_points_at_the_built_bundle():
+    from ipu_nb._widget import _BUNDLE
+
+    assert _BUNDLE.exists(), "run `npm run build`"
+    assert "render" in _BUNDLE.read_text()
+    assert str(ProfileWidget._esm).strip()
