@@ -32,6 +32,7 @@ __all__ = [
     "filter_samples",
     "inspect_operations",
     "make_query",
+    "parse_metadata_filter",
     "query",
 ]
 
