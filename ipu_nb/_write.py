@@ -35,6 +35,8 @@ NEWER_STEP_LAYOUT = (3, 4)
 MAX_SEGMENT_WORDS = (1 << 29) - 1
 #: Words per streamed chunk (whole tiles are kept together, so a chunk may be larger).
 _CHUNK_WORDS = 1 << 22
+#: Objects placed per vectorised step of the layout (bounds its temporaries).
+_LAYOUT_WINDOW = 1 << 21
 
 _U64 = np.uint64
 _MASK30 = 0x3FFFFFFF
@@ -144,7 +146,7 @@ class _Texts:
     start: np.ndarray  # int64[V]
     words: np.ndarray  # int64[V]
     pointer: np.ndarray  # uint64[V], the near list pointer with offset 0
-    codes: np.ndarray  # int64[rows]
+    codes: np.ndarray  # integer[rows], as given
 
     @classmethod
     def build(cls, strings: Strings, what: str) -> _Texts:
@@ -163,7 +165,6 @@ class _Texts:
         codes = np.asarray(strings.codes)
         if codes.ndim != 1 or (len(codes) and codes.dtype.kind not in "iu"):
             raise ValueError(f"{what}: codes must be a 1-d integer array")
-        codes = codes.astype(np.int64, copy=False)
         if len(codes) and (codes.min() < 0 or codes.max() >= len(values)):
             raise ValueError(f"{what}: a code is outside the {len(values)} dictionary values")
         n = len(values)
@@ -278,7 +279,7 @@ class _Encoder:
         self.n_obj = n_obj
 
         size = np.zeros(n_obj, dtype=np.int32)
-        parent = np.zeros(n_obj, dtype=np.int64)
+        parent = np.zeros(n_obj, dtype=np.int32 if n_obj < 1 << 31 else np.int64)
         size[0], parent[0] = 3, -1
         if self.tiles_list:
             size[1], parent[1] = 1 + 2 * n_tiles, 0
@@ -514,9 +515,9 @@ def _layout(
     owner = -1  # parents with an index >= owner live in the current segment (the root in segment 0)
     allocated = first_words
     while True:
-        room = capacity - used
-        window = min(n - i0, room)  # every object takes at least one word
-        if window > 0:
+        while i0 < n and used < capacity:
+            room = capacity - used
+            window = min(n - i0, room, _LAYOUT_WINDOW)  # every object takes at least one word
             stop = i0 + window
             crosses = parent[i0:stop] < owner
             cost = size[i0:stop].astype(np.int64)
@@ -532,6 +533,8 @@ def _layout(
                 far[i0 : i0 + k] = crosses[:k]
                 used += int(total[k - 1])
                 i0 += k
+            if k < window:
+                break  # the next object does not fit: this segment is full
         starts.append(base)
         used_sizes.append(used)
         if i0 >= n:

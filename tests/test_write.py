@@ -472,3 +472,23 @@ def test_random_round_trip(tmp_path: Path, tiles, far, empty_lists, first, cap, 
         step_layout=(3 + extra[0], 4 + extra[1]),
     )
     walk(segments_of(path))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pa.array(["zz", "", "αβγ", "kernel_name"], pa.large_string()),
+        pa.array(["drop", "zz", "", "αβγ", "kernel_name"]).slice(1),
+        pa.chunked_array([["zz", ""], ["αβγ", "kernel_name"]]),
+        pa.array(["zz", "", "αβγ", "kernel_name"], pa.string_view()),
+    ],
+    ids=["large", "sliced", "chunked", "view"],
+)
+def test_string_dictionary_variants(tmp_path: Path, values: pa.Array) -> None:
+    columns = columns_from_tiles([T(0, [S(i, i + 1, metadata=[("a", "b")]) for i in range(6)])])
+    codes = np.array([3, 0, 1, 2, 2, 1], np.uint16)
+    columns = replace(columns, kernel=Strings(codes, values), operation=Strings(codes[::-1].copy(), values))
+    write_columns(columns, tmp_path / "p.capnp", first_segment_words=20)
+    decoded = decode_reference(tmp_path / "p.capnp")
+    expected = ["kernel_name", "zz", "", "αβγ", "αβγ", ""]
+    assert decoded.kernel.to_list() == expected and decoded.operation.to_list() == expected[::-1]
