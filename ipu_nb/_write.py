@@ -22,7 +22,6 @@ from typing import Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ._load._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
 
@@ -147,6 +146,11 @@ class _Texts:
     words: np.ndarray  # int64[V]
     pointer: np.ndarray  # uint64[V], the near list pointer with offset 0
     codes: np.ndarray  # integer[rows], as given
+    lengths: np.ndarray  # int64[V], bytes without the NUL
+
+    def any_nonempty(self) -> bool:
+        """Whether some row holds a non-empty string (one a smaller step layout would lose)."""
+        return bool(len(self.codes)) and bool((self.lengths[np.unique(self.codes)] > 0).any())
 
     @classmethod
     def build(cls, strings: Strings, what: str) -> _Texts:
@@ -188,7 +192,7 @@ class _Texts:
             dest = np.repeat(start * 8 - offsets[:-1], lengths) + np.arange(offsets[0], offsets[-1])
             pool[dest] = data[offsets[0] : offsets[-1]]
         upper = (lengths + 1).astype(_U64) << _U64(3) | _U64(2)  # element size 2 = byte
-        return cls(pool.view(_U64), start, words, upper << _U64(32) | _U64(1), codes)
+        return cls(pool.view(_U64), start, words, upper << _U64(32) | _U64(1), codes, lengths)
 
 
 def _composite_pointer(words: np.ndarray | int) -> np.ndarray:
@@ -230,9 +234,9 @@ class _Encoder:
         _validate(c)
         self.c = c
         self.single = far == "single"
-        self.data_words, self.pointers = _step_layout(c, step_layout)
         self.op = _Texts.build(c.operation, "operation")
         self.kernel = _Texts.build(c.kernel, "kernel")
+        self.data_words, self.pointers = _step_layout(c, step_layout, self.op, self.kernel)
         self.name = _Texts.build(c.metadata_name, "metadata_name")
         self.value = _Texts.build(c.metadata_value, "metadata_value")
         self._plan(empty_lists == "empty")
@@ -550,7 +554,8 @@ def _layout(
     return addr, far, np.array(starts, dtype=np.int64), np.array(used_sizes, dtype=np.int64)
 
 
-def _step_layout(c: Columns, requested: tuple[int, int] | None) -> tuple[int, int]:
+def _step_layout(c: Columns, requested: tuple[int, int] | None, op: _Texts, kernel: _Texts) -> tuple[int, int]:
+    """The ProfileStep (data words, pointers) to write; refuse a layout that would lose values."""
     newer = bool(c.activity_counts.any() or c.exchange_event_cycles.any())
     if requested is None:
         return NEWER_STEP_LAYOUT if c.schema_version > 3 or newer else V3_STEP_LAYOUT
@@ -564,8 +569,8 @@ def _step_layout(c: Columns, requested: tuple[int, int] | None) -> tuple[int, in
         (d < 1 and bool(c.local_index.any() or c.phase.any()), "localIndex/phase"),
         (d < 2 and bool(c.epoch.any() or c.kind.any()), "epoch/kind"),
         (d < 3 and bool(c.exchange_event_cycles.any()), "exchangeEventCycles"),
-        (p < 1 and _any_text(c.operation), "operation"),
-        (p < 2 and _any_text(c.kernel), "kernel"),
+        (p < 1 and op.any_nonempty(), "operation"),
+        (p < 2 and kernel.any_nonempty(), "kernel"),
         (p < 3 and bool(c.metadata_counts.any()), "metadata"),
         (p < 4 and bool(c.activity_counts.any()), "exchangeActivities"),
     ]
@@ -573,14 +578,6 @@ def _step_layout(c: Columns, requested: tuple[int, int] | None) -> tuple[int, in
     if dropped:
         raise ValueError(f"step_layout {(d, p)} would drop non-default values of {', '.join(dropped)}")
     return d, p
-
-
-def _any_text(strings: Strings) -> bool:
-    """Whether some row of the column is a non-empty string."""
-    if len(strings.codes) == 0:
-        return False
-    lengths = pc.binary_length(strings.values).to_numpy(zero_copy_only=False)
-    return bool((lengths[np.unique(np.asarray(strings.codes))] > 0).any())
 
 
 def _validate(c: Columns) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from builders import S, T, columns_from_tiles, write_with_pycapnp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ipu_nb._load._columns import Columns, Strings
@@ -451,27 +451,44 @@ _sample = st.builds(
 _tiles = st.lists(st.builds(T, tile=st.integers(0, 2**32 - 1), samples=st.lists(_sample, max_size=4)), max_size=4)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def _refused(tiles: list[T], layout: tuple[int, int]) -> bool:
+    """Whether writing with `layout` must be refused: some sample has a value it cannot hold."""
+    d, p = layout
+    for t in tiles:
+        for i, s in enumerate(t.samples):
+            local = s.local_index if s.local_index is not None else i
+            if (d < 1 and (local or s.phase)) or (d < 2 and (s.epoch or s.kind != "exchange")):
+                return True
+            if (d < 3 and s.exchange_event_cycles) or (p < 1 and s.operation) or (p < 2 and s.kernel):
+                return True
+            if (p < 3 and s.metadata) or (p < 4 and s.activities):
+                return True
+    return False
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     tiles=_tiles,
     far=st.sampled_from(["single", "double"]),
     empty_lists=st.sampled_from(["empty", "null"]),
     first=st.integers(1, 64),
     cap=st.sampled_from([None, 4, 16, 64]),
-    extra=st.sampled_from([(0, 0), (1, 1), (2, 2)]),
+    layout=st.sampled_from([None, (0, 0), (1, 0), (1, 2), (2, 3), (3, 4), (4, 5), (6, 4)]),
+    version=st.integers(1, 5),
 )
-def test_random_round_trip(tmp_path: Path, tiles, far, empty_lists, first, cap, extra) -> None:
-    columns = columns_from_tiles(tiles, schema_version=4)
-    path = assert_round_trip(
-        columns,
-        tmp_path / "r.capnp",
-        far=far,
-        empty_lists=empty_lists,
-        first_segment_words=first,
-        max_segment_words=cap,
-        step_layout=(3 + extra[0], 4 + extra[1]),
-    )
-    walk(segments_of(path))
+def test_random_round_trip(tmp_path: Path, tiles, far, empty_lists, first, cap, layout, version) -> None:
+    columns = columns_from_tiles(tiles, schema_version=version)
+    options = {"far": far, "empty_lists": empty_lists, "first_segment_words": first, "max_segment_words": cap}
+    refused = layout is not None and _refused(tiles, layout)
+    event("refused" if refused else "written")
+    if refused:
+        with pytest.raises(ValueError, match="would drop"):
+            encode_columns(columns, step_layout=layout, **options)
+        return
+    path = assert_round_trip(columns, tmp_path / "r.capnp", step_layout=layout, **options)
+    _, structs = walk(segments_of(path))
+    if layout is not None and any(t.samples for t in tiles):
+        assert layout in structs
 
 
 @pytest.mark.parametrize(
