@@ -305,7 +305,7 @@ class _Encoder:
             size[names + 1], parent[names + 1] = self.value.words[self.value.codes], owner
         if p >= 4:
             al = (first + 3 + self.ml_present + 2 * m)[self.al_present]
-            size[al], parent[al] = 1 + 2 * x[self.al_present], (first)[self.al_present]
+            size[al], parent[al] = 1 + 2 * x[self.al_present], first[self.al_present]
         if n_obj > 1 and size.min() < 1:
             raise AssertionError("writer plan left an object unsized")  # a bug here, not bad input
         self.size, self.parent = size, parent
