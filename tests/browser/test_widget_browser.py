@@ -1,0 +1,125 @@
+"""ProfileWidget in a real JupyterLab + Chromium: clicks, flame graph, Python-side filters, escaping."""
+
+from __future__ import annotations
+
+import pytest
+from browser_profile import HOSTILE
+from conftest import OUTPUT
+
+pytestmark = pytest.mark.browser
+
+CELLS = [
+    "import ipu_nb\nfrom browser_profile import hostile_profile\nprofile = hostile_profile()\n"
+    "widget = ipu_nb.ProfileWidget(profile)\nwidget",
+]
+
+PIXELS_JS = """() => {
+    const c = document.querySelector('.ipu-nb-timeline-base');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 0, coloured = 0;
+    for (let i = 0; i < d.length; i += 4) {
+        h = (h * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) >>> 0;
+        if (d[i] !== d[i + 1] || d[i + 1] !== d[i + 2]) coloured++;
+    }
+    return {hash: h, coloured};
+}"""
+
+
+def wait_window(page, after: int) -> int:
+    """Wait until the widget has drawn a window reply newer than `after`; returns its id."""
+    page.wait_for_function(
+        "(after) => { const w = document.querySelector('.ipu-nb-widget');"
+        " return w && Number(w.dataset.windowId || 0) > after; }",
+        arg=after,
+        timeout=30_000,
+    )
+    return int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.windowId"))
+
+
+def test_widget_round_trips_through_the_kernel(lab_page):
+    nb = lab_page(CELLS)
+    page = nb.page
+    nb.run_all()
+    page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=60_000)
+    last = wait_window(page, 0)
+    page.wait_for_selector(".ipu-nb-flame-node", timeout=30_000)
+    rows = nb.kernel("widget.info['rows']")
+    view = nb.kernel("widget.view")
+    before = page.evaluate(PIXELS_JS)
+    assert before["coloured"] > 1000, "timeline drew nothing"
+
+    # Click the timeline: `at` and `selected` come back to Python; at_slice == profile.filter(at=...).
+    box = page.locator(".ipu-nb-timeline-overlay").bounding_box()
+    gutter = 46
+    row = 10
+    row_height = box["height"] / len(rows)
+    fx = 0.37
+    page.mouse.click(box["x"] + gutter + fx * (box["width"] - gutter), box["y"] + (row + 0.5) * row_height)
+    state = nb.kernel(
+        "{'at': widget.at, 'selected': widget.selected,"
+        " 'equal': widget.at_slice.equals(profile.filter(at=widget.at)),"
+        " 'n': widget.at_slice.height,"
+        " 'sel': widget.selected_sample.select('tile', 'offset', 'duration').to_dicts()}"
+    )
+    expected_at = view[0] + fx * (view[1] - view[0])
+    assert abs(state["at"] - expected_at) <= (view[1] - view[0]) / 500
+    assert state["equal"] and state["n"] > 0
+    assert state["selected"] is not None
+    (sel,) = state["sel"]
+    assert sel["tile"] == rows[row]
+    assert sel["offset"] <= state["at"] < sel["offset"] + sel["duration"]
+    page.wait_for_function(
+        "(n) => [...document.querySelectorAll('.ipu-nb-at-head')].some(e => e.textContent.includes(n))",
+        arg=f"{state['n']} matching samples",
+        timeout=10_000,
+    )
+
+    # A metadata filter set from Python greys the timeline and shows as a chip.
+    nb.kernel("widget.filters", code="widget.filters = {'metadata': ['layer=1']}")
+    last = wait_window(page, last)
+    page.wait_for_selector(".ipu-nb-chip:has-text('layer=1')", timeout=10_000)
+    after = page.evaluate(PIXELS_JS)
+    assert after["hash"] != before["hash"]
+    assert after["coloured"] < before["coloured"]
+
+    # Clicking a flame-graph node focuses it: its path lands in the filters trait.
+    page.locator(".ipu-nb-flame-node[data-level='1']", has_text="compute").first.click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.ipu-nb-crumb')].some(e => e.textContent === 'compute')",
+        timeout=10_000,
+    )
+    filters = nb.kernel("widget.filters")
+    assert filters["kind"] == "compute" and filters["metadata"] == ["layer=1"]
+    page.locator(".ipu-nb-flame-node[data-level='2']").first.click()
+    filters = nb.kernel("widget.filters")
+    assert filters["kernel"] is not None and filters["kind"] == "compute"
+    page.locator(".ipu-nb-crumb", has_text="all").click()
+    assert nb.kernel("widget.filters['kind']") is None
+
+    # Keyboard zoom and reset change the view trait.
+    page.locator(".ipu-nb-timeline-overlay").click(position={"x": gutter + 200, "y": 5})
+    page.keyboard.press("+")
+    zoomed = nb.kernel("widget.view")
+    assert zoomed[1] - zoomed[0] < (view[1] - view[0]) * 0.6
+    page.keyboard.press("0")
+    assert nb.kernel("widget.view") == view
+
+    # Hostile profile strings are shown as text, never parsed as HTML.
+    hostile = nb.kernel(
+        "int(profile.samples.filter(pl.col('operation').cast(pl.String) == h).get_column('sample')[0])",
+        code=f"import polars as pl\nh = {HOSTILE!r}",
+    )
+    nb.kernel("widget.selected", code=f"widget.selected = {hostile}")
+    page.wait_for_function(
+        "(h) => [...document.querySelectorAll('.ipu-nb-sample td')].some(e => e.textContent === h)",
+        arg=HOSTILE,
+        timeout=10_000,
+    )
+    assert page.locator(".ipu-nb-widget img").count() == 0
+    assert page.locator("img[src='x']").count() == 0
+    assert page.get_by_text(HOSTILE, exact=True).count() >= 3  # flame nodes, inspector fields and metadata
+
+    OUTPUT.mkdir(exist_ok=True)
+    nb.kernel("widget.at", code="widget.filters = {'kind': 'compute'}")
+    wait_window(page, last)
+    page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget.png"))
