@@ -29,6 +29,7 @@ BUDGET_SLACK = 4096
 _M29 = np.uint64((1 << 29) - 1)
 _M30 = np.uint64((1 << 30) - 1)
 _M16 = np.uint64(0xFFFF)
+_MAX_ELEMENTS = (1 << 29) - 1
 _M3 = np.uint64(3)
 _TEXT_MASK = np.uint64((7 << 32) | 3)
 _TEXT_TAG = np.uint64((2 << 32) | 1)
@@ -279,6 +280,13 @@ class Message:
                 j = int(c[int(np.flatnonzero(not_struct)[0])])
                 self.fail(f"{what}: composite list tag is not a struct tag", loc[j], describe, j)
             n = ((tag >> _u(2)) & _M30).astype(np.int64)
+            too_many = n > _MAX_ELEMENTS
+            if too_many.any():
+                k = int(np.flatnonzero(too_many)[0])
+                j = int(c[k])
+                self.fail(
+                    f"{what}: composite list tag claims {int(n[k])} elements (limit 2**29 - 1)", loc[j], describe, j
+                )
             tdw = ((tag >> _u(32)) & _M16).astype(np.int64)
             tpc = (tag >> _u(48)).astype(np.int64)
             overrun = n * (tdw + tpc) > wc
