@@ -66,17 +66,14 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> i
 
 def _commands(workload: str, tiles: int, busy: int, layers: int | None, phases: int | None, seed: int) -> list[Command]:
     """The workload's phases, with `layers` (default: the workload's) and truncated to `phases`."""
-    if layers is not None:
-        commands = plan(workload, tiles=tiles, busy_tiles=busy, layers=layers, seed=seed)
-        if phases is not None and phases > len(commands):
-            raise ValueError(f"phases={phases} exceeds the {len(commands)} phases of {layers} {workload} layer(s)")
-    else:
-        layers = WORKLOADS[workload].layers
-        commands = plan(workload, tiles=tiles, busy_tiles=busy, layers=layers, seed=seed)
-        while phases is not None and len(commands) < phases:  # more layers until the phases fit
-            layers *= 2
-            commands = plan(workload, tiles=tiles, busy_tiles=busy, layers=layers, seed=seed)
-    return commands if phases is None else commands[:phases]
+    if layers is None and phases is not None:
+        layers = _MAX_PHASES  # as many layers as the phases need: plans are built lazily
+    commands = plan(
+        workload, tiles=tiles, busy_tiles=busy, layers=layers or WORKLOADS[workload].layers, seed=seed, limit=phases
+    )
+    if phases is not None and len(commands) < phases:
+        raise ValueError(f"phases={phases} exceeds the {len(commands)} phases of {layers} {workload} layer(s)")
+    return commands
 
 
 def generate_columns(
