@@ -36,20 +36,20 @@ STYLE = """<style>
 # Query-result table columns: (SPEC §4 field, heading, format).
 _GROUP_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("name", "name", "text"),
-    ("phaseCount", "phases", "int"),
-    ("tileCount", "tiles", "int"),
-    ("sampleCount", "samples", "int"),
-    ("phaseCycles", "phaseCycles", "int"),
-    ("phaseMs", "phaseMs", "ms"),
-    ("workCycles", "workCycles", "int"),
-    ("averageActiveTiles", "avgActiveTiles", "2f"),
-    ("meanCycles", "mean", "2f"),
-    ("p50Cycles", "p50", "int"),
-    ("p95Cycles", "p95", "int"),
-    ("maximumCycles", "max", "int"),
+    ("phase_count", "phases", "int"),
+    ("tile_count", "tiles", "int"),
+    ("sample_count", "samples", "int"),
+    ("phase_cycles", "phaseCycles", "int"),
+    ("phase_ms", "phaseMs", "ms"),
+    ("work_cycles", "workCycles", "int"),
+    ("average_active_tiles", "avgActiveTiles", "2f"),
+    ("mean_cycles", "mean", "2f"),
+    ("p50_cycles", "p50", "int"),
+    ("p95_cycles", "p95", "int"),
+    ("maximum_cycles", "max", "int"),
 )
 _SAMPLE_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("physicalTile", "tile", "int"),
+    ("tile", "tile", "int"),
     ("offset", "offset", "int"),
     ("duration", "duration", "int"),
     ("phase", "phase", "int"),
@@ -73,7 +73,7 @@ def _cell(value: object, fmt: str) -> str:
     if fmt == "ms":
         return f"<td>{_esc(f'{float(value):.6f}')}</td>"
     if fmt == "2f":
-        return f"<td>{_esc(f'{float(value):.2f}')}</td>"
+        return f"<td>{_esc(f'{float(value):,.2f}')}</td>"
     if fmt == "meta":
         entries = value if isinstance(value, list) else []
         text = ", ".join(f"{e.get('name')}={e.get('value')}" for e in entries if isinstance(e, dict))

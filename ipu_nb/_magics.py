@@ -12,7 +12,7 @@ import contextlib
 import io
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from ._profile import Profile
-    from ._query import QueryResult
+    from ._query import Query, QueryResult
 
-__all__ = ["IpuMagics", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
 
 _MAGIC_NAMES = ("ipu_open", "ipu_query")
 
@@ -38,32 +38,53 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _open(path: str, magic: str) -> Profile:
-    """`open_profile` with a progress bar; file and format errors become one-line UsageErrors."""
+    """`open_profile` (progress bar for large files); file and format errors become one-line UsageErrors."""
     from ._load import ProfileFormatError, open_profile
 
     try:
-        return open_profile(Path(path).expanduser(), progress=True)
+        return open_profile(Path(path).expanduser(), progress=None)
     except (OSError, ProfileFormatError) as exc:
         raise UsageError(f"{magic}: {_one_line(exc)}") from None
 
 
-def _parse_query(argv: list[str]) -> tuple[str, Any] | None:
-    """``profile-query``'s own argv parsing: (SOURCE, Query), None after ``--help``; errors as UsageError."""
-    from ._cli.query import parse_query_args
+def parse_query_args(argv: list[str]) -> tuple[str, Query]:
+    """``profile-query``'s argv (PROFILE then flags) to (PROFILE, Query), with the command line's own parser.
 
+    Usage errors behave as on the command line: one line on stderr and ``SystemExit(2)``.
+    """
+    import dataclasses
+
+    from ._cli import ArgumentParser
+    from ._cli.query import register
+    from ._query import Query, make_query
+
+    subparsers = ArgumentParser(prog="ipu-nb").add_subparsers(parser_class=ArgumentParser)
+    register(subparsers)
+    parser = subparsers.choices["profile-query"]
+    parser.prog = "%ipu_query"
+    args = parser.parse_args(argv)
+    flags = {
+        f.name: tuple(value) if isinstance(value, list) else value
+        for f in dataclasses.fields(Query)
+        if (value := getattr(args, f.name, None)) is not None
+    }
+    return str(args.profile), make_query(Query(), **flags)
+
+
+def _parse_query(argv: list[str]) -> tuple[str, Query] | None:
+    """`parse_query_args` with errors as one-line UsageErrors; None after ``--help``."""
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr):
-            path, query = parse_query_args(argv)
+            return parse_query_args(argv)
     except SystemExit as exc:
         if not exc.code:  # --help printed its text and exited 0
             return None
         message = stderr.getvalue().strip().splitlines()
         detail = message[-1].split("error: ", 1)[-1] if message else f"invalid arguments (exit {exc.code})"
         raise UsageError(f"ipu_query: {detail}") from None
-    except ValueError as exc:  # QueryError(usage=True) raised while building the Query
+    except ValueError as exc:  # QueryError raised while building the Query
         raise UsageError(f"ipu_query: {_one_line(exc)}") from None
-    return str(path), query
 
 
 @magics_class

@@ -126,18 +126,41 @@ def _samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Se
     raise TypeError(f"expected a Profile or a samples DataFrame, got {type(source).__name__}")
 
 
+#: QueryResult.groups columns (snake_case) to the SPEC §4 JSON field names charts show.
+_SPEC_NAMES = {
+    "sample_count": "sampleCount",
+    "tile_count": "tileCount",
+    "phase_count": "phaseCount",
+    "phase_cycles": "phaseCycles",
+    "phase_ms": "phaseMs",
+    "work_cycles": "workCycles",
+    "average_active_tiles": "averageActiveTiles",
+    "mean_cycles": "meanCycles",
+    "p50_cycles": "p50Cycles",
+    "p95_cycles": "p95Cycles",
+    "maximum_cycles": "maximumCycles",
+    "first_offset": "firstOffset",
+    "last_offset": "lastOffset",
+}
+
+
+def _spec_names(groups: pl.DataFrame) -> pl.DataFrame:
+    """Groups with SPEC §4 field names (``phaseCycles``…), whichever spelling they came in."""
+    return groups.rename({k: v for k, v in _SPEC_NAMES.items() if k in groups.columns and v not in groups.columns})
+
+
 def _groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, str, Any]:
     """(groups table, group-by label, the Query or None) of a groups-chart source."""
     if _is_query_result(source):
         if query_flags:
             raise TypeError("query flags apply to a Profile source; this QueryResult is already computed")
         q = getattr(source, "query", None)
-        return source.groups, str(getattr(q, "group_by", "group")), q
+        return _spec_names(source.groups), str(getattr(q, "group_by", "group")), q
     if _is_profile(source):
-        from ._query import Query, query
+        from ._query import query
 
-        q = Query(**query_flags)
-        return query(source, q).groups, q.group_by, q
+        result = query(source, **query_flags)
+        return _spec_names(result.groups), result.query.group_by, result.query
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if isinstance(source, pl.DataFrame):
@@ -145,7 +168,7 @@ def _groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, 
             raise TypeError("query flags apply to a Profile source, not a DataFrame")
         if "name" not in source.columns:
             raise ValueError("groups DataFrame needs a 'name' column (QueryResult.groups layout)")
-        return source, "group", None
+        return _spec_names(source), "group", None
     raise TypeError(f"expected a Profile, QueryResult or groups DataFrame, got {type(source).__name__}")
 
 
@@ -201,7 +224,7 @@ def breakdown(
         pl.when(pl.col("name") == "").then(pl.lit("(empty)")).otherwise(pl.col("name")).alias("label")
     )
     order = data.get_column("label").to_list()
-    shown = f"top {len(order)} of {total} " if total > len(order) else ""
+    shown = f"top {len(order)} of {total}" if total > len(order) else f"{len(order)}"
     tooltip = [
         alt.Tooltip(c, title=c)
         for c in (
@@ -233,7 +256,7 @@ def breakdown(
             base.mark_text(align="left", dx=3, fontSize=10).encode(text=alt.Text("averageActiveTiles:Q", format=".1f"))
         )
     return alt.layer(*layers).properties(
-        title=f"{measure} by {label} ({shown}groups; label = average active tiles)",
+        title=f"{measure} by {label} ({shown} groups; label = average active tiles)",
         width=520,
         height=alt.Step(18),
     )
@@ -439,13 +462,12 @@ _PHASE_NAME = re.compile(r"^phase (\d+)/(\d+)$")
 def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame | None, int]:
     """Per-phase groups (phase, epoch, phaseCycles, firstOffset…), the samples used and the clock."""
     if _is_profile(source):
-        from ._query import Query, query
+        from ._query import query
 
-        q = Query(**{**flags, "group_by": "phase", "limit": 0})
-        result = query(source, q)
-        filtered = {k: v for k, v in flags.items() if k not in ("sort_by", "samples")}
-        samples = source.filter(**filtered) if filtered else source.samples
-        groups, clock_hz = result.groups, source.clock_hz
+        result = query(source, **{**flags, "group_by": "phase", "limit": 0, "samples": 0})
+        filters = {k: v for k, v in flags.items() if k not in ("sort_by", "samples", "limit", "metadata_key")}
+        samples = source.filter(**filters) if filters else source.samples
+        groups, clock_hz = _spec_names(result.groups), source.clock_hz
     else:
         groups, label, _ = _groups_of(source, flags)
         if label not in ("phase", "group"):
@@ -462,7 +484,7 @@ def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.D
 
 
 def phase_waterfall(
-    source: Profile | QueryResult | pl.DataFrame, *, max_bars: int = 1500, **flags: Any
+    source: Profile | QueryResult | pl.DataFrame, *, max_bars: int = 400, **flags: Any
 ) -> alt.LayerChart | alt.Chart:
     """Each phase's phaseCycles stacked in execution order: where the serialized graph time goes.
 
@@ -534,7 +556,9 @@ def phase_waterfall(
             tooltip=tooltip,
         )
         .transform_calculate(bar_end="datum.bar + 0.9")
-        .properties(title=f"phase waterfall ({n} phases{merged})", width=640, height=300)
+        .properties(
+            title=f"phase waterfall ({n} phases{merged})", width=min(1200, max(480, 3 * bars.height)), height=300
+        )
     )
 
 
@@ -574,7 +598,7 @@ def gantt(
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=alt.X("start:Q", title="offset (cycles)"),
+            x=alt.X("start:Q", title="offset (cycles)", scale=alt.Scale(zero=False)),
             x2="end:Q",
             y=alt.Y("tile:O", title="physical tile", sort=tiles),
             color=encoding,

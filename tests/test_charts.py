@@ -236,3 +236,65 @@ def test_importing_charts_never_leaves_the_cdn_renderer_active():
     assert alt.renderers.active == "jupyter"
     assert alt.renderers.options.get("offline") is True
     assert HOSTILE  # the fixture string is what the hostile tests use
+
+
+# ---------------------------------------------------------------- groups charts (query core)
+
+
+def test_breakdown_of_a_profile_matches_the_query_core(hostile):
+    from ipu_nb import query
+
+    chart = charts.breakdown(hostile, by="kernel", measure="work-cycles", top=2)
+    spec = charts.to_spec(chart)
+    rows = next(iter(spec["datasets"].values()))
+    expected = query(hostile, group_by="kernel", sort_by="work-cycles", limit=2).groups
+    assert [r["name"] for r in rows] == expected.get_column("name").to_list()
+    assert [r["workCycles"] for r in rows] == expected.get_column("work_cycles").to_list()
+    assert [r["averageActiveTiles"] for r in rows] == expected.get_column("average_active_tiles").to_list()
+    bars, labels = spec["layer"]
+    assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
+    assert bars["encoding"]["x"]["field"] == "workCycles"
+    assert bars["encoding"]["y"]["sort"] == [r["label"] for r in rows]
+    assert bars["encoding"]["color"]["field"] == labels["encoding"]["text"]["field"] == "averageActiveTiles"
+    assert "dimensions" not in rows[0]  # nested columns are not embedded
+
+
+def test_breakdown_of_a_query_result_and_by_metadata_value(hostile):
+    from ipu_nb import query
+
+    result = query(hostile, group_by="metadata", metadata_key="layer", limit=0)
+    spec = charts.to_spec(charts.breakdown(result, top=2))
+    rows = next(iter(spec["datasets"].values()))
+    assert len(rows) == 2 and spec["title"].startswith("phaseCycles by metadata (top 2 of 3 groups")
+    again = charts.to_spec(charts.breakdown(hostile, by="metadata", metadata_key="layer"))
+    names = {r["name"] for r in next(iter(again["datasets"].values()))}
+    assert names == {"0", "1", "(missing)"}
+    with pytest.raises(ValueError, match="measure"):
+        charts.breakdown(hostile, measure="meanCycles")
+    with pytest.raises(TypeError, match="already computed"):
+        charts.breakdown(result, kind="compute")
+
+
+def test_phase_waterfall_accumulates_phase_cycles_in_execution_order(hostile):
+    from ipu_nb import query
+
+    spec = charts.to_spec(charts.phase_waterfall(hostile))
+    rows = next(iter(spec["datasets"].values()))
+    groups = query(hostile, group_by="phase", limit=0).groups.sort("first_offset")
+    cycles = groups.get_column("phase_cycles").to_list()
+    assert [r["phaseCycles"] for r in rows] == cycles
+    assert [r["to"] for r in rows] == list(np.cumsum(cycles))
+    assert [r["from"] for r in rows] == [0, *np.cumsum(cycles)[:-1]]
+    assert [r["kind"] for r in rows] == ["synchronization", "compute"]  # each phase's longest sample
+    same = charts.to_spec(charts.phase_waterfall(query(hostile, group_by="phase", limit=0)))
+    assert [r["to"] for r in next(iter(same["datasets"].values()))] == [r["to"] for r in rows]
+    with pytest.raises(ValueError, match="groups by phase"):
+        charts.phase_waterfall(query(hostile, group_by="kind"))
+
+
+def test_phase_waterfall_merges_runs_beyond_max_bars():
+    profile = sized_profile(per_tile=60, tiles=8)
+    spec = charts.to_spec(charts.phase_waterfall(profile, max_bars=7))
+    rows = next(iter(spec["datasets"].values()))
+    assert len(rows) <= 7 and sum(r["phases"] for r in rows) == 30
+    assert "runs of 5 phases" in spec["title"]

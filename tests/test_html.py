@@ -48,3 +48,35 @@ def test_tables_cap_rows_and_escape_cells():
     assert "<td>2,000</td>" in document
     rows = [{"name": "", "phaseCycles": 1}]
     assert "<em>(empty)</em>" in table_html(rows, [("name", "name", "text")], total=1)
+
+
+def test_query_result_repr_has_the_header_the_groups_and_escaped_samples(hostile):
+    from ipu_nb import query
+    from ipu_nb._html import query_result_html
+
+    result = query(hostile, group_by="operation", samples=2, at=1500)
+    document = result._repr_html_()
+    assert document == query_result_html(result)
+    assert_inert(document)
+    assert "<b>groupBy</b>=operation" in document and "<b>at</b>=1500" in document
+    assert f"<b>samples</b>={result.matched_sample_count}/9" in document
+    page = parse(document)
+    headers = [a for t, a in page.tags if t == "th"]
+    assert len(headers) == 12 + 9  # groups table and samples table
+    # every group of the result is a row, with its phaseCycles
+    for row in result.groups.iter_rows(named=True):
+        assert f"{row['phase_cycles']:,}</td>" in document
+    assert "longest samples" in document
+    assert "&lt;img src=x onerror=alert(1)&gt;&lt;/script&gt;=&lt;img" in document  # metadata entry, escaped
+
+
+def test_query_result_repr_caps_long_group_lists():
+    from chart_fixtures import sized_profile
+
+    from ipu_nb import query
+
+    result = query(sized_profile(per_tile=3, tiles=80), group_by="tile", limit=0)
+    document = result._repr_html_()
+    assert result.groups.height == 80
+    assert "50 of 80 rows shown" in document
+    assert document.count("<tr>") == 51

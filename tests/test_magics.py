@@ -1,0 +1,144 @@
+"""%load_ext ipu_nb, %ipu_open and %ipu_query in a real IPython shell."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+from chart_fixtures import HOSTILE, write_hostile
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+from ipu_nb import Profile, QueryResult, query
+from ipu_nb._cli import main as cli_main
+
+
+@pytest.fixture(scope="module")
+def shell():
+    ip = start_ipython()
+    html = ip.display_formatter.formatters["text/html"]
+    enabled, html.enabled = html.enabled, True  # a terminal shell formats only text; a notebook also HTML
+    active = ip.display_formatter.active_types
+    ip.display_formatter.active_types = [*active, "text/html"]
+    ip.run_line_magic("load_ext", "ipu_nb")
+    yield ip
+    html.enabled, ip.display_formatter.active_types = enabled, active
+    ip.run_line_magic("unload_ext", "ipu_nb")
+
+
+@pytest.fixture(scope="module")
+def profile_path(tmp_path_factory):
+    return write_hostile(tmp_path_factory.mktemp("magics") / "hostile.capnp")
+
+
+def run(shell, cell: str):
+    with capture_output() as captured:
+        result = shell.run_cell(cell)
+    return result, captured
+
+
+def test_ipu_open_stores_the_profile_and_shows_the_widget(shell, profile_path):
+    result, captured = run(shell, f"%ipu_open {profile_path}")
+    assert result.success
+    assert isinstance(shell.user_ns["profile"], Profile)
+    assert shell.user_ns["profile"].sample_count == 9
+    assert [o.data.keys() >= {"application/vnd.jupyter.widget-view+json"} for o in captured.outputs] == [True]
+
+
+def test_ipu_open_with_a_name_and_no_widget_shows_the_escaped_summary(shell, profile_path):
+    result, captured = run(shell, f"%ipu_open {profile_path} -o other --no-widget")
+    assert result.success
+    assert isinstance(shell.user_ns["other"], Profile)
+    (output,) = captured.outputs
+    document = output.data["text/html"]
+    assert "<b>samples</b>=9" in document
+    assert "&lt;/script&gt;&lt;script&gt;alert(2)" in document and "<script>alert" not in document
+
+
+def test_ipu_query_returns_the_same_result_as_the_command_line(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    flags = "--group-by kind --sort-by samples --samples 2 --limit 2"
+    result, _ = run(shell, f"%ipu_query profile {flags}")
+    assert result.success
+    answer = result.result
+    assert isinstance(answer, QueryResult)
+    assert (answer.query.group_by, answer.query.sort_by, answer.query.limit, answer.query.samples) == (
+        "kind",
+        "samples",
+        2,
+        2,
+    )
+    assert answer.groups.get_column("name").to_list() == ["synchronization", "exchange"]
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert cli_main(["profile-query", str(profile_path), *flags.split()]) == 0
+    assert answer.to_text() == stdout.getvalue()
+    # the cell's value is displayed through the result's rich repr: summary and groups table, escaped
+    html = shell.display_formatter.format(answer)[0]["text/html"]
+    assert "<b>samples</b>=9/9" in html and "synchronization" in html
+    assert HOSTILE not in html
+
+
+def test_ipu_query_accepts_a_path_and_a_variable_holding_a_path(shell, profile_path):
+    result, _ = run(shell, f"%ipu_query {profile_path} --kind compute --group-by tile")
+    assert result.success and result.result.matched_sample_count == 3
+    shell.user_ns["where"] = str(profile_path)
+    result, _ = run(shell, "%ipu_query where --tile 2")
+    assert result.success and result.result.matched_sample_count == 3
+    expected = query(shell.user_ns["profile"], tiles=[2]).groups
+    assert result.result.groups.equals(expected)
+
+
+def test_assignment_keeps_the_result(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    result, _ = run(shell, "r = %ipu_query profile --group-by phase")
+    assert result.success
+    assert isinstance(shell.user_ns["r"], QueryResult)
+    assert shell.user_ns["r"].groups.get_column("name").to_list() == ["phase 1/0", "phase 0/0"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("%ipu_query profile --kind bogus", "ipu_query: argument --kind: invalid choice: 'bogus'"),
+        ("%ipu_query profile --bogus", "ipu_query: unrecognized arguments: --bogus"),
+        ("%ipu_query profile --metadata =x", "ipu_query: argument --metadata"),
+        ("%ipu_query profile --group-by metadata", "ipu_query: --group-by metadata requires --metadata-key NAME"),
+        ("%ipu_query no_such_name", "ipu_query: no variable or file named 'no_such_name'"),
+        ("%ipu_query {missing}", "ipu_query: profile not found:"),
+        ("%ipu_query {corrupt}", "ipu_query: "),
+        ("%ipu_query r_is_not_a_profile", "ipu_query: variable 'r_is_not_a_profile' holds a int, not a Profile"),
+        ("%ipu_query", "ipu_query: missing SOURCE"),
+        ("%ipu_query profile --kernel 'unbalanced", "ipu_query: No closing quotation"),
+        ("%ipu_open {missing}", "ipu_open: profile not found:"),
+        ("%ipu_open {corrupt}", "ipu_open: "),
+        ("%ipu_open {profile} -o 1bad", "ipu_open: -o expects a Python variable name"),
+    ],
+)
+def test_errors_print_one_line_and_no_traceback(shell, profile_path, tmp_path, cell, message):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    shell.user_ns["r_is_not_a_profile"] = 3
+    corrupt = tmp_path / "corrupt.capnp"
+    corrupt.write_bytes(b"\x00\x00\x00\x00\xff\xff\x00\x00" + b"\x07" * 40)
+    cell = cell.format(missing=tmp_path / "missing.capnp", corrupt=corrupt, profile=profile_path)
+    result, captured = run(shell, cell)
+    assert not result.success
+    lines = captured.stderr.strip().splitlines()
+    assert len(lines) == 1, captured.stderr
+    assert lines[0].startswith(f"UsageError: {message}"), lines[0]
+    assert "Traceback" not in captured.stdout + captured.stderr
+    assert captured.outputs == []
+
+
+def test_help_prints_the_flags_and_returns_nothing(shell):
+    result, captured = run(shell, "%ipu_query profile --help")
+    assert result.success and result.result is None
+    assert "--group-by BY" in captured.stdout and captured.stdout.startswith("usage: %ipu_query")
+
+
+def test_unload_removes_the_magics_and_load_restores_them(shell):
+    shell.run_line_magic("unload_ext", "ipu_nb")
+    assert not {"ipu_open", "ipu_query"} & set(shell.magics_manager.magics["line"])
+    shell.run_line_magic("load_ext", "ipu_nb")
+    assert {"ipu_open", "ipu_query"} <= set(shell.magics_manager.magics["line"])
