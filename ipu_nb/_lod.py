@@ -65,6 +65,9 @@ class TimelineIndex:
         Legend of the kernel classes (class i + 1 is ``kernel_names[i]``).
     span : int
         ``profileSpanCycles``.
+    overlaps : bool
+        Whether samples of a row overlap (never in runtime files, where a tile's samples
+        are contiguous); windows then take a slower path that accumulates repeated cells.
     """
 
     row_tiles: np.ndarray
@@ -78,6 +81,7 @@ class TimelineIndex:
     kernel_class: np.ndarray
     kernel_names: list[str]
     span: int
+    overlaps: bool
 
     @property
     def rows(self) -> int:
@@ -153,6 +157,7 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
         kernel_class=kernel_class,
         kernel_names=names,
         span=int(end.max()) if len(end) else 0,
+        overlaps=bool(np.any((start[1:] < end[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False,
     )
 
 
@@ -268,45 +273,57 @@ def _summarise(
     v = np.minimum(index.end[pos], end) - start
     v = v / width
     i0 = u.astype(np.int64)
-    np.minimum(i0, bins - 1, out=i0)
-    i1 = v.astype(np.int64)  # cell holding the end; == bins when the sample runs past the window
+    i1 = v.astype(np.int64)  # cell holding the end; == bins when the sample runs to the window's end
     base = index.row[pos] * bins
-    same = i0 == i1
-    # Partial cells: the first and last cell each sample touches; whole cells in between.
-    first = np.where(same, v, i0 + 1) - u
+    # Partial cells: the first and last cell each sample touches (zero where it is the same cell).
+    first = np.minimum(v, i0 + 1) - u
     last = v - i1
-    last[same | (i1 >= bins)] = 0.0
+    last *= i1 > i0
     c0 = base + i0
     c1 = base + np.minimum(i1, bins - 1)
+    # Whole cells strictly between them, listed one by one (at most one sample per cell
+    # unless samples overlap, so their total is bounded by the cells).
     inner = i1 - i0 - 1
-    has_inner = inner > 0
+    has_inner = np.flatnonzero(inner > 0)
+    n_inner = inner[has_inner]
+    total = int(n_inner.sum())
+    whole = np.repeat(c0[has_inner] + 1 - (np.cumsum(n_inner) - n_inner), n_inner) + np.arange(total)
+    owner = np.repeat(has_inner, n_inner)
+    overlapping = index.overlaps
 
     def cover(weight: np.ndarray | None) -> np.ndarray:
-        """Exact covered fraction per cell; whole cells come from a difference array."""
-        w0, w1, wi = (first, last, has_inner) if weight is None else (first * weight, last * weight, has_inner & weight)
-        out = np.bincount(c0, w0, cells)
-        out += np.bincount(c1, w1, cells)
-        diff = np.bincount(c0 + 1, wi, cells + 1)
-        diff -= np.bincount(base + i1, wi, cells + 1)
-        out += np.cumsum(diff[:cells])
+        """Exact covered fraction per cell (overlapping samples add up)."""
+        if weight is None:
+            out = np.bincount(c0, first, cells)
+            out += np.bincount(c1, last, cells)
+            _add(out, whole, 1.0, overlapping)
+        else:
+            out = np.bincount(c0, first * weight, cells)
+            out += np.bincount(c1, last * weight, cells)
+            w = weight[owner].astype(np.float64)
+            _add(out, whole, w, overlapping)
         return out
 
     coverage = cover(None)
     matched_coverage = coverage if ok.all() else cover(ok)
 
     # Dominant class: the largest single overlap wins, matching samples before others.
-    # Key: matching bit, then overlap (16 bits), then class (8 bits); 0 for no overlap.
-    tag = (ok.astype(np.int64) << 24) | classes
-    best = np.zeros(cells, dtype=np.int64)
+    # Key: matching bit 24, overlap in bits 8..23, class in bits 0..7; 0 for no overlap.
+    tag = (ok.astype(np.int32) << 24) | classes.astype(np.int32)
+    best = np.zeros(cells, dtype=np.int32)
     for c, part in ((c0, first), (c1, last)):
-        q = (part * 65535).astype(np.int64)
-        np.maximum.at(best, c, np.where(part > 0, tag | (q << 8), 0))
-    if has_inner.any():
-        n_inner = inner[has_inner]
-        total = int(n_inner.sum())
-        cell = np.repeat(c0[has_inner] + 1 - (np.cumsum(n_inner) - n_inner), n_inner) + np.arange(total)
-        np.maximum.at(best, cell, np.repeat(tag[has_inner] | (65535 << 8), n_inner))
-    cls = np.where((best >> 24) > 0, best & 0xFF, GREY).astype(np.uint8)
+        key = (part * 65535).astype(np.int32) << 8
+        key |= tag
+        key *= part > 0
+        np.maximum.at(best, c, key)
+    if total:
+        key = tag[owner] | np.int32(65535 << 8)
+        if overlapping:
+            np.maximum.at(best, whole, key)
+        else:
+            best[whole] = key  # a whole cell has no other overlapping sample
+    cls = (best & 0xFF).astype(np.uint8)
+    cls[best < (1 << 24)] = GREY
     return LodWindow(
         start=start,
         end=end,
@@ -316,6 +333,14 @@ def _summarise(
         matched_coverage=matched_coverage.reshape(rows, bins),
         sample_count=len(classes),
     )
+
+
+def _add(out: np.ndarray, cells: np.ndarray, value: float | np.ndarray, repeats: bool) -> None:
+    """``out[cells] += value``, accumulating repeated cells only when there can be some."""
+    if repeats:
+        np.add.at(out, cells, value)
+    else:
+        out[cells] += value
 
 
 def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
@@ -335,9 +360,14 @@ def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
             flags.tobytes(),
             answer.sample.astype("<u4").tobytes(),
         ]
-    shown = np.where(answer.cls == GREY, answer.coverage, answer.matched_coverage)
-    level = np.where(shown > 0, np.ceil(np.minimum(shown, 1.0) * 7), 0).astype(np.uint8)
-    cells = (answer.cls & 0x1F) | (level << 5)
+    grey = answer.cls == GREY
+    shown = answer.matched_coverage.astype(np.float32)
+    if answer.matched_coverage is not answer.coverage:
+        shown[grey] = answer.coverage[grey]
+    np.minimum(shown, 1.0, out=shown)
+    shown *= 7
+    level = np.ceil(shown).astype(np.uint8)
+    cells = answer.cls | (level << 5)
     header = {
         "mode": "lod",
         "start": answer.start,
@@ -345,7 +375,7 @@ def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
         "bins": answer.bins,
         "count": answer.sample_count,
     }
-    return header, [cells.astype(np.uint8).tobytes()]
+    return header, [cells.tobytes()]
 
 
 def overview(index: TimelineIndex, active: np.ndarray, bins: int) -> np.ndarray:
