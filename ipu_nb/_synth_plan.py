@@ -25,10 +25,6 @@ class Fmt:
         return self.fmt.format(*(int(c) if np.ndim(c) == 0 else int(c[0]) for c in self.columns))
 
 
-#: A planner or step metadata value: one per busy tile (array / Fmt) or one for the phase (int / str).
-Value = "np.ndarray | int | str | Fmt"
-
-
 @dataclass
 class Transfers:
     """The transfers of one exchange, one row per (tensor, destination): logical tiles and bytes."""
@@ -64,7 +60,8 @@ class Command:
     role: str
     region: str
     tiles: np.ndarray  # int64 logical tile positions with work, ascending
-    planner: dict[str, object]  # planner key -> Value (the `label` key names the command)
+    # Metadata values are one per busy tile (int array or Fmt) or one for the phase (int or str).
+    planner: dict[str, object]  # planner key -> value (the `label` key names the command)
     shape: Fmt
     cycles: np.ndarray  # float64 per busy tile
     transfers: Transfers = field(default_factory=Transfers.empty)

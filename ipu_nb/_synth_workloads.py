@@ -136,7 +136,7 @@ def gemm(
                             "inner_block": i,
                             "row_start": t["row_start"],
                             "rows": rows,
-                            "output_bytes": rows * BLOCK * 4,
+                            "output_bytes": rows * BLOCK * size,
                             "block_dimension": BLOCK,
                             "inner_block_dimension": BLOCK,
                         },
@@ -177,8 +177,13 @@ def elementwise(
     cycles_per_row: float,
     calls: tuple[tuple[str, float], ...] = (),
     parameters: bool = False,
+    size: int = 4,
 ) -> tuple[Iterator[Command], int]:
-    """One phase per wave applying `kernel` to each tile's slice of an output (bias, GELU, norm, copy)."""
+    """One phase per wave applying `kernel` to each tile's slice of an output (bias, GELU, norm, copy).
+
+    `size` is the element size in bytes; with `parameters`, a per-column vector (bias, scale) is
+    broadcast to the tiles of each output column in the exchange before.
+    """
     out_base = ctx.ids(out.row_blocks * out.column_blocks * out.splits)
     param_base = ctx.ids(out.column_blocks)
 
@@ -191,7 +196,7 @@ def elementwise(
             transfers = Transfers.empty()
             if parameters:  # bias / scale vectors live in one place and are broadcast to their column's tiles
                 p_tensor = param_base + c
-                transfers = _transfers(p_tensor, ctx.stored_on(p_tensor), tile, np.full_like(rows, BLOCK * 4))
+                transfers = _transfers(p_tensor, ctx.stored_on(p_tensor), tile, np.full_like(rows, BLOCK * size))
             yield (
                 Command(
                     kernel=kernel,
@@ -206,7 +211,7 @@ def elementwise(
                         "output_block_column": c,
                         "row_start": t["row_start"],
                         "rows": rows,
-                        "output_bytes": rows * BLOCK * 4,
+                        "output_bytes": rows * BLOCK * size,
                         "block_dimension": BLOCK,
                     },
                     shape=Fmt("{}x{}", (rows, BLOCK)),
@@ -384,7 +389,7 @@ def _attention(ctx: _Context, busy: np.ndarray, layers: int) -> Iterator[Command
     yield from phases
     for layer in range(layers):
         prefix, region = f"Encoder layer {layer}", f"encoder_layer_{layer:02d}"
-        ew = dict(prefix=prefix, layer=layer)
+        ew = dict(prefix=prefix, layer=layer, size=2)
         phases, base = elementwise(
             ctx, what="layer norm 1", kernel="layer_norm_affine_f16", role="norm", region=f"{region}.norm1_qkv",
             out=hidden, source_base=base, cycles_per_row=BLOCK * 3.0, parameters=True, **ew,
@@ -436,7 +441,7 @@ def _attention(ctx: _Context, busy: np.ndarray, layers: int) -> Iterator[Command
             calls=(("add_bias_f16_c16", 0.6), ("check_finite_f16", 0.4)), **ew,
         )  # fmt: skip
         yield from phases
-    ew = dict(prefix="Output", layer=layers)
+    ew = dict(prefix="Output", layer=layers, size=2)
     phases, base = elementwise(
         ctx, what="final norm", kernel="layer_norm_affine_f16", role="norm", region="output", out=hidden,
         source_base=base, cycles_per_row=BLOCK * 3.0, parameters=True, **ew,
