@@ -92,7 +92,13 @@ def _columns(root: object) -> Columns:
             act_counts.append(len(activities))
             for activity in activities:
                 akind = activity._get("kind")
-                akind_raw = akind if isinstance(akind, int) else _ACT_INDEX[str(akind)]
+                akind_raw = (
+                    akind
+                    if isinstance(akind, int)
+                    else int(akind.raw)
+                    if hasattr(akind, "raw")
+                    else _ACT_INDEX[str(akind)]
+                )
                 acts.append((akind_raw, activity.startCycle, activity.endCycle))
     table = np.array(ints, dtype=np.int64).reshape(-1, 7)
     act_table = np.array(acts, dtype=np.int64).reshape(-1, 3)
