@@ -35,6 +35,9 @@ def decode_reference_bytes(data: bytes, where: str = "<bytes>") -> Columns:
     try:
         with schema.Profile.from_bytes(data, traversal_limit_in_words=limit, nesting_limit=64) as root:
             return _columns(root)
+    except UnsupportedSchemaVersionError as exc:
+        exc.args = (f"{where}: {exc}",)
+        raise
     except ProfileFormatError as exc:
         raise ProfileFormatError(f"{where}: {exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:

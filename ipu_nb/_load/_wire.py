@@ -80,7 +80,9 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
     root = msg.structs(root_addr, zero_seg, None, "root Profile", lambda i: "root")
     version = int(msg.field(root, 0, np.uint32)[0])
     if version not in SUPPORTED_SCHEMA_VERSIONS:
-        raise UnsupportedSchemaVersionError(version, SUPPORTED_SCHEMA_VERSIONS)
+        error = UnsupportedSchemaVersionError(version, SUPPORTED_SCHEMA_VERSIONS)
+        error.args = (f"{where}: {error}",)
+        raise error
     clock_hz = int(msg.field(root, 8, np.uint64)[0])
     addr, present = msg.pointer(root, 0)
     _, tiles = msg.struct_lists(addr, root.seg, present, "Profile.tiles", lambda i: "root")
