@@ -54,6 +54,8 @@ _SORT_COLUMN = {
     "samples": "sample_count",
 }
 _PAIR = pl.Struct({"name": pl.String, "value": pl.String})
+#: High bits of the one-column sort key available for (group, phase, epoch); wider ids take a multi-column sort.
+_KEY_BITS = 32
 
 
 class QueryError(ValueError):
@@ -382,7 +384,7 @@ def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
     phase_bits = _fact(profile, "phase_bits", lambda: _max_bits(profile.samples.get_column("phase")))
     epoch_bits = _fact(profile, "epoch_bits", lambda: _max_bits(profile.samples.get_column("epoch")))
     lf = lf.with_columns(end=pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64))
-    if gid_bits + phase_bits + epoch_bits <= 32:
+    if gid_bits + phase_bits + epoch_bits <= _KEY_BITS:
         # One u64 sort key: (group, phase, epoch) in the high 32 bits, offset (< 2^32) in the low ones.
         partition = (
             (pl.col("gid") * 2 ** (phase_bits + epoch_bits))
@@ -425,7 +427,7 @@ def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
         first_offset=pl.col("offset").min().cast(pl.Int64),
         last_offset=pl.col("end").max(),
     )
-    grouped = grouped.with_columns(_names(q, name)).with_columns(_derived(profile.clock_hz))
+    grouped = grouped.with_columns(_names(q, name)).with_columns(_derived())
     if q.sort_by == "name":
         grouped = grouped.sort(["name", "first_offset"])
     else:
@@ -439,7 +441,6 @@ def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
         "tile_count",
         "phase_count",
         "phase_cycles",
-        "phase_ms",
         "work_cycles",
         "average_active_tiles",
         "mean_cycles",
@@ -449,6 +450,17 @@ def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
         "first_offset",
         "last_offset",
     )
+
+
+def _with_ms(groups: pl.DataFrame, clock_hz: int) -> pl.DataFrame:
+    """Insert ``phase_ms`` = (cycles × 1000.0) / clockHz, computed element by element in numpy.
+
+    (polars turns a division by a scalar into a multiplication by its reciprocal,
+    which changes the last bit; SPEC §4 fixes the operation order.)
+    """
+    cycles = groups.get_column("phase_cycles").to_numpy().astype(np.float64)
+    ms = (cycles * 1000.0) / float(clock_hz) if clock_hz else np.zeros(len(cycles))
+    return groups.insert_column(groups.columns.index("phase_cycles") + 1, pl.Series("phase_ms", ms, pl.Float64))
 
 
 def _pair(name: str, value: pl.Expr) -> pl.Expr:
@@ -479,13 +491,15 @@ def _names(q: Query, name: pl.Expr) -> list[pl.Expr]:
     return [name.alias("name"), pl.lit([], dtype=pl.List(_PAIR)).alias("dimensions")]
 
 
-def _derived(clock_hz: int) -> list[pl.Expr]:
-    """The float columns, each in SPEC §4's operation order (the order changes the last bit)."""
+def _derived() -> list[pl.Expr]:
+    """The ratio columns, each in SPEC §4's operation order (the order changes the last bit).
+
+    Both operands are columns: polars divides column by column exactly, whereas a
+    column divided by a scalar may become a multiplication by its reciprocal.
+    """
     phase = pl.col("phase_cycles").cast(pl.Float64)
     work = pl.col("work_cycles").cast(pl.Float64)
-    phase_ms = (phase * 1000.0) / float(clock_hz) if clock_hz else pl.lit(0.0, pl.Float64)
     return [
-        phase_ms.alias("phase_ms"),
         pl.when(pl.col("phase_cycles") > 0).then(work / phase).otherwise(0.0).alias("average_active_tiles"),
         (work / pl.col("sample_count").cast(pl.Float64)).alias("mean_cycles"),
     ]
@@ -667,7 +681,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
         plans.append(_longest(filtered, q.samples))
     frames = pl.collect_all(plans)
     matched = int(frames[0].item())
-    groups = frames[1]
+    groups = _with_ms(frames[1], profile.clock_hz)
     if q.samples:
         longest = frames[2]
         samples = longest.with_columns(_metadata_lists(profile, longest.get_column("sample").to_numpy(), strings=True))

@@ -235,7 +235,7 @@ def debug_str(text: str) -> str:
         if c in _SHORT:
             out.append(_SHORT[c])
         elif unicodedata.category(c)[0] in "CZM" and c != " ":
-            out.append("\\u{%x}" % ord(c))
+            out.append("\\u{%x}" % ord(c))  # noqa: UP031
         else:
             out.append(c)
     return '"' + "".join(out) + '"'
@@ -244,7 +244,7 @@ def debug_str(text: str) -> str:
 def to_text(report: dict[str, Any]) -> str:
     at = report["atOffset"]
     lines = [
-        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s"
+        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s"  # noqa: UP031  (C printf, as SPEC says)
         % (
             report["tileCount"],
             report["matchedSampleCount"],
@@ -258,7 +258,7 @@ def to_text(report: dict[str, Any]) -> str:
     ]
     for g in report["groups"]:
         lines.append(
-            "%s\t%d\t%d\t%d\t%d\t%.6f\t%d\t%.2f\t%.2f\t%d\t%d\t%d"
+            "%s\t%d\t%d\t%d\t%d\t%.6f\t%d\t%.2f\t%.2f\t%d\t%d\t%d"  # noqa: UP031
             % (
                 g["name"],
                 g["phaseCount"],
