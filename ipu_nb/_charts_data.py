@@ -36,6 +36,11 @@ def _busy() -> pl.Expr:
     return (pl.col("kind").cast(pl.String) != "idle") & ~pl.col("inactive").fill_null(False)
 
 
+def _working() -> pl.Expr:
+    """Samples doing work: compute (unless ``active=false``) and exchange; sync and idle are waiting."""
+    return pl.col("kind").cast(pl.String).is_in(["compute", "exchange"]) & ~pl.col("inactive").fill_null(False)
+
+
 def _end() -> pl.Expr:
     return pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)
 
@@ -53,11 +58,13 @@ def spec_percentile(sorted_durations: np.ndarray, percent: int) -> int:
 
 
 def tile_grid_frame(samples: pl.DataFrame, tiles: pl.Series | None = None) -> pl.DataFrame:
-    """Per physical tile of the selection: cycles, busy cycles, busy share, grid row and column.
+    """Per physical tile of the selection: cycles, busy cycles, shares of the window, grid row and column.
 
-    ``busy_share`` divides a tile's busy cycles (not idle, not ``active=false``)
-    by the selection's window (first offset to last end over all its samples),
-    so a phase selection shows each tile's occupancy inside that phase.
+    The window is the selection's extent (first offset to last end over all its
+    samples), so a phase selection shows each tile's occupancy inside that phase.
+    ``share`` is the tile's selected cycles over the window; ``busy_share`` counts
+    only working samples (compute not flagged ``active=false``, and exchange):
+    synchronization and idle are time spent waiting.
     ``tiles`` lists every tile to draw (all of the profile's, zero-filled);
     by default only tiles with a selected sample appear.
     """
@@ -65,7 +72,7 @@ def tile_grid_frame(samples: pl.DataFrame, tiles: pl.Series | None = None) -> pl
     per_tile = samples.group_by("tile").agg(
         pl.len().cast(pl.Int64).alias("samples"),
         pl.col("duration").cast(pl.Int64).sum().alias("cycles"),
-        pl.col("duration").cast(pl.Int64).filter(_busy()).sum().alias("busy_cycles"),
+        pl.col("duration").cast(pl.Int64).filter(_working()).sum().alias("busy_cycles"),
     )
     window = int(samples.select(_end().max() - pl.col("offset").cast(pl.Int64).min()).item() or 0)
     base = (
@@ -77,6 +84,7 @@ def tile_grid_frame(samples: pl.DataFrame, tiles: pl.Series | None = None) -> pl
         base.join(per_tile.with_columns(pl.col("tile").cast(pl.Int64)), on="tile", how="left")
         .with_columns(pl.col("samples", "cycles", "busy_cycles").fill_null(0))
         .with_columns(
+            (pl.col("cycles") / window if window else pl.lit(0.0)).alias("share"),
             (pl.col("busy_cycles") / window if window else pl.lit(0.0)).alias("busy_share"),
             (pl.col("tile") // GRID_COLUMNS).alias("row"),
             (pl.col("tile") % GRID_COLUMNS).alias("column"),

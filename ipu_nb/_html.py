@@ -28,8 +28,9 @@ STYLE = """<style>
 .ipu-nb-repr table.ipu-nb-table th, .ipu-nb-repr table.ipu-nb-table td {
   padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 .ipu-nb-repr table.ipu-nb-table th { background: #f4f4f4; }
-.ipu-nb-repr table.ipu-nb-table td.ipu-nb-text { text-align: left; max-width: 40em;
-  overflow: hidden; text-overflow: ellipsis; }
+.ipu-nb-repr table.ipu-nb-table td.ipu-nb-text { text-align: left; }
+.ipu-nb-repr .ipu-nb-clip { display: inline-block; max-width: 36em; overflow: hidden;
+  text-overflow: ellipsis; vertical-align: bottom; }
 .ipu-nb-repr .ipu-nb-note { color: #777; font-size: 12px; }
 </style>"""
 
@@ -77,13 +78,14 @@ def _cell(value: object, fmt: str) -> str:
     if fmt == "meta":
         entries = value if isinstance(value, list) else []
         text = ", ".join(f"{e.get('name')}={e.get('value')}" for e in entries if isinstance(e, dict))
-        return f'<td class="ipu-nb-text" title="{_esc(text)}">{_esc(text)}</td>'
+        return f'<td class="ipu-nb-text" title="{_esc(text)}"><span class="ipu-nb-clip">{_esc(text)}</span></td>'
     if isinstance(value, float):
         return f"<td>{_esc(f'{value:.6g}')}</td>"
     if isinstance(value, int):
         return f"<td>{_esc(f'{value:,}')}</td>"
     text = str(value)
-    return f'<td class="ipu-nb-text" title="{_esc(text)}">{_esc(text) if text else "<em>(empty)</em>"}</td>'
+    shown = f'<span class="ipu-nb-clip">{_esc(text)}</span>' if text else "<em>(empty)</em>"
+    return f'<td class="ipu-nb-text" title="{_esc(text)}">{shown}</td>'
 
 
 def table_html(rows: Sequence[dict[str, Any]], columns: Iterable[tuple[str, str, str]], *, total: int) -> str:

@@ -75,6 +75,7 @@ _MEASURE_ALIASES = {
     "work_cycles": "workCycles",
 }
 _SAVE_FORMATS = (".png", ".svg", ".pdf", ".html", ".json")
+_HEATMAP_VALUES = ("busy_share", "share", "cycles", "busy_cycles", "samples")
 
 
 class SelectionTooLargeError(ValueError):
@@ -264,23 +265,26 @@ def breakdown(
 
 def tile_heatmap(
     source: Profile | pl.DataFrame,
-    value: Literal["busy_share", "cycles", "busy_cycles", "samples"] = "busy_share",
+    value: Literal["busy_share", "share", "cycles", "busy_cycles", "samples"] = "busy_share",
     *,
     cell: int = 11,
     **flags: Any,
 ) -> alt.Chart:
     """The selection per tile, laid out as the physical tile grid (row = id div 64, column = id mod 64).
 
-    ``busy_share`` is a tile's busy cycles (not idle, not ``active=false``) over
-    the selection's time window; ``cycles`` sums all selected durations. With a
-    Profile source every profiled tile is drawn (zero when unselected).
+    ``busy_share`` is the share of the selection's time window a tile spends
+    working (compute not flagged ``active=false``, and exchange; synchronization
+    and idle are waiting); ``share`` counts every selected sample, so
+    ``kind="synchronization"`` shows where tiles wait; ``cycles`` sums the
+    selected durations. With a Profile source every profiled tile is drawn
+    (zero when unselected).
     """
-    if value not in ("busy_share", "cycles", "busy_cycles", "samples"):
-        raise ValueError(f"value must be busy_share, cycles, busy_cycles or samples, got {value!r}")
+    if value not in _HEATMAP_VALUES:
+        raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
     samples, tiles, _ = _samples_of(source, flags)
     grid = tile_grid_frame(samples, tiles)
     rows = max(23, int(grid.get_column("row").max() or 0) + 1) if grid.height else 23
-    share = value == "busy_share"
+    share = value in ("busy_share", "share")
     title = value.replace("_", " ")
     return (
         alt.Chart(grid)
@@ -312,6 +316,7 @@ def tile_heatmap(
                 alt.Tooltip("cycles:Q", format=","),
                 alt.Tooltip("busy_cycles:Q", format=","),
                 alt.Tooltip("busy_share:Q", format=".1%"),
+                alt.Tooltip("share:Q", format=".1%"),
             ],
         )
         .properties(

@@ -38,15 +38,18 @@ def test_tile_grid_sums_cycles_per_physical_tile_and_places_it_on_the_grid(hosti
     rows = {r["tile"]: r for r in grid.to_dicts()}
     assert sorted(rows) == [0, 2, 64, 1471]
     assert rows[0]["cycles"] == 600 + 400 + 3000
-    assert rows[0]["busy_cycles"] == 4000
+    assert rows[0]["busy_cycles"] == 400 + 3000  # compute and exchange work; the sync is waiting
     # the active=false compute sample on tile 64 is not busy, but it is selected
     assert rows[64]["cycles"] == 1500 + 400 + 50
-    assert rows[64]["busy_cycles"] == 1900
+    assert rows[64]["busy_cycles"] == 400
     assert (rows[64]["row"], rows[64]["column"]) == (1, 0)
     assert (rows[1471]["row"], rows[1471]["column"], rows[1471]["samples"]) == (22, 63, 0)
     # window = longest per-tile extent (tile 0: offsets 0..4000)
-    assert rows[0]["busy_share"] == pytest.approx(1.0)
-    assert rows[2]["busy_share"] == pytest.approx(2050 / 4000)
+    assert rows[0]["share"] == pytest.approx(1.0)
+    assert rows[0]["busy_share"] == pytest.approx(3400 / 4000)
+    assert rows[2]["share"] == pytest.approx(2050 / 4000)
+    assert rows[2]["busy_share"] == pytest.approx(1400 / 4000)
+    assert rows[1471]["share"] == 0.0
 
 
 def test_tile_heatmap_spec_encodes_grid_fields(hostile):
@@ -65,7 +68,8 @@ def test_tile_heatmap_of_a_dataframe_selection_draws_only_its_tiles(hostile):
     spec = charts.to_spec(charts.tile_heatmap(selection))
     rows = next(iter(spec["datasets"].values()))
     assert [r["tile"] for r in rows] == [2]
-    assert rows[0]["busy_share"] == pytest.approx(1.0)
+    assert rows[0]["share"] == pytest.approx(1.0)
+    assert rows[0]["busy_share"] == pytest.approx(1400 / 2050)
 
 
 # ---------------------------------------------------------------- active tiles
