@@ -20,23 +20,21 @@ class Vocab:
     """An append-only dictionary of distinct strings, each with a stable uint32 code."""
 
     def __init__(self) -> None:
-        self._index: dict[str, int] = {}
-        self._items: list[str] = []
+        self._index: dict[str, int] = {}  # insertion order is code order
+        self._arrow: pa.Array | None = None
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._index)
 
     def code(self, text: str) -> int:
         """The code of `text`, interning it on first sight."""
-        code = self._index.get(text)
-        if code is None:
-            code = self._index[text] = len(self._items)
-            self._items.append(text)
-        return code
+        index = self._index
+        return index.setdefault(text, len(index))
 
     def codes(self, texts: Iterable[str]) -> np.ndarray:
         """Codes of several strings, in order."""
-        return np.array([self.code(t) for t in texts], dtype=np.uint32)
+        index = self._index
+        return np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.uint32)
 
     def ints(self, values: np.ndarray | int, fmt: str = "{}", n: int | None = None) -> np.ndarray:
         """Codes of integers written with `fmt` (decimal by default; `"0x{:x}"` for addresses).
@@ -49,7 +47,7 @@ class Vocab:
         if len(values) == 0:
             return np.zeros(0, dtype=np.uint32)
         unique, inverse = np.unique(values, return_inverse=True)
-        table = np.array([self.code(fmt.format(u)) for u in unique.tolist()], dtype=np.uint32)
+        table = self.codes(fmt.format(u) for u in unique.tolist())
         return table[inverse.reshape(-1)]
 
     def rows(self, fmt: str, *columns: np.ndarray | int) -> np.ndarray:
@@ -63,14 +61,16 @@ class Vocab:
         new = np.ones(length, dtype=bool)
         new[1:] = np.any(stacked[1:] != stacked[:-1], axis=1)
         group = np.cumsum(new) - 1
-        table = np.array([self.code(fmt.format(*row)) for row in stacked[new].tolist()], dtype=np.uint32)
+        table = self.codes(fmt.format(*row) for row in stacked[new].tolist())
         out = np.empty(length, dtype=np.uint32)
         out[order] = table[group]
         return out
 
     def arrow(self) -> pa.Array:
-        """The distinct strings as a pyarrow string array, in code order."""
-        return pa.array(self._items, type=pa.string())
+        """The distinct strings as a pyarrow string array, in code order (cached until the next new string)."""
+        if self._arrow is None or len(self._arrow) != len(self._index):
+            self._arrow = pa.array(list(self._index), type=pa.string())
+        return self._arrow
 
     def strings(self, codes: np.ndarray) -> Strings:
         """A `Strings` column over this vocabulary."""
