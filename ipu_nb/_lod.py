@@ -112,10 +112,10 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
         "sample",
         "tile",
         "offset",
+        "kernel",
         end=pl.col("offset") + pl.col("duration").cast(pl.UInt64),
         kind=pl.col("kind").to_physical(),
         inactive="inactive",
-        kernel=pl.col("kernel").cast(pl.String),
     ).sort("tile", "offset", "sample")
     tile = by.get_column("tile").to_numpy()
     row = np.searchsorted(row_tiles, tile).astype(np.int64)
@@ -126,21 +126,23 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
     kind_class = (kind + 1).astype(np.uint8)
     kind_class[by.get_column("inactive").to_numpy()] = KIND_CLASSES.index("idle") + 1
 
-    kernels = by.get_column("kernel")
-    weight = pl.DataFrame({"kernel": kernels, "d": end - start}).group_by("kernel").agg(pl.col("d").sum())
-    ranked = weight.sort(["d", "kernel"], descending=[True, False]).get_column("kernel").to_list()
-    if len(ranked) > MAX_CLASSES:
-        ranked = [*ranked[: MAX_CLASSES - 1], "(other kernels)"]
-    names = [k if k else "(no kernel)" for k in ranked]
-    code = {k: i + 1 for i, k in enumerate(ranked)}
-    other = len(ranked)
-    kernel_class = (
-        kernels.replace_strict(list(code), list(code.values()), default=other, return_dtype=pl.UInt8)
-        .to_numpy()
-        .astype(np.uint8)
-        if len(kernels)
-        else np.zeros(0, dtype=np.uint8)
+    # Kernels ranked by total cycles get classes 1..30, the rest share the last one.
+    weight = (
+        by.group_by("kernel")
+        .agg(d=(pl.col("end") - pl.col("offset")).sum(), code=pl.col("kernel").to_physical().first())
+        .with_columns(name=pl.col("kernel").cast(pl.String))
+        .sort(["d", "name"], descending=[True, False])
     )
+    names = weight.get_column("name").to_list()
+    codes = weight.get_column("code").to_numpy().astype(np.int64)
+    if len(names) > MAX_CLASSES:
+        names = [*names[: MAX_CLASSES - 1], "(other kernels)"]
+    classes = np.minimum(np.arange(1, len(codes) + 1), MAX_CLASSES).astype(np.uint8)
+    physical = by.get_column("kernel").to_physical().to_numpy().astype(np.int64)
+    lookup = np.zeros(int(codes.max()) + 1 if len(codes) else 1, dtype=np.uint8)
+    lookup[codes] = classes
+    kernel_class = lookup[physical] if len(physical) else np.zeros(0, dtype=np.uint8)
+    names = [n if n else "(no kernel)" for n in names]
 
     row_max = np.zeros(len(row_tiles), dtype=np.int64)
     if len(row):

@@ -19,7 +19,7 @@ import traitlets
 
 from . import _lod
 from ._profile import Profile
-from ._query import GROUP_BYS, KINDS, Query, QueryError
+from ._query import GROUP_BYS, KINDS, Query, QueryError, _metadata_mask
 
 __all__ = ["ProfileWidget"]
 
@@ -93,26 +93,43 @@ def query_from_state(filters: dict[str, Any], group_by: str, metadata_key: str |
     )
 
 
+def _row_mask_to_ids(profile: Profile, rows: np.ndarray) -> np.ndarray:
+    """A per-row mask re-indexed by sample id (the identity for loaded profiles)."""
+    ids = profile.samples.get_column("sample").to_numpy()
+    if len(ids) and (ids[-1] != len(ids) - 1 or not np.array_equal(ids, np.arange(len(ids)))):
+        out = np.zeros(int(ids.max()) + 1, dtype=bool)
+        out[ids] = rows
+        return out
+    return rows
+
+
 def filter_mask(profile: Profile, filters: dict[str, Any]) -> np.ndarray:
-    """Per sample id, whether it matches ``filters`` (SPEC §3 semantics, no ``at``)."""
+    """Per sample id, whether it matches ``filters`` (SPEC §3 semantics, no ``at``).
+
+    The same set as ``profile.filter(...)`` (tested), but a boolean array, cheap to
+    recompute on every filter change: categorical columns are compared by code.
+    """
     f = normalise_filters(filters)
+    samples = profile.samples
     expr = pl.lit(True)
     if f["kind"] is not None:
         expr &= pl.col("kind") == f["kind"]
     if f["kernel"] is not None:
-        expr &= pl.col("kernel").cast(pl.String) == f["kernel"]
+        expr &= pl.col("kernel") == f["kernel"]
     if f["operation_contains"] is not None:
-        expr &= pl.col("operation").cast(pl.String).str.contains(f["operation_contains"], literal=True)
+        ops = samples.select(pl.col("operation").unique())
+        hits = ops.filter(pl.col("operation").cast(pl.String).str.contains(f["operation_contains"], literal=True))
+        expr &= pl.col("operation").to_physical().is_in(hits.get_column("operation").to_physical().implode())
     if f["tiles"]:
         expr &= pl.col("tile").is_in(f["tiles"])
     if f["phases"]:
         expr &= pl.col("phase").is_in(f["phases"])
-    for name, value in (_parse_metadata(m) for m in f["metadata"]):
-        entries = profile.metadata.filter(pl.col("name").cast(pl.String) == name)
-        if value is not None:
-            entries = entries.filter(pl.col("value").cast(pl.String) == value)
-        expr &= pl.col("sample").is_in(entries.get_column("sample").unique().implode())
-    return profile.samples.select(expr.alias("m")).get_column("m").to_numpy()
+    rows = samples.select(expr.alias("m")).get_column("m").to_numpy()
+    if rows.shape != (samples.height,):
+        rows = np.broadcast_to(rows, (samples.height,)).copy()
+    if f["metadata"]:
+        rows = rows & _metadata_mask(profile, tuple(_parse_metadata(m) for m in f["metadata"]))
+    return _row_mask_to_ids(profile, rows)
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -405,68 +422,90 @@ class ProfileWidget(anywidget.AnyWidget):
         self.send({"type": "flame", **flame_tree(self._profile, self._mask, self.filters)})
 
 
-FLAME_LEVELS = ("kind", "kernel", "phase", "operation")
+FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
 
 
 def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any], min_share: float = 1 / 1500) -> dict:
     """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
 
-    Nodes below ``min_share`` of the total are merged into one ``…`` node per parent.
-    When the filters name an operation, its metadata entries (``name=value``, summed
-    over samples carrying each) come as a separate list, since entries overlap.
+    Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
+    the tree stays small at any profile size. When the filters name an operation, its
+    metadata entries (``name=value``, summed over the samples carrying each) come as a
+    separate list, since entries of one sample overlap.
     """
-    s = profile.samples
+    samples = profile.samples
+    ids = samples.get_column("sample").to_numpy()
     if mask is not None:
-        s = s.filter(pl.Series(mask))
-    frame = (
-        s.group_by("kind", "kernel", "phase", "epoch", "operation")
-        .agg(pl.col("duration").cast(pl.UInt64).sum().alias("value"))
-        .with_columns(
-            pl.col("kind").cast(pl.String), pl.col("kernel").cast(pl.String), pl.col("operation").cast(pl.String)
-        )
+        samples = samples.filter(pl.Series(mask[ids]))
+    base = samples.group_by("kind", "kernel", "phase", "epoch", "operation").agg(
+        value=pl.col("duration").cast(pl.UInt64).sum()
     )
-    total = int(frame.get_column("value").sum()) if frame.height else 0
+    total = int(base.get_column("value").sum()) if base.height else 0
     nodes: list[dict[str, Any]] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
     floor = total * min_share
-    keys = [["kind"], ["kernel"], ["phase", "epoch"], ["operation"]]
-    parents = {(): 0}
-    for depth, level_keys in enumerate(keys, start=1):
-        cols = [k for ks in keys[:depth] for k in ks]
-        level = frame.group_by(cols).agg(pl.col("value").sum()).sort("value", descending=True)
-        other: dict[tuple, int] = {}
+    parents: dict[tuple, int] = {(): 0}
+    kept_parents: pl.DataFrame | None = None
+    cols: list[str] = []
+    for depth, keys in enumerate(FLAME_KEYS, start=1):
+        parent_cols = list(cols)
+        cols = [*cols, *keys]
+        level = base.group_by(cols).agg(pl.col("value").sum())
+        if kept_parents is not None:
+            level = level.join(kept_parents, on=parent_cols, how="semi", nulls_equal=True)
+        big = level.filter(pl.col("value") >= floor).sort("value", descending=True)
+        small = level.filter(pl.col("value") < floor)
+        kept_parents = big.select(cols)
         next_parents: dict[tuple, int] = {}
-        for row in level.iter_rows(named=True):
-            parent_key = tuple(row[c] for c in cols[: -len(level_keys)])
-            parent = parents.get(parent_key)
-            if parent is None:
-                continue
-            if row["value"] < floor:
-                other[parent_key] = other.get(parent_key, 0) + row["value"]
-                continue
+        for row in big.iter_rows(named=True):
+            parent = parents[tuple(row[c] for c in parent_cols)]
             path = dict(nodes[parent]["path"])
-            if level_keys == ["phase", "epoch"]:
+            if keys == ("phase", "epoch"):
                 name = f"phase {row['phase']}/{row['epoch']}"
                 path["phase"] = row["phase"]
             else:
-                value = row[level_keys[0]]
-                name = value if level_keys != ["kernel"] or value else "(no kernel)"
-                path[level_keys[0]] = value
+                value = row[keys[0]]
+                name = value if keys != ("kernel",) or value else "(no kernel)"
+                path[keys[0]] = value
             next_parents[tuple(row[c] for c in cols)] = len(nodes)
             nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
-        for parent_key, value in other.items():
-            nodes.append({"name": "…", "level": depth, "value": value, "parent": parents[parent_key], "path": None})
+        if small.height:
+            rest = (
+                small.group_by(parent_cols).agg(pl.col("value").sum())
+                if parent_cols
+                else small.select(pl.col("value").sum())
+            )
+            for row in rest.iter_rows(named=True):
+                parent = parents[tuple(row[c] for c in parent_cols)]
+                nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
         parents = next_parents
     out: dict[str, Any] = {"total": total, "nodes": nodes, "metadata": []}
-    if filters.get("operation_contains") and s.height:
-        durations = s.select("sample", "duration")
-        entries = (
-            profile.metadata.join(durations, on="sample")
-            .group_by("name", "value")
-            .agg(pl.col("duration").cast(pl.UInt64).sum().alias("value_cycles"), pl.len().alias("samples"))
-            .sort(["value_cycles", "name", "value"], descending=[True, False, False])
-            .head(60)
-        )
-        out["metadata"] = [
-            {"name": str(n), "value": str(v), "cycles": c, "samples": k} for n, v, c, k in entries.iter_rows()
-        ]
+    if filters.get("operation_contains") and samples.height:
+        out["metadata"] = _metadata_totals(profile, samples)
     return out
+
+
+def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
+    """Per metadata entry ``name=value`` of `samples`: their summed cycles and count."""
+    owners = profile.metadata.get_column("sample").to_numpy()
+    ids = samples.get_column("sample").to_numpy()
+    size = int(max(owners.max() if len(owners) else 0, ids.max())) + 1
+    duration = np.zeros(size, dtype=np.int64)
+    chosen = np.zeros(size, dtype=bool)
+    duration[ids] = samples.get_column("duration").to_numpy()
+    chosen[ids] = True
+    hit = chosen[owners]
+    frame = profile.metadata.select("name", "value").filter(pl.Series(hit))
+    # Group on the categorical codes (cheaper), then read the strings of the top rows only.
+    top_rows = (
+        frame.select(pl.col("name").to_physical(), pl.col("value").to_physical())
+        .with_columns(cycles=pl.Series(duration[owners[hit]]), row=pl.int_range(pl.len(), dtype=pl.UInt32))
+        .group_by("name", "value")
+        .agg(pl.col("cycles").sum(), samples=pl.len(), row=pl.col("row").first())
+    )
+    strings = frame[top_rows.get_column("row")].select(pl.col("name", "value").cast(pl.String))
+    entries = (
+        pl.concat([strings, top_rows.select("cycles", "samples")], how="horizontal")
+        .sort(["cycles", "name", "value"], descending=[True, False, False])
+        .head(top)
+    )
+    return [{"name": n, "value": v, "cycles": c, "samples": k} for n, v, c, k in entries.iter_rows()]
