@@ -1,0 +1,154 @@
+"""Loader benchmark: fast decoder vs pycapnp on the full-size MLP phase profile, measured in one run.
+
+    .venv/bin/python benchmarks/bench_load.py [--profile PATH] [--slice-samples N]
+
+Prints: the floor (reading the file's bytes), the fast path's cold load (seconds,
+µs/sample, peak RSS as a multiple of the file size), pycapnp's µs/sample on a file
+written from the first tiles (about 100k samples) and the fast path on that same file,
+the ratio, and reopening from the frame cache. Every figure comes from its own fresh
+subprocess (peak RSS from ``resource.getrusage``), so none inherits another's memory
+or warm imports. Targets on a 2-core machine: cold load ≤ 2 s (≥ 30× pycapnp),
+reopen ≤ 0.2 s, peak memory ≤ 1.5× the file size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_MEASURE = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    path, what, cache = sys.argv[1], sys.argv[2], sys.argv[3]
+    import os
+    os.environ["IPU_NB_CACHE"] = cache
+    import numpy, polars, pyarrow  # imports are not part of any figure
+    from ipu_nb._load import open_profile
+    from ipu_nb._load._reference import decode_reference
+    from ipu_nb._load._frames import build_profile
+    samples = None
+    t = time.perf_counter()
+    if what == "floor":
+        with open(path, "rb") as f:
+            data = f.read()
+        samples = 0
+    elif what == "fast":
+        samples = open_profile(path, cache=False, progress=False).sample_count
+    elif what == "reference":
+        samples = build_profile(decode_reference(path)).sample_count
+    elif what == "cached":
+        samples = open_profile(path, cache=True, progress=False).sample_count
+    seconds = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"seconds": seconds, "samples": samples, "rss": rss}))
+    """
+)
+
+
+def measure(path: Path, what: str, cache: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path), what, str(cache)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def head_tiles(path: Path, target: int, out: Path) -> Path:
+    """Write a profile of the first tiles of `path` holding about `target` samples."""
+    from ipu_nb._load._columns import Columns, Strings
+    from ipu_nb._load._wire import decode_file
+    from ipu_nb._write import write_columns
+
+    c = decode_file(path)
+    k = int(np.searchsorted(np.cumsum(c.tile_sample_counts), target)) + 1
+    n = int(c.tile_sample_counts[:k].sum())
+    m = int(c.metadata_counts[:n].sum())
+    a = int(c.activity_counts[:n].sum())
+
+    def cut(s: Strings, rows: int) -> Strings:
+        return Strings(s.codes[:rows], s.values)
+
+    head = Columns(
+        schema_version=c.schema_version,
+        clock_hz=c.clock_hz,
+        tiles=c.tiles[:k],
+        tile_sample_counts=c.tile_sample_counts[:k],
+        local_index=c.local_index[:n],
+        phase=c.phase[:n],
+        epoch=c.epoch[:n],
+        kind=c.kind[:n],
+        start=c.start[:n],
+        end=c.end[:n],
+        operation=cut(c.operation, n),
+        kernel=cut(c.kernel, n),
+        metadata_counts=c.metadata_counts[:n],
+        metadata_name=cut(c.metadata_name, m),
+        metadata_value=cut(c.metadata_value, m),
+        exchange_event_cycles=c.exchange_event_cycles[:n],
+        activity_counts=c.activity_counts[:n],
+        activity_kind=c.activity_kind[:a],
+        activity_start=c.activity_start[:a],
+        activity_end=c.activity_end[:a],
+    )
+    return write_columns(head, out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", type=Path, help="profile to load (default: the full-size demo profile)")
+    parser.add_argument("--slice-samples", type=int, default=100_000, help="samples in the pycapnp slice")
+    args = parser.parse_args()
+    if args.profile is None:
+        import ipu_nb
+
+        print("generating or locating the full-size demo profile...", file=sys.stderr)
+        args.profile = ipu_nb.demo_profile_path("full", progress=True)
+    path: Path = args.profile
+    size = path.stat().st_size
+    with tempfile.TemporaryDirectory(prefix="ipu-nb-bench-") as tmp:
+        cache = Path(tmp) / "cache"
+        piece = head_tiles(path, args.slice_samples, Path(tmp) / "head.capnp")
+        floor = measure(path, "floor", cache)
+        fast = measure(path, "fast", cache)
+        ref_piece = measure(piece, "reference", cache)
+        fast_piece = measure(piece, "fast", cache)
+        measure(path, "cached", cache)  # populates the cache
+        reopen = measure(path, "cached", cache)
+
+    n = fast["samples"]
+    fast_us = fast["seconds"] / n * 1e6
+    ref_us = ref_piece["seconds"] / ref_piece["samples"] * 1e6
+    piece_us = fast_piece["seconds"] / fast_piece["samples"] * 1e6
+    rows = [
+        ("profile", f"{path}  ({size / 1e6:.0f} MB, {n:,} samples)"),
+        ("read file bytes (floor)", f"{floor['seconds']:.2f} s"),
+        ("fast cold load", f"{fast['seconds']:.2f} s   {fast_us:.2f} µs/sample   (target ≤ 2 s)"),
+        ("fast peak RSS", f"{fast['rss'] / size:.2f}x file size ({fast['rss'] / 1e6:.0f} MB; target ≤ 1.5x)"),
+        (
+            f"pycapnp, {ref_piece['samples']:,}-sample slice",
+            f"{ref_piece['seconds']:.2f} s   {ref_us:.2f} µs/sample",
+        ),
+        ("fast, same slice", f"{fast_piece['seconds']:.3f} s   {piece_us:.2f} µs/sample"),
+        ("speed-up vs pycapnp", f"{ref_us / fast_us:.0f}x (full file)   {ref_us / piece_us:.0f}x (same slice)"),
+        ("reopen from cache", f"{reopen['seconds']:.3f} s   (target ≤ 0.2 s)"),
+        ("reopen peak RSS", f"{reopen['rss'] / 1e6:.0f} MB"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()
