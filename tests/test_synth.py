@@ -10,6 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 from builders import write_with_pycapnp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._frames import build_profile
@@ -403,6 +405,8 @@ def test_generate_profile_writes_a_readable_file(tmp_path: Path, capsys: pytest.
     assert path == tmp_path / "a.capnp"
     assert_columns_equal(decode_reference(path), generate_columns("attention", "step", tiles=8, phases=12))
     assert "writing a.capnp" in capsys.readouterr().err
+    generate_profile(tmp_path / "b.capnp", tiles=4, phases=2)  # small: no bar unless asked
+    assert capsys.readouterr().err == ""
 
 
 def test_demo_profile_is_generated_once_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -431,3 +435,46 @@ def test_strings_are_dictionary_encoded_compactly() -> None:
         values = column.values.to_pylist()
         assert len(set(values)) == len(values)
         assert set(np.unique(column.codes).tolist()) == set(range(len(values)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    workload=st.sampled_from(["mlp", "gemm", "attention"]),
+    granularity=st.sampled_from(["graph", "region", "phase", "step"]),
+    tiles=st.integers(1, 40),
+    busy=st.floats(0.05, 1.0),
+    phases=st.integers(1, 12),
+    seed=st.integers(0, 2**32),
+    version=st.integers(1, 5),
+    base=st.one_of(st.none(), st.integers(0, 2**32 - 1)),
+)
+def test_invariants_hold_for_any_knobs(
+    workload: str, granularity: str, tiles: int, busy: float, phases: int, seed: int, version: int, base: int | None
+) -> None:
+    busy_tiles = max(1, round(busy * tiles))
+    c = generate_columns(
+        workload, granularity, tiles=tiles, busy_tiles=busy_tiles, phases=phases, seed=seed, schema_version=version,
+        base_cycle=base,
+    )  # fmt: skip
+    np.testing.assert_array_equal(c.tiles, c600_physical_tiles(tiles))
+    assert c.tile_sample_counts.sum() == c.sample_count == len(c.operation) == len(c.kernel)
+    assert c.metadata_counts.sum() == len(c.metadata_name) == len(c.metadata_value)
+    assert c.activity_counts.sum() == len(c.activity_kind)
+    if granularity in ("phase", "step"):
+        assert c.tile_sample_counts.min() >= 3 * phases
+    kinds = set(c.kind.tolist())
+    assert (KINDS.index("idle") in kinds) <= (version >= 3)
+    assert bool(c.activity_counts.sum()) <= (version >= 4)
+    p = build_profile(c)
+    s = p.samples.sort("sample")
+    for tile in s.partition_by("tile_index"):
+        offset, duration = tile["offset"].to_numpy().astype(np.int64), tile["duration"].to_numpy().astype(np.int64)
+        np.testing.assert_array_equal(offset[:-1] + duration[:-1], offset[1:])  # contiguous, wrap-safe
+        assert tile["local_index"].to_list() == list(range(tile.height))
+    if granularity in ("phase", "step"):
+        ends = (
+            s.filter(pl.col("kind") == "exchange")
+            .group_by("phase")
+            .agg((pl.col("offset") + pl.col("duration")).n_unique())
+        )
+        assert ends.height == phases and (ends[:, 1] == 1).all()
