@@ -19,7 +19,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_TILES",
     "WORKLOADS",
     "demo_profile_path",
+    "generate",
     "generate_columns",
     "generate_profile",
     "write_profile",
@@ -47,6 +49,8 @@ GRANULARITIES = ("graph", "region", "phase", "step")
 MAX_TILES = 1472
 _MAX_PHASES = 100_000
 _PROGRESS_THRESHOLD = 200_000  # samples above which a progress bar shows by default
+
+Progress = Callable[[int, int], None]
 
 #: The bundled demo profiles: the default MLP phase profile, and a small one for tests and notebooks.
 DEMO_KNOBS: dict[str, dict[str, object]] = {
@@ -115,6 +119,33 @@ def generate_columns(
         3 (the runtime's); 1–2 mark idle tile-phases as kind compute with ``active=false``;
         4–5 add exchange activities and exchange event cycles (fields 7/8).
     """
+    return generate(
+        workload,
+        granularity,
+        tiles=tiles,
+        layers=layers,
+        phases=phases,
+        busy_tiles=busy_tiles,
+        seed=seed,
+        base_cycle=base_cycle,
+        schema_version=schema_version,
+    )
+
+
+def generate(
+    workload: str = "mlp",
+    granularity: str = "phase",
+    *,
+    tiles: int = MAX_TILES,
+    layers: int | None = None,
+    phases: int | None = None,
+    busy_tiles: int | None = None,
+    seed: int = 0,
+    base_cycle: int | None = None,
+    schema_version: int = 3,
+    progress: bool | None = False,
+) -> Columns:
+    """`generate_columns` with an optional tqdm bar over the phases (None: only for large profiles)."""
     if workload not in WORKLOADS:
         raise ValueError(f"unknown workload {workload!r}: choose from {', '.join(WORKLOADS)}")
     if granularity not in GRANULARITIES:
@@ -132,30 +163,35 @@ def generate_columns(
     schema_version = _check_int("schema_version", schema_version, versions.start, versions.stop - 1)
     commands = _commands(workload, tiles, busy, layers, phases, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x71E]))
-    return build_columns(
-        commands,
-        tiles=tiles,
-        granularity=granularity,
-        schema_version=schema_version,
-        rng=rng,
-        base_cycle=base_cycle,
-    )
+    fine = granularity in ("phase", "step")
+    with _progress_bar(progress, len(commands) * tiles * 3 if fine else 0, "generating", "phase") as update:
+        return build_columns(
+            commands,
+            tiles=tiles,
+            granularity=granularity,
+            schema_version=schema_version,
+            rng=rng,
+            base_cycle=base_cycle,
+            progress=update,
+        )
 
 
-def _progress_bar(enabled: bool | None, samples: int, label: str) -> tuple[Callable[[int, int], None] | None, object]:
-    """A tqdm bar on stderr fed by the writer's (done, total) callback, or nothing."""
+@contextmanager
+def _progress_bar(enabled: bool | None, samples: int, label: str, unit: str) -> Iterator[Progress | None]:
+    """A tqdm bar on stderr fed by (done, total) calls, or None when off (None: on for large profiles)."""
     if enabled is False or (enabled is None and samples < _PROGRESS_THRESHOLD):
-        return None, None
+        yield None
+        return
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=1, desc=label, unit="B", unit_scale=True, file=sys.stderr, leave=False)
+    with tqdm(total=1, desc=label, unit=unit, unit_scale=unit == "B", file=sys.stderr, leave=False) as bar:
 
-    def update(done: int, total: int) -> None:
-        if bar.total != total:
-            bar.total = total
-        bar.update(done - bar.n)
+        def update(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+            bar.update(done - bar.n)
 
-    return update, bar
+        yield update
 
 
 def generate_profile(
@@ -168,10 +204,10 @@ def generate_profile(
 ) -> Path:
     """Generate a profile (see `generate_columns` for the knobs) and write it to `path`.
 
-    `progress` shows a tqdm bar on stderr while writing: None (default) shows it for
-    large profiles only.
+    `progress` shows tqdm bars on stderr while generating and writing: None (default)
+    shows them for large profiles only.
     """
-    columns = generate_columns(workload, granularity, **knobs)  # type: ignore[arg-type]
+    columns = generate(workload, granularity, progress=progress, **knobs)  # type: ignore[arg-type]
     return write_profile(columns, path, progress=progress)
 
 
@@ -179,12 +215,8 @@ def write_profile(columns: Columns, path: str | os.PathLike[str], *, progress: b
     """Write generated columns to `path`, with a tqdm bar on stderr for large profiles (or as `progress` says)."""
     from ._write import write_columns
 
-    callback, bar = _progress_bar(progress, columns.sample_count, f"writing {Path(path).name}")
-    try:
-        return Path(write_columns(columns, path, progress=callback))
-    finally:
-        if bar is not None:
-            bar.close()  # type: ignore[attr-defined]
+    with _progress_bar(progress, columns.sample_count, f"writing {Path(path).name}", "B") as update:
+        return Path(write_columns(columns, path, progress=update))
 
 
 def _data_directory(directory: str | os.PathLike[str] | None) -> Path:

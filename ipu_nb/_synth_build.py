@@ -10,6 +10,7 @@ plus a per-tile skew plus a base chosen so the 32-bit counters wrap mid-profile.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,15 +238,18 @@ def build_columns(
     schema_version: int,
     rng: np.random.Generator,
     base_cycle: int | None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Columns:
-    """All samples of `commands` at `granularity`, in the runtime's file order."""
+    """All samples of `commands` at `granularity`, in the runtime's file order (`progress(done, total)` per phase)."""
     tl = timeline(commands, tiles, rng, base_cycle)
     physical = c600_physical_tiles(tiles)
     vocab = Vocab()
     if granularity in ("graph", "region"):
         s, counts = _coarse(commands, tl, tiles, granularity, vocab)
+        if progress is not None:
+            progress(1, 1)
     else:
-        s, counts = _fine(commands, tl, tiles, granularity == "step", schema_version, physical, vocab)
+        s, counts = _fine(commands, tl, tiles, granularity == "step", schema_version, physical, vocab, progress)
     meta_counts, names, values = s.metadata()
     act_counts, act_kind, act_start, act_end = s.activity_columns()
     n = len(s.kind)
@@ -322,6 +326,7 @@ def _fine(
     schema_version: int,
     physical: np.ndarray,
     vocab: Vocab,
+    progress: Callable[[int, int], None] | None,
 ):
     """phase / step: per phase a sync, an exchange and the compute (or idle) samples of every tile."""
     k_count = len(commands)
@@ -434,6 +439,8 @@ def _fine(
                 + [f"{key}" for key, _ in ph.common],
                 [false, kernel_code, role_code, vocab.code(cmd.shape.first())] + [c for _, c in ph.common],
             )
+        if progress is not None:
+            progress(k + 1, k_count)
     return s, per_tile
 
 

@@ -128,13 +128,14 @@ def run(args: argparse.Namespace) -> int:
     if not os.access(directory, os.W_OK):
         raise CliError(f"{directory}: directory is not writable", 2)
 
-    from .._synth import generate_columns, write_profile
+    from .._synth import generate, write_profile
 
     began = time.perf_counter()
     try:
-        columns = generate_columns(
+        columns = generate(
             args.workload,
             args.granularity,
+            progress=False if args.quiet else None,
             tiles=args.tiles,
             layers=args.layers,
             phases=args.phases,
