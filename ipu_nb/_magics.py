@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 if TYPE_CHECKING:
@@ -98,7 +98,11 @@ class IpuMagics(Magics):
     @line_magic
     def ipu_open(self, line: str) -> None:
         """Open a profile into a variable and show the widget: ``%ipu_open PATH [-o NAME] [--no-widget]``."""
-        args = parse_argstring(self.ipu_open, line)
+        try:
+            argv = shlex.split(line)  # POSIX quoting: `%ipu_open "{path}"` works for paths with spaces
+        except ValueError as exc:
+            raise UsageError(f"ipu_open: {exc}") from None
+        args = self.ipu_open.parser.parse_args(argv)
         if not args.output.isidentifier():
             raise UsageError(f"ipu_open: -o expects a Python variable name, got {args.output!r}")
         profile = _open(args.path, "ipu_open")

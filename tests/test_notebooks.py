@@ -1,0 +1,85 @@
+"""Every notebook in notebooks/ runs top to bottom on a small generated profile and exports valid files."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+from chart_fixtures import external_references
+from nbclient import NotebookClient
+from test_charts import png_size
+from test_report import parse
+
+import ipu_nb
+
+NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def small_profile(tmp_path_factory) -> Path:
+    return ipu_nb.demo_profile_path("small", directory=tmp_path_factory.mktemp("data"), progress=False)
+
+
+def test_there_is_a_quickstart():
+    assert "quickstart.ipynb" in [p.name for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_committed_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+def check_export(path: Path) -> str:
+    """Validate one exported file by its type; returns the kind checked."""
+    if path.suffix == ".html":
+        document = path.read_text(encoding="utf-8")
+        assert external_references(document) == [], path
+        page = parse(document)
+        assert any(a.get("type") == "application/json" for a, _ in page.scripts), "no chart in the report"
+        assert not {t for t, _ in page.tags} & {"img", "iframe", "link"}
+        return "html"
+    if path.suffix == ".png":
+        width, height = png_size(path.read_bytes())
+        assert width > 100 and height > 100
+        return "png"
+    if path.suffix == ".svg":
+        assert ET.fromstring(path.read_text(encoding="utf-8")).tag.endswith("svg")
+        return "svg"
+    if path.suffix == ".pdf":
+        assert path.read_bytes().startswith(b"%PDF-")
+        return "pdf"
+    raise AssertionError(f"unexpected export {path.name}")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, monkeypatch):
+    output = tmp_path / "out"
+    monkeypatch.setenv("IPU_NB_PROFILE", str(small_profile))
+    monkeypatch.setenv("IPU_NB_OUTPUT", str(output))
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError on the first failing cell
+    errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert errors == []
+    text = "".join(
+        o.get("text", "")
+        for c in notebook.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream"
+    )
+    assert str(small_profile) in text  # the notebook used $IPU_NB_PROFILE, not the full-size default
+    exports = sorted(output.iterdir())
+    assert exports, "the notebook exported nothing"
+    kinds = {check_export(p) for p in exports}
+    if path.stem == "quickstart":
+        assert {"html", "png", "svg"} <= kinds
+    assert not (tmp_path / "ipu-nb-output").exists()  # nothing written to the default folder
