@@ -76,7 +76,12 @@ class _Operand:
 
 def _a_operand(
     ctx: _Context, a: _Operand, r: np.ndarray, s: np.ndarray, row_start: np.ndarray, inner: int, splits: int
-):
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tensor id and source tile of the A slice each consumer tile needs for inner block `inner`.
+
+    A produced operand comes from the producer tile holding the slice's first row (layouts
+    that split blocks differently would add a second, smaller transfer, left out here).
+    """
     if a.producer is None:
         tensor = a.tensor_base + (r * splits + s) * 64 + inner
         return tensor, ctx.stored_on(tensor)
