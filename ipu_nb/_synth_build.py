@@ -1,11 +1,8 @@
 """Turn a schedule of commands into the samples the runtime writes, as `Columns` (all numpy, no per-sample Python).
 
-Timing model (PROFILES.md): per exchange phase k every tile syncs from the end of its
-previous compute until the supervisor sync returns (≈600 cycles after the slowest tile,
-plus a few cycles of per-tile skew), then exchanges until one common device time (the
-largest per-tile payload at 4 bytes/cycle), then computes (busy tiles) or records an
-idle sample lasting only the sampling overhead. Each tile's counter is the device time
-plus a per-tile skew plus a base chosen so the 32-bit counters wrap mid-profile.
+graph and region granularity cut the device-time layout (`_synth_timeline`) into one
+sample per tile or per region; phase and step emit, per phase, every tile's sync,
+exchange and compute-or-idle samples with the metadata PROFILES.md lists.
 """
 
 from __future__ import annotations
@@ -15,106 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._load._columns import STEP_KINDS, Columns
+from ._load._columns import STEP_KINDS, Columns, Strings
 from ._synth_plan import Command, Fmt, Transfers
+from ._synth_samples import Samples, rank
+from ._synth_timeline import CLOCK_HZ, Timeline, c600_physical_tiles, ceil4, timeline, unique_sends
 from ._synth_vocab import Vocab
 
-__all__ = ["CLOCK_HZ", "Timeline", "build_columns", "c600_physical_tiles", "timeline"]
+__all__ = ["build_columns"]
 
-CLOCK_HZ = 1_500_000_000
 EXCHANGE, COMPUTE, SYNC, IDLE = (STEP_KINDS.index(k) for k in ("exchange", "compute", "synchronization", "idle"))
-_WRAP = 1 << 32
-
-
-def c600_physical_tiles(count: int) -> np.ndarray:
-    """Physical tile ids of logical tiles 0..count-1 on a C600 (PROFILES.md: 0,1,2,3 → 0,2,64,66; 1471 → 63)."""
-    logical = np.arange(count, dtype=np.int64)
-    pair, lane = logical // 2, logical % 2
-    block, row = pair // 23, pair % 23
-    row = np.where(block % 2 == 1, 22 - row, row)
-    column = (block // 2) * 4 + (block % 2)
-    return (row * 64 + column + 2 * lane).astype(np.uint32)
-
-
-@dataclass
-class Timeline:
-    """Device-time boundaries of every (phase k, tile t) and the raw-counter mapping."""
-
-    sync_start: np.ndarray  # int64 [K, T]
-    sync_end: np.ndarray  # int64 [K, T]
-    exchange_end: np.ndarray  # int64 [K], common to all tiles
-    compute: np.ndarray  # int64 [K, T] compute / idle cycles
-    transfer_start: np.ndarray  # int64 [K], when data starts to move
-    send_cycles: list[np.ndarray]  # per k: int64 [T]
-    receive_cycles: list[np.ndarray]
-    skew: np.ndarray  # int64 [T]
-    base: int
-
-    @property
-    def span(self) -> int:
-        return int((self.exchange_end[-1] + self.compute[-1]).max()) if len(self.exchange_end) else 0
-
-    def raw(self, device: np.ndarray, tile: np.ndarray) -> np.ndarray:
-        """Raw 32-bit counter readings of device times on (logical) tiles."""
-        return ((self.base + self.skew[tile] + device) % _WRAP).astype(np.uint32)
-
-
-def _ceil4(nbytes: np.ndarray) -> np.ndarray:
-    return (np.asarray(nbytes, dtype=np.int64) + 3) // 4
-
-
-def _unique_sends(tr: Transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One row per multicast (tensor, source): the hardware sends each tensor once, however many receive it."""
-    if not len(tr):
-        z = np.zeros(0, dtype=np.int64)
-        return z, z, z
-    order = np.lexsort((tr.tensor, tr.source))
-    tensor, source, nbytes = tr.tensor[order], tr.source[order], tr.nbytes[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = (tensor[1:] != tensor[:-1]) | (source[1:] != source[:-1])
-    return tensor[first], source[first], nbytes[first]
-
-
-def timeline(commands: list[Command], tiles: int, rng: np.random.Generator, base_cycle: int | None) -> Timeline:
-    """Lay the phases out in device time (vectorised over phases and tiles)."""
-    k_count = len(commands)
-    compute = rng.integers(40, 300, size=(k_count, tiles), dtype=np.int64)  # idle: sampling overhead only
-    send_cycles, receive_cycles = [], []
-    exchange = np.empty(k_count, dtype=np.int64)
-    for k, cmd in enumerate(commands):
-        compute[k, cmd.tiles] = np.maximum(1, np.rint(cmd.cycles)).astype(np.int64)
-        tr = cmd.transfers
-        receive = np.bincount(tr.destination, weights=_ceil4(tr.nbytes), minlength=tiles).astype(np.int64)
-        _, src, nbytes = _unique_sends(tr)
-        send = np.bincount(src, weights=_ceil4(nbytes), minlength=tiles).astype(np.int64)
-        send_cycles.append(send)
-        receive_cycles.append(receive)
-        exchange[k] = max(int(receive.max(initial=0)), int(send.max(initial=0)))
-    jitter = rng.integers(0, 40, size=(k_count, tiles), dtype=np.int64)  # sync-return skew between tiles
-    sync_cost = 600 + rng.integers(0, 60, size=k_count)
-    exchange_cost = exchange + 48 + rng.integers(0, 24, size=k_count)  # + exchange setup and sampling
-    slowest = compute.max(axis=1)
-    previous = np.concatenate([[0], slowest[:-1]])
-    sync_return = np.cumsum(previous + sync_cost) + np.concatenate(
-        [[0], np.cumsum(jitter.max(axis=1) + exchange_cost)[:-1]]
-    )
-    exchange_end = sync_return + jitter.max(axis=1) + exchange_cost
-    sync_start = np.zeros_like(compute)
-    sync_start[1:] = exchange_end[:-1, None] + compute[:-1]
-    skew = rng.integers(0, 10_001, size=tiles, dtype=np.int64)
-    span = int((exchange_end[-1] + compute[-1]).max()) if k_count else 0
-    base = (_WRAP - span // 2 - 5_000) % _WRAP if base_cycle is None else int(base_cycle) % _WRAP
-    return Timeline(
-        sync_start=sync_start,
-        sync_end=sync_return[:, None] + jitter,
-        exchange_end=exchange_end,
-        compute=compute,
-        transfer_start=sync_return + jitter.max(axis=1) + 16,
-        send_cycles=send_cycles,
-        receive_cycles=receive_cycles,
-        skew=skew,
-        base=base,
-    )
 
 
 def _codes(vocab: Vocab, value: object, n: int) -> np.ndarray:
@@ -134,79 +40,6 @@ def _scalar(value: object) -> str | None:
     if isinstance(value, (str, int, np.integer)):
         return str(value)
     return None
-
-
-class _Samples:
-    """Sample columns filled by position, plus metadata / activity pieces scattered at the end."""
-
-    def __init__(self, n: int, vocab: Vocab) -> None:
-        self.vocab = vocab
-        self.kind = np.zeros(n, dtype=np.uint16)
-        self.phase = np.zeros(n, dtype=np.uint32)
-        self.start = np.zeros(n, dtype=np.uint32)
-        self.end = np.zeros(n, dtype=np.uint32)
-        self.operation = np.zeros(n, dtype=np.uint32)
-        self.kernel = np.full(n, vocab.code(""), dtype=np.uint32)
-        self.event_cycles = np.zeros(n, dtype=np.uint32)
-        self.fixed = np.zeros(n, dtype=np.int64)  # fixed metadata entries per sample
-        self._blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._extras: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._activities: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def meta(self, pos: np.ndarray, names: list[str], values: list[np.ndarray]) -> None:
-        """The same metadata names, in order, on every sample at `pos` (values: one code column per name)."""
-        codes = self.vocab.codes(names)
-        matrix = np.empty((len(pos), len(names)), dtype=np.uint32)
-        for i, v in enumerate(values):
-            matrix[:, i] = v
-        self.fixed[pos] = len(names)
-        self._blocks.append((pos, codes, matrix))
-
-    def extra(self, pos: np.ndarray, names: np.ndarray, values: np.ndarray) -> None:
-        """Entries appended after a sample's fixed metadata; rows for one sample are consecutive and in order."""
-        self._extras.append((pos, names, values))
-
-    def activities(self, pos: np.ndarray, kind: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
-        """Exchange activities; rows for one sample consecutive and in order."""
-        self._activities.append((pos, kind, start, end))
-
-    def metadata(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n = len(self.kind)
-        extra_pos = np.concatenate([e[0] for e in self._extras]) if self._extras else np.zeros(0, dtype=np.int64)
-        counts = self.fixed + np.bincount(extra_pos, minlength=n)
-        offsets = np.cumsum(counts) - counts
-        total = int(counts.sum())
-        names = np.empty(total, dtype=np.uint32)
-        values = np.empty(total, dtype=np.uint32)
-        for pos, codes, matrix in self._blocks:
-            idx = offsets[pos][:, None] + np.arange(len(codes))
-            names[idx] = codes
-            values[idx] = matrix
-        for pos, n_codes, v_codes in self._extras:
-            idx = offsets[pos] + self.fixed[pos] + _rank(pos)
-            names[idx] = n_codes
-            values[idx] = v_codes
-        return counts, names, values
-
-    def activity_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        n = len(self.kind)
-        if not self._activities:
-            z = np.zeros(0, dtype=np.uint32)
-            return np.zeros(n, dtype=np.int64), z.astype(np.uint16), z, z
-        pos = np.concatenate([a[0] for a in self._activities])
-        order = np.argsort(pos, kind="stable")
-        kind, start, end = (np.concatenate([a[i] for a in self._activities])[order] for i in (1, 2, 3))
-        return np.bincount(pos, minlength=n).astype(np.int64), kind.astype(np.uint16), start, end
-
-
-def _rank(group: np.ndarray) -> np.ndarray:
-    """0, 1, 2… within runs of equal consecutive values."""
-    if not len(group):
-        return np.zeros(0, dtype=np.int64)
-    new = np.ones(len(group), dtype=bool)
-    new[1:] = group[1:] != group[:-1]
-    starts = np.flatnonzero(new)
-    return np.arange(len(group)) - np.repeat(starts, np.diff(np.append(starts, len(group))))
 
 
 @dataclass
@@ -279,10 +112,8 @@ def build_columns(
     )
 
 
-def _compact(vocab: Vocab, codes: np.ndarray):
+def _compact(vocab: Vocab, codes: np.ndarray) -> Strings:
     """A `Strings` column whose dictionary holds only the strings this column uses (first-use order kept)."""
-    from ._load._columns import Strings
-
     used = np.zeros(len(vocab), dtype=bool)
     used[codes] = True
     keep = np.flatnonzero(used)
@@ -303,7 +134,7 @@ def _coarse(commands: list[Command], tl: Timeline, tiles: int, granularity: str,
                 groups.append((first, k, commands[first].region))
                 first = k
     per_tile = len(groups)
-    s = _Samples(tiles * per_tile, vocab)
+    s = Samples(tiles * per_tile, vocab)
     t_all = np.arange(tiles, dtype=np.int64)
     for g, (k0, k1, name) in enumerate(groups):
         pos = t_all * per_tile + g
@@ -338,7 +169,7 @@ def _fine(
     per_tile = per_phase.sum(axis=0)
     tile_first = np.cumsum(per_tile) - per_tile
     first = tile_first[None, :] + np.cumsum(per_phase, axis=0) - per_phase  # position of each phase's sync
-    s = _Samples(int(per_tile.sum()), vocab)
+    s = Samples(int(per_tile.sum()), vocab)
     t_all = np.arange(tiles, dtype=np.int64)
     true, false = vocab.code("true"), vocab.code("false")
     idle_kind = COMPUTE if schema_version <= 2 else IDLE
@@ -444,7 +275,7 @@ def _fine(
     return s, per_tile
 
 
-def _transfer_lists(s: _Samples, vocab: Vocab, tr: Transfers, pos: np.ndarray, physical: np.ndarray) -> None:
+def _transfer_lists(s: Samples, vocab: Vocab, tr: Transfers, pos: np.ndarray, physical: np.ndarray) -> None:
     """Step granularity: `send_<i>` then `receive_<i>` entries listing every transfer of the tile."""
     n = len(tr)
     row = np.tile(np.arange(n, dtype=np.int64), 2)
@@ -453,8 +284,8 @@ def _transfer_lists(s: _Samples, vocab: Vocab, tr: Transfers, pos: np.ndarray, p
     group = tile * 2 + (~is_send)  # per tile: its sends, then its receives, each in transfer order
     order = np.argsort(group, kind="stable")
     row, is_send, tile, group = row[order], is_send[order], tile[order], group[order]
-    rank = _rank(group)
-    names = np.where(is_send, vocab.ints(rank, "send_{}"), vocab.ints(rank, "receive_{}"))
+    index = rank(group)
+    names = np.where(is_send, vocab.ints(index, "send_{}"), vocab.ints(index, "receive_{}"))
     values = np.empty(len(row), dtype=np.uint32)
     sent, received = row[is_send], row[~is_send]
     values[is_send] = vocab.rows(
@@ -466,13 +297,13 @@ def _transfer_lists(s: _Samples, vocab: Vocab, tr: Transfers, pos: np.ndarray, p
     s.extra(pos[tile], names.astype(np.uint32), values)
 
 
-def _exchange_activities(s: _Samples, tl: Timeline, k: int, tr: Transfers, pos: np.ndarray) -> None:
+def _exchange_activities(s: Samples, tl: Timeline, k: int, tr: Transfers, pos: np.ndarray) -> None:
     """Schema ≥ 4: partner-busy wait, then sends (once per multicast tensor) and receives, back to back."""
     begin = int(tl.transfer_start[k])
     receives = np.lexsort((np.arange(len(tr)), tr.destination))
-    r_tile, r_len = tr.destination[receives], _ceil4(tr.nbytes[receives])
-    _, s_tile, s_bytes = _unique_sends(tr)
-    s_len = _ceil4(s_bytes)
+    r_tile, r_len = tr.destination[receives], ceil4(tr.nbytes[receives])
+    _, s_tile, s_bytes = unique_sends(tr)
+    s_len = ceil4(s_bytes)
     involved = np.unique(np.concatenate([r_tile, s_tile]))
     waiting = involved[tl.sync_end[k, involved] < begin]
     tile = np.concatenate([waiting, s_tile, r_tile])

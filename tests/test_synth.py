@@ -17,7 +17,7 @@ from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference
 from ipu_nb._synth import demo_profile_path, generate_columns, generate_profile
-from ipu_nb._synth_build import c600_physical_tiles
+from ipu_nb._synth_timeline import c600_physical_tiles
 from ipu_nb._synth_workloads import default_busy_tiles, plan
 
 SYNC_KEYS = ["active", "next_kernel", "next_role", "next_layer"]
