@@ -302,3 +302,16 @@ def test_phase_waterfall_merges_runs_beyond_max_bars():
     rows = next(iter(spec["datasets"].values()))
     assert len(rows) <= 7 and sum(r["phases"] for r in rows) == 30
     assert "runs of 5 phases" in spec["title"]
+
+
+@pytest.mark.parametrize(
+    "name", ["breakdown", "tile_heatmap", "duration_distribution", "active_tiles", "phase_waterfall", "gantt"]
+)
+def test_every_chart_handles_empty_profiles_and_empty_selections(name, tmp_path):
+    empty = profile_from_tiles([T(0, []), T(2, [])])
+    one = profile_from_tiles([T(0, [S(0, 10)])])
+    for profile, flags in ((empty, {}), (one, {"kind": "idle"})):
+        chart = getattr(charts, name)(profile, **flags)
+        assert spec_rows(charts.to_spec(chart)) <= 2  # at most the two empty tiles of the heat-map
+    svg = charts.save(chart, tmp_path / f"{name}.svg").read_text(encoding="utf-8")  # Vega renders it
+    assert ET.fromstring(svg).tag.endswith("svg")
