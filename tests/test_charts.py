@@ -228,6 +228,9 @@ def test_save_png_svg_pdf_json(tmp_path, hostile):
     spec = json.loads(charts.save(chart, tmp_path / "g.json").read_text(encoding="utf-8"))
     assert spec["mark"]["type"] == "bar"
 
+    document = charts.save(chart, tmp_path / "g.html", title="one chart").read_text(encoding="utf-8")
+    assert "<title>one chart</title>" in document and "vegaEmbed(" in document
+
     with pytest.raises(ValueError, match=r"cannot save a chart as \.gif"):
         charts.save(chart, tmp_path / "g.gif")
 
