@@ -47,7 +47,7 @@ class _Phase:
     """Per-command codes shared by the sync, exchange and compute samples."""
 
     busy: np.ndarray  # bool [T]
-    keys: list[str]  # sorted planner keys
+    keys: list[str]  # sorted planner keys, but `label` (it is the compute sample's operation)
     key_codes: list[np.ndarray]  # per key, codes for the busy tiles
     common: list[tuple[str, int]]  # planner keys constant over the phase (sorted), with their value code
     label: np.ndarray
@@ -57,7 +57,7 @@ def _phase_codes(vocab: Vocab, cmd: Command, tiles: int) -> _Phase:
     n = len(cmd.tiles)
     busy = np.zeros(tiles, dtype=bool)
     busy[cmd.tiles] = True
-    keys = sorted(cmd.planner)
+    keys = sorted(k for k in cmd.planner if k != "label")
     codes = [_codes(vocab, cmd.planner[k], n) for k in keys]
     common = [(k, vocab.code(s)) for k in keys if (s := _scalar(cmd.planner[k])) is not None]
     return _Phase(busy, keys, codes, common, _codes(vocab, cmd.planner["label"], n))
@@ -239,11 +239,11 @@ def _fine(
             _codes(vocab, cmd.worker_count, n_busy),
             _codes(vocab, cmd.active_commands, n_busy),
         ]
-        if step:
-            names += [name for name, _ in cmd.step]
-            vals += [_codes(vocab, v, len(busy_t)) for _, v in cmd.step]
         names += ph.keys
         vals += ph.key_codes
+        if step:  # operands, arguments and the command label after the planner keys
+            names += [name for name, _ in cmd.step] + ["label"]
+            vals += [_codes(vocab, v, n_busy) for _, v in cmd.step] + [ph.label]
         cycles = tl.compute[k, busy_t]
         shares = np.cumsum([0.0] + [share for _, share in cmd.kernel_calls()]) if step else np.array([0.0, 1.0])
         shares /= shares[-1]

@@ -61,7 +61,7 @@ class Command:
     region: str
     tiles: np.ndarray  # int64 logical tile positions with work, ascending
     # Metadata values are one per busy tile (int array or Fmt) or one for the phase (int or str).
-    planner: dict[str, object]  # planner key -> value (the `label` key names the command)
+    planner: dict[str, object]  # planner key -> value; `label` names the command (the compute operation)
     shape: Fmt
     cycles: np.ndarray  # float64 per busy tile
     transfers: Transfers = field(default_factory=Transfers.empty)
