@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from browser_profile import HOSTILE
-from conftest import OUTPUT
+from lab import OUTPUT, wait_window
 
 pytestmark = pytest.mark.browser
 
@@ -23,17 +23,6 @@ PIXELS_JS = """() => {
     }
     return {hash: h, coloured};
 }"""
-
-
-def wait_window(page, after: int) -> int:
-    """Wait until the widget has drawn a window reply newer than `after`; returns its id."""
-    page.wait_for_function(
-        "(after) => { const w = document.querySelector('.ipu-nb-widget');"
-        " return w && Number(w.dataset.windowId || 0) > after; }",
-        arg=after,
-        timeout=30_000,
-    )
-    return int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.windowId"))
 
 
 def test_widget_round_trips_through_the_kernel(lab_page):
@@ -55,6 +44,7 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     row_height = box["height"] / len(rows)
     fx = 0.37
     page.mouse.click(box["x"] + gutter + fx * (box["width"] - gutter), box["y"] + (row + 0.5) * row_height)
+    nb.poll("widget.selected", lambda v: v is not None)
     state = nb.kernel(
         "{'at': widget.at, 'selected': widget.selected,"
         " 'equal': widget.at_slice.equals(profile.filter(at=widget.at)),"
@@ -64,7 +54,7 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     expected_at = view[0] + fx * (view[1] - view[0])
     assert abs(state["at"] - expected_at) <= (view[1] - view[0]) / 500
     assert state["equal"] and state["n"] > 0
-    assert state["selected"] is not None
+    assert state["selected"] is not None, state
     (sel,) = state["sel"]
     assert sel["tile"] == rows[row]
     assert sel["offset"] <= state["at"] < sel["offset"] + sel["duration"]
@@ -88,21 +78,21 @@ def test_widget_round_trips_through_the_kernel(lab_page):
         "() => [...document.querySelectorAll('.ipu-nb-crumb')].some(e => e.textContent === 'compute')",
         timeout=10_000,
     )
-    filters = nb.kernel("widget.filters")
+    filters = nb.poll("widget.filters", lambda f: f["kind"] is not None)
     assert filters["kind"] == "compute" and filters["metadata"] == ["layer=1"]
     page.locator(".ipu-nb-flame-node[data-level='2']").first.click()
-    filters = nb.kernel("widget.filters")
+    filters = nb.poll("widget.filters", lambda f: f["kernel"] is not None)
     assert filters["kernel"] is not None and filters["kind"] == "compute"
     page.locator(".ipu-nb-crumb", has_text="all").click()
-    assert nb.kernel("widget.filters['kind']") is None
+    assert nb.poll("widget.filters['kind']", lambda k: k is None) is None
 
     # Keyboard zoom and reset change the view trait.
     page.locator(".ipu-nb-timeline-overlay").click(position={"x": gutter + 200, "y": 5})
     page.keyboard.press("+")
-    zoomed = nb.kernel("widget.view")
+    zoomed = nb.poll("widget.view", lambda v: v != view)
     assert zoomed[1] - zoomed[0] < (view[1] - view[0]) * 0.6
     page.keyboard.press("0")
-    assert nb.kernel("widget.view") == view
+    assert nb.poll("widget.view", lambda v: v == view) == view
 
     # Hostile profile strings are shown as text, never parsed as HTML.
     hostile = nb.kernel(
