@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,10 +113,13 @@ class IpuMagics(Magics):
             return
         try:
             from ._widget import ProfileWidget
-        except ImportError:  # the widget is optional at this layer: the summary still helps
+
+            widget = ProfileWidget(profile)
+        except (ImportError, FileNotFoundError) as exc:  # e.g. the front end was never built: the summary helps
+            print(f"ipu_open: widget unavailable ({_one_line(exc)}); showing the summary", file=sys.stderr)
             display(profile)
             return
-        display(ProfileWidget(profile))
+        display(widget)
 
     @line_magic
     def ipu_query(self, line: str) -> QueryResult | None:

@@ -142,3 +142,14 @@ def test_unload_removes_the_magics_and_load_restores_them(shell):
     assert not {"ipu_open", "ipu_query"} & set(shell.magics_manager.magics["line"])
     shell.run_line_magic("load_ext", "ipu_nb")
     assert {"ipu_open", "ipu_query"} <= set(shell.magics_manager.magics["line"])
+
+
+def test_ipu_open_falls_back_to_the_summary_when_the_widget_cannot_load(shell, profile_path, tmp_path, monkeypatch):
+    import ipu_nb._widget as widget_module
+
+    monkeypatch.setattr(widget_module, "_BUNDLE", tmp_path / "missing-widget.js")
+    result, captured = run(shell, f"%ipu_open {profile_path} -o fallback")
+    assert result.success and isinstance(shell.user_ns["fallback"], Profile)
+    assert captured.stderr.startswith("ipu_open: widget unavailable (") and captured.stderr.count("\n") == 1
+    (output,) = captured.outputs
+    assert "<b>samples</b>=9" in output.data["text/html"]
