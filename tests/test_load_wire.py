@@ -414,3 +414,37 @@ def test_decode_file_equals_decode_bytes(tmp_path: Path) -> None:
     with pytest.raises(ProfileFormatError, match="empty file"):
         (tmp_path / "empty").write_bytes(b"")
         decode_file(tmp_path / "empty")
+
+
+def test_strings_of_every_length_and_repeats() -> None:
+    # Arrow inlines views of up to 12 bytes and keeps a prefix for longer ones: cover both sides.
+    texts = ["x" * n for n in range(41)] + ["é" * n for n in range(1, 12)] + ["a\0b", "\t\n", "ab" * 7]
+    samples = [
+        Sample(i, i + 1, operation=t, kernel=t[::-1], metadata=((t, t + "!"), ("k", t))) for i, t in enumerate(texts)
+    ]
+    fast = both(profile([(1, samples), (2, samples[::-1])]).to_bytes())
+    assert fast.samples.get_column("operation").to_list() == texts + texts[::-1]
+    assert fast.metadata.filter(fast.metadata.get_column("position") == 0).get_column("value").to_list()[:3] == [
+        "!",
+        "x!",
+        "xx!",
+    ]
+
+
+def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import ipu_nb._load._wire as wire
+
+    columns = generate_columns("mlp", "phase", tiles=6, layers=1, phases=3, seed=2)
+    path = write_columns(columns, tmp_path / "p.capnp", first_segment_words=64)
+    whole = build_profile(decode_file(path))
+    monkeypatch.setattr(wire, "CHUNK_SAMPLES", 5)
+    monkeypatch.setattr(wire, "WORKERS", 2)
+    calls: list[int] = []
+    chunked = build_profile(decode_file(path, lambda done, total: calls.append(done)))
+    assert_same(whole, chunked)
+    assert len(calls) > 5
+    # A fault in a late chunk still surfaces as the one clean error, naming its tile.
+    words = _words(path.read_bytes())
+    at = _find_text(words, columns.operation.to_list()[-1].encode())
+    words[at] = int.from_bytes(b"\xff" * 8, "little")
+    fast_error(words.tobytes(), "ProfileStep.operation", "tile entry 5")

@@ -11,6 +11,7 @@ a `ProfileFormatError` instead of exhausting memory.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,8 @@ _PTRS = np.array([0, 0, 0, 0, 0, 0, 1, 0], dtype=np.int64)
 _KINDS = ("struct", "list", "far", "capability")
 
 Describe = Callable[[int], str]
+#: Segment of each object in a batch: one int when the whole batch lies in one segment.
+Seg = np.ndarray | int
 
 
 def _u(x: int) -> np.uint64:
@@ -62,7 +65,7 @@ class Elements:
     byte: np.ndarray  # int64 absolute byte address of the data section
     data_bytes: np.ndarray | int
     ptrs: np.ndarray | int
-    seg: np.ndarray  # segment of each element
+    seg: np.ndarray | int  # segment of each element, or of all of them
     owner: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -117,6 +120,7 @@ class Message:
         self.segment_count = count
         self.words = total
         self.budget = BUDGET_PER_WORD * total + BUDGET_SLACK
+        self._lock = threading.Lock()
         if sizes[0] == 0:
             raise ProfileFormatError(f"{where}: segment 0 is empty: no root pointer")
 
@@ -139,16 +143,17 @@ class Message:
 
     def charge(self, words: int, what: str) -> None:
         """Spend traversal budget before expanding anything (loops and amplification stop here)."""
-        if words > self.budget:
-            raise ProfileFormatError(
-                f"{self.where}: {what}: traversal budget exceeded ({words} more words, {self.budget} left of "
-                f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop or amplified list"
-            )
-        self.budget -= words
+        with self._lock:
+            if words > self.budget:
+                raise ProfileFormatError(
+                    f"{self.where}: {what}: traversal budget exceeded ({words} more words, {self.budget} left of "
+                    f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop or amplified list"
+                )
+            self.budget -= words
 
-    def _bounds(self, seg: np.ndarray) -> tuple[np.ndarray | int, np.ndarray | int]:
-        if self.segment_count == 1:
-            return int(self.seg_start[0]), int(self.seg_end[0])
+    def _bounds(self, seg: Seg) -> tuple[np.ndarray | int, np.ndarray | int]:
+        if isinstance(seg, int):
+            return int(self.seg_start[seg]), int(self.seg_end[seg])
         return self.seg_start[seg], self.seg_end[seg]
 
     def _check(self, bad: np.ndarray, what: str, addr: np.ndarray, describe: Describe) -> None:
@@ -159,8 +164,8 @@ class Message:
     # -- pointer resolution ------------------------------------------------------------------
 
     def resolve(
-        self, addr: np.ndarray, seg: np.ndarray, present: np.ndarray | None, describe: Describe
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, describe: Describe
+    ) -> tuple[np.ndarray, np.ndarray, Seg, np.ndarray, np.ndarray]:
         """Follow pointers at word addresses `addr` (absent ones read as null).
 
         Returns (word, target, seg, null, loc): the struct/list pointer word describing each
@@ -175,7 +180,7 @@ class Message:
         if far.any():
             idx = np.flatnonzero(far)
             w = w.copy()
-            seg = seg.copy()
+            seg = np.full(len(w), seg, dtype=np.int64) if isinstance(seg, int) else seg.copy()
             fw = w[idx]
             dbl = ((fw >> _u(2)) & _u(1)).astype(bool)
             sid = (fw >> _u(32)).astype(np.int64)
@@ -229,7 +234,7 @@ class Message:
         return w, target, seg, null, addr
 
     def structs(
-        self, addr: np.ndarray, seg: np.ndarray, present: np.ndarray | None, what: str, describe: Describe
+        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
     ) -> Elements:
         """Struct pointers -> Elements (null pointers read as structs of all defaults)."""
         w, target, seg, null, loc = self.resolve(addr, seg, present, describe)
@@ -243,7 +248,7 @@ class Message:
         return Elements(target * 8, _uniform(data), _uniform(pc), seg)
 
     def struct_lists(
-        self, addr: np.ndarray, seg: np.ndarray, present: np.ndarray | None, what: str, describe: Describe
+        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
     ) -> tuple[np.ndarray, Elements]:
         """List(struct) pointers -> (element count per list, the elements of all lists concatenated).
 
@@ -319,13 +324,44 @@ class Message:
         byte = np.repeat(base, count) + within * step
         data = data_u if isinstance(data_u, int) else np.repeat(data_bits // 8, count)
         pcount = ptrs_u if isinstance(ptrs_u, int) else np.repeat(ptrs, count)
-        eseg = np.repeat(seg, count) if self.segment_count > 1 else np.zeros(total, dtype=np.int64)
+        eseg = _uniform_seg(seg if isinstance(seg, int) else seg[live], count)
         return count, Elements(byte, data, pcount, eseg, owner)
 
-    def texts(
-        self, addr: np.ndarray, seg: np.ndarray, present: np.ndarray | None, what: str, describe: Describe
+    def texts(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe) -> Texts:
+        """Text pointers -> (byte address, length); null reads as the empty string.
+
+        The common case (near byte-list pointers or nulls, one segment) takes a fused path of a
+        few whole-array operations; anything else (far pointers, wrong kinds) the general one.
+        """
+        w = self.u64[addr] if present is None else np.where(present, self.u64[np.where(present, addr, 0)], _u(0))
+        n = len(w)
+        if not isinstance(seg, int) or n == 0:
+            return self._texts_general(w, addr, seg, present, what, describe)
+        nulls = n - np.count_nonzero(w)
+        if np.count_nonzero((w & _TEXT_MASK) == _TEXT_TAG) + nulls != n:
+            return self._texts_general(w, addr, seg, present, what, describe)
+        lo, hi = self._bounds(seg)
+        start = (w.view(np.int64) << 32) >> 34  # signed word offset
+        start += addr
+        start += 1
+        start <<= 3
+        cnt = (w >> _u(35)).view(np.int64)
+        end = start + cnt
+        if int(start.min()) < lo * 8 or int(end.max()) > hi * 8 or n - np.count_nonzero(cnt) != nulls:
+            return self._texts_general(w, addr, seg, present, what, describe)
+        # A null pointer's "end" is the pointer word's own last byte, which is zero.
+        end -= 1
+        last = self.u8[end]
+        if last.any() if present is None else (last != 0)[present].any():
+            return self._texts_general(w, addr, seg, present, what, describe)
+        self.charge(int(cnt.sum()) // 8 + n, what)
+        cnt -= 1
+        np.maximum(cnt, 0, out=cnt)
+        return Texts(start, cnt)
+
+    def _texts_general(
+        self, w: np.ndarray, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
     ) -> Texts:
-        """Text pointers -> (byte address, length); null reads as the empty string."""
         w, target, seg, null, loc = self.resolve(addr, seg, present, describe)
         bad = ~null & ((w & _TEXT_MASK) != _TEXT_TAG)
         if bad.any():
@@ -370,6 +406,16 @@ class Message:
             return np.zeros(len(elements), dtype=np.int64), np.zeros(len(elements), dtype=bool)
         present = elements.ptrs > index
         return np.where(present, addr, 0), present
+
+
+def _uniform_seg(seg: Seg, count: np.ndarray) -> Seg:
+    """The segment of every element of lists in segments `seg` (one int when they share one)."""
+    if isinstance(seg, int):
+        return seg
+    uniform = _uniform(seg)
+    if isinstance(uniform, int):
+        return uniform
+    return np.repeat(seg, count[count > 0])
 
 
 def _uniform(values: np.ndarray) -> np.ndarray | int:

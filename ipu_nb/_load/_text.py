@@ -20,8 +20,9 @@ from ._errors import ProfileFormatError
 __all__ = ["TextColumn", "TextEncoder"]
 
 _WINDOW = 1 << 30  # data buffer stride for files over 2 GiB (view offsets are int32)
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-_LOW32 = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+#: Byte masks: _MASKS[k] keeps the low k bytes of a word (k = 0..8).
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 class TextEncoder:
@@ -40,32 +41,30 @@ class TextEncoder:
             self.windowed = True
 
     def views(self, byte: np.ndarray, length: np.ndarray) -> pa.Array:
-        """A BinaryView array of the texts at word-aligned `byte` addresses with `length` bytes."""
+        """A BinaryView array of the texts at word-aligned `byte` addresses with `length` bytes.
+
+        Strings of up to 12 bytes are inlined (zero-padded, as Arrow requires); longer ones
+        keep a 4-byte prefix and point into the file buffer.
+        """
         n = len(byte)
-        word = byte >> 3
-        last = len(self.u64) - 1
-        w0 = self.u64[word]
-        w1 = self.u64[np.minimum(word + 1, last)]
-        nbits = (length * 8).astype(np.uint64)
-        shift0 = np.minimum(nbits, 63)
-        mask0 = np.where(nbits >= 64, _ALL, (np.uint64(1) << shift0) - np.uint64(1))
-        nbits1 = np.where(length > 8, (length - 8) * 8, 0).astype(np.uint64)
-        mask1 = np.where(nbits1 >= 64, _ALL, (np.uint64(1) << np.minimum(nbits1, 63)) - np.uint64(1))
-        m0 = w0 & mask0
-        m1 = w1 & mask1
+        ubyte = byte.view(np.uint64)
+        ulen = length.view(np.uint64)
+        w0 = self.u64[byte >> 3] & _MASKS[np.minimum(length, 8)]
         inline = length <= 12
-        lo = length.astype(np.uint64) | ((m0 & _LOW32) << np.uint64(32))
+        lo = ulen | (w0 << _32)
         if self.windowed:
-            index = (byte // _WINDOW).astype(np.uint64)
-            offset = (byte - (byte // _WINDOW) * _WINDOW).astype(np.uint64)
+            window = byte // _WINDOW
+            far = window.view(np.uint64) | ((byte - window * _WINDOW).view(np.uint64) << _32)
         else:
-            index = np.zeros(n, dtype=np.uint64)
-            offset = byte.astype(np.uint64)
-        inline_hi = (m0 >> np.uint64(32)) | ((m1 & _LOW32) << np.uint64(32))
-        hi = np.where(inline, inline_hi, index | (offset << np.uint64(32)))
-        out = np.empty((n, 2), dtype=np.uint64)
-        out[:, 0] = lo
-        out[:, 1] = hi
+            far = ubyte << _32
+        hi = np.where(inline, w0 >> _32, far)
+        second = np.flatnonzero(inline & (length > 8))
+        if len(second):
+            w1 = self.u64[(byte[second] >> 3) + 1] & _MASKS[length[second] - 8]
+            hi[second] |= w1 << _32
+        out = np.empty(2 * n, dtype=np.uint64)
+        out[0::2] = lo
+        out[1::2] = hi
         return pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(out), *self.buffers])
 
     def encode(self, byte: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, pa.Array]:

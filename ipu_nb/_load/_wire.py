@@ -13,6 +13,7 @@ import contextlib
 import mmap
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +22,14 @@ import numpy as np
 from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._message import Elements, Message, Texts
+from ._message import _uniform as _message_uniform
 from ._text import TextColumn, TextEncoder
 
 __all__ = ["CHUNK_SAMPLES", "decode_bytes", "decode_file"]
 
-CHUNK_SAMPLES = 1 << 16
+CHUNK_SAMPLES = 1 << 14
+#: Chunks decoded in parallel: numpy and Arrow release the GIL in the heavy loops.
+WORKERS = min(2, os.cpu_count() or 1)
 _PAGE = mmap.PAGESIZE
 
 #: ``progress(done, total)`` in samples, called after each chunk.
@@ -76,8 +80,7 @@ class _Chunk:
 def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.mmap | None) -> Columns:
     msg = Message(buffer, where)
     root_addr = np.array([msg.seg_start[0]], dtype=np.int64)
-    zero_seg = np.zeros(1, dtype=np.int64)
-    root = msg.structs(root_addr, zero_seg, None, "root Profile", lambda i: "root")
+    root = msg.structs(root_addr, 0, None, "root Profile", lambda i: "root")
     version = int(msg.field(root, 0, np.uint32)[0])
     if version not in SUPPORTED_SCHEMA_VERSIONS:
         error = UnsupportedSchemaVersionError(version, SUPPORTED_SCHEMA_VERSIONS)
@@ -97,14 +100,28 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
     total = int(counts.sum())
     if progress is not None:
         progress(0, total)
-    for lo, hi in _chunk_bounds(counts):
-        rows = slice(int(firsts[lo]), int(firsts[lo]) + int(counts[lo:hi].sum()))
-        chunk, span = _decode_chunk(msg, encoder, texts, samples_all, rows, firsts)
-        chunks.append(chunk)
-        if mapped is not None:
-            _release(mapped, span)
-        if progress is not None:
-            progress(rows.stop, total)
+    row_ranges = [
+        slice(int(firsts[lo]), int(firsts[lo]) + int(counts[lo:hi].sum())) for lo, hi in _chunk_bounds(counts)
+    ]
+
+    def work(rows: slice) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, object]]]:
+        return _decode_chunk(msg, encoder, samples_all, rows, firsts)
+
+    workers = min(WORKERS, len(row_ranges))
+    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        results = pool.map(work, row_ranges) if workers > 1 else map(work, row_ranges)
+        try:
+            for rows, (chunk, span, encoded) in zip(row_ranges, results, strict=True):
+                chunks.append(chunk)
+                for name, (codes, dictionary) in encoded.items():
+                    texts[name].add(codes, dictionary)
+                if mapped is not None:
+                    _release(mapped, span)
+                if progress is not None:
+                    progress(rows.stop, total)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     sample_tile = _tile_finder(firsts, counts)
     operation = texts["operation"].finish(where, lambda r: sample_tile(r))
     kernel = texts["kernel"].finish(where, lambda r: sample_tile(r))
@@ -186,17 +203,17 @@ def _slice(elements: Elements, rows: slice) -> Elements:
     def part(x: np.ndarray | int) -> np.ndarray | int:
         return x if isinstance(x, int) else x[rows]
 
-    return Elements(elements.byte[rows], part(elements.data_bytes), part(elements.ptrs), elements.seg[rows])
+    seg = elements.seg if isinstance(elements.seg, int) else _message_uniform(elements.seg[rows])
+    return Elements(elements.byte[rows], part(elements.data_bytes), part(elements.ptrs), seg)
 
 
 def _decode_chunk(
     msg: Message,
     encoder: TextEncoder,
-    texts: dict[str, TextColumn],
     samples_all: Elements,
     rows: slice,
     firsts: np.ndarray,
-) -> tuple[_Chunk, tuple[int, int]]:
+) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, object]]]:
     """Decode the samples in `rows`; also returns the byte span they occupy (to release it)."""
     row0 = rows.start
     ends = np.append(firsts[1:], np.iinfo(np.int64).max)
@@ -218,10 +235,12 @@ def _decode_chunk(
     event_cycles = msg.field(steps, 16, np.uint32)
     span = [int(samples.byte.min()), int(samples.byte.max())] if len(samples) else [0, 0]
 
+    encoded: dict[str, tuple[np.ndarray, object]] = {}
+
     def encode(name: str, t: Texts) -> None:
         if len(t.byte):
             span[1] = max(span[1], int(t.byte.max()))
-        texts[name].add(*encoder.encode(t.byte, t.length))
+        encoded[name] = encoder.encode(t.byte, t.length)
 
     for index, name in ((0, "operation"), (1, "kernel")):
         addr, present = msg.pointer(steps, index)
@@ -257,7 +276,7 @@ def _decode_chunk(
         activity_start=msg.field(acts, 4, np.uint32),
         activity_end=msg.field(acts, 8, np.uint32),
     )
-    return chunk, (span[0], span[1])
+    return chunk, (span[0], span[1]), encoded
 
 
 def _release(mapped: mmap.mmap, span: tuple[int, int]) -> None:
