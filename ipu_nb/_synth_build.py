@@ -217,11 +217,10 @@ def _fine(
         ):
             if not len(who):
                 continue
-            sel = np.searchsorted(t_all, who)
             s.meta(
                 pos[who],
                 head + [f"next_{key}" for key in keys],
-                [moving[sel], *(c[sel] for c in counts), kernel_code, role_code, *key_vals],
+                [moving[who], *(c[who] for c in counts), kernel_code, role_code, *key_vals],
             )
         if step and len(tr):
             _transfer_lists(s, vocab, tr, pos, physical)
@@ -266,8 +265,7 @@ def _fine(
             s.operation[pos] = vocab.code(f"idle during {target}")
             s.meta(
                 pos,
-                ["active", "scheduled_kernel", "scheduled_role", "scheduled_shape"]
-                + [f"{key}" for key, _ in ph.common],
+                ["active", "scheduled_kernel", "scheduled_role", "scheduled_shape"] + [key for key, _ in ph.common],
                 [false, kernel_code, role_code, vocab.code(cmd.shape.first())] + [c for _, c in ph.common],
             )
         if progress is not None:
