@@ -160,8 +160,17 @@ def test_report_renders_offline_in_chromium(report):
             texts = page.evaluate(
                 "Array.from(document.querySelectorAll('.ipu-nb-chart svg text')).map(t => t.textContent)"
             )
-            images = page.evaluate("document.querySelectorAll('img').length")
+            # hover the hostile sample's bar: vega-tooltip must show the strings as text
+            bars = page.query_selector_all("#ipu-nb-chart-0 path[aria-roledescription='bar']")
+            hostile_bar = next(b for b in bars if "onerror" in (b.get_attribute("aria-label") or ""))
+            hostile_bar.hover()
+            page.wait_for_selector("#vg-tooltip-element.visible", timeout=5_000)
+            tooltip_text = page.inner_text("#vg-tooltip-element")
+            tooltip_html = page.inner_html("#vg-tooltip-element")
+            images = page.evaluate("document.querySelectorAll('img, #vg-tooltip-element script').length")
         finally:
             browser.close()
     assert requests == [] and dialogs == [] and errors == [] and images == 0
     assert HOSTILE_KERNEL in texts  # drawn as a legend label, as text
+    assert HOSTILE in tooltip_text and HOSTILE_KERNEL in tooltip_text
+    assert "&lt;img src=x onerror" in tooltip_html
