@@ -1,0 +1,123 @@
+"""Shared pieces of `ipu_nb.charts`: chart sources (Profile, QueryResult, DataFrame), kind colours, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+__all__ = [
+    "KIND_COLORS",
+    "SelectionTooLargeError",
+    "groups_of",
+    "is_profile",
+    "kind_scale",
+    "plain",
+    "samples_of",
+    "spec_names",
+]
+
+#: One colour per sample kind, shared by every chart (and close to the widget's palette).
+KIND_COLORS: dict[str, str] = {
+    "compute": "#4c78a8",
+    "exchange": "#f58518",
+    "synchronization": "#e45756",
+    "idle": "#bab0ac",
+}
+
+
+class SelectionTooLargeError(ValueError):
+    """A chart that draws individual samples was given more than it can show legibly."""
+
+
+def kind_scale(kinds: tuple[str, ...] = tuple(KIND_COLORS)) -> alt.Scale:
+    """A colour scale with the fixed kind palette (so colours mean the same in every chart)."""
+    return alt.Scale(domain=list(kinds), range=[KIND_COLORS[k] for k in kinds])
+
+
+def is_profile(source: object) -> bool:
+    """Whether ``source`` is a `Profile` (imported lazily: the charts never load the profile module first)."""
+    from ._profile import Profile
+
+    return isinstance(source, Profile)
+
+
+def _is_query_result(source: object) -> bool:
+    return type(source).__name__ == "QueryResult" and hasattr(source, "groups")
+
+
+def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Series | None, int]:
+    """(selected samples, all tiles to draw or None, clock Hz or 0) of a chart source."""
+    if is_profile(source):
+        samples = source.filter(**flags) if flags else source.samples
+        return samples, source.tiles.get_column("tile"), source.clock_hz
+    if flags:
+        raise TypeError(f"query flags ({', '.join(flags)}) apply to a Profile source; filter the DataFrame instead")
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect()
+    if isinstance(source, pl.DataFrame):
+        missing = [c for c in ("tile", "offset", "duration", "kind") if c not in source.columns]
+        if missing:
+            raise ValueError(f"samples DataFrame lacks column(s) {', '.join(missing)}: pass profile.filter(...) output")
+        return source, None, 0
+    if _is_query_result(source):
+        raise TypeError("this chart draws samples: pass the Profile (with the same flags) instead of a QueryResult")
+    raise TypeError(f"expected a Profile or a samples DataFrame, got {type(source).__name__}")
+
+
+#: QueryResult.groups columns (snake_case) to the SPEC §4 JSON field names charts show.
+_SPEC_NAMES = {
+    "sample_count": "sampleCount",
+    "tile_count": "tileCount",
+    "phase_count": "phaseCount",
+    "phase_cycles": "phaseCycles",
+    "phase_ms": "phaseMs",
+    "work_cycles": "workCycles",
+    "average_active_tiles": "averageActiveTiles",
+    "mean_cycles": "meanCycles",
+    "p50_cycles": "p50Cycles",
+    "p95_cycles": "p95Cycles",
+    "maximum_cycles": "maximumCycles",
+    "first_offset": "firstOffset",
+    "last_offset": "lastOffset",
+}
+
+
+def spec_names(groups: pl.DataFrame) -> pl.DataFrame:
+    """Groups with SPEC §4 field names (``phaseCycles``…), whichever spelling they came in."""
+    return groups.rename({k: v for k, v in _SPEC_NAMES.items() if k in groups.columns and v not in groups.columns})
+
+
+def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, str, Any]:
+    """(groups table, group-by label, the Query or None) of a groups-chart source."""
+    if _is_query_result(source):
+        if query_flags:
+            raise TypeError("query flags apply to a Profile source; this QueryResult is already computed")
+        q = getattr(source, "query", None)
+        return spec_names(source.groups), str(getattr(q, "group_by", "group")), q
+    if is_profile(source):
+        from ._query import query
+
+        result = query(source, **query_flags)
+        return spec_names(result.groups), result.query.group_by, result.query
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect()
+    if isinstance(source, pl.DataFrame):
+        if query_flags:
+            raise TypeError("query flags apply to a Profile source, not a DataFrame")
+        if "name" not in source.columns:
+            raise ValueError("groups DataFrame needs a 'name' column (QueryResult.groups layout)")
+        return spec_names(source), "group", None
+    raise TypeError(f"expected a Profile, QueryResult or groups DataFrame, got {type(source).__name__}")
+
+
+def plain(frame: pl.DataFrame) -> pl.DataFrame:
+    """Strings for Categorical/Enum columns and no nested ones, so Altair serialises plain JSON."""
+    keep = [c for c, t in frame.schema.items() if not isinstance(t, (pl.Struct, pl.List, pl.Array, pl.Object))]
+    return frame.select(
+        [
+            pl.col(c).cast(pl.String) if isinstance(frame.schema[c], (pl.Categorical, pl.Enum)) else pl.col(c)
+            for c in keep
+        ]
+    )

@@ -1,0 +1,282 @@
+"""Charts of samples: the physical tile heat-map, duration distributions, active tiles over time, Gantt."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import altair as alt
+import polars as pl
+
+from ._charts_common import KIND_COLORS, SelectionTooLargeError, kind_scale, samples_of
+from ._charts_data import (
+    ACTIVE_KINDS,
+    GRID_COLUMNS,
+    active_tiles_frame,
+    distribution_frame,
+    gantt_frame,
+    tile_grid_frame,
+)
+
+if TYPE_CHECKING:
+    from ._profile import Profile
+
+__all__ = ["active_tiles", "duration_distribution", "gantt", "tile_heatmap"]
+
+_HEATMAP_VALUES = ("busy_share", "share", "cycles", "busy_cycles", "samples")
+
+
+def tile_heatmap(
+    source: Profile | pl.DataFrame,
+    value: Literal["busy_share", "share", "cycles", "busy_cycles", "samples"] = "busy_share",
+    *,
+    cell: int = 11,
+    **flags: Any,
+) -> alt.Chart:
+    """The selection per tile, laid out as the physical tile grid (row = id div 64, column = id mod 64).
+
+    ``busy_share`` is the share of the selection's time window a tile spends
+    working (compute not flagged ``active=false``, and exchange; synchronization
+    and idle are waiting); ``share`` counts every selected sample, so
+    ``kind="synchronization"`` shows where tiles wait; ``cycles`` sums the
+    selected durations. With a Profile source every profiled tile is drawn
+    (zero when unselected).
+    """
+    if value not in _HEATMAP_VALUES:
+        raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
+    samples, tiles, _ = samples_of(source, flags)
+    grid = tile_grid_frame(samples, tiles)
+    rows = max(23, int(grid.get_column("row").max() or 0) + 1) if grid.height else 23
+    share = value in ("busy_share", "share")
+    title = value.replace("_", " ")
+    return (
+        alt.Chart(grid)
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X(
+                "column:O",
+                title="column",
+                scale=alt.Scale(domain=list(range(GRID_COLUMNS))),
+                axis=alt.Axis(values=list(range(0, GRID_COLUMNS, 8)), labelAngle=0),
+            ),
+            y=alt.Y(
+                "row:O",
+                title="row",
+                scale=alt.Scale(domain=list(range(rows))),
+                axis=alt.Axis(values=list(range(0, rows, 2))),
+            ),
+            color=alt.Color(
+                f"{value}:Q",
+                title=title,
+                scale=alt.Scale(scheme="viridis", domain=[0, 1]) if share else alt.Scale(scheme="viridis"),
+                legend=alt.Legend(format=".0%" if share else "~s"),
+            ),
+            tooltip=[
+                alt.Tooltip("tile:Q", title="physical tile"),
+                alt.Tooltip("row:O"),
+                alt.Tooltip("column:O"),
+                alt.Tooltip("samples:Q", format=","),
+                alt.Tooltip("cycles:Q", format=","),
+                alt.Tooltip("busy_cycles:Q", format=","),
+                alt.Tooltip("busy_share:Q", format=".1%"),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .properties(
+            title=f"{title} per tile (physical grid, {grid.height} tiles)",
+            width=GRID_COLUMNS * cell,
+            height=rows * cell,
+        )
+    )
+
+
+def duration_distribution(
+    source: Profile | pl.DataFrame,
+    group_by: str = "kernel",
+    *,
+    style: Literal["histogram", "ecdf"] = "histogram",
+    top: int = 8,
+    bins: int = 40,
+    log: bool | None = None,
+    **flags: Any,
+) -> alt.FacetChart | alt.LayerChart:
+    """Duration distribution per group (the ``top`` by work cycles), with p50 and p95 marked.
+
+    ``style="histogram"`` draws one row of bins per group with p50/p95 rules;
+    ``"ecdf"`` overlays the groups' cumulative distributions with the two
+    percentiles as points. Percentiles use SPEC §3's indices, so they match
+    ``profile-query``'s p50Cycles/p95Cycles. ``log`` None picks a symlog axis
+    when durations span more than two decades.
+    """
+    if style not in ("histogram", "ecdf"):
+        raise ValueError(f"style must be histogram or ecdf, got {style!r}")
+    samples, _, _ = samples_of(source, flags)
+    dist = distribution_frame(samples, group_by, top=top, bins=bins, log=log)
+    order = dist.markers.unique("group", maintain_order=True).get_column("group").to_list()
+    shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
+    group_color = alt.Color(
+        "group:N", sort=order, title=group_by, scale=kind_scale() if group_by == "kind" else alt.Undefined
+    )
+    x_scale = alt.Scale(type="symlog") if dist.log else alt.Scale(zero=False)
+    stat_color = alt.Color(
+        "stat:N", title="percentile", scale=alt.Scale(domain=["p50", "p95"], range=["#222222", "#e45756"])
+    )
+    title = f"duration distribution by {group_by} ({shown} groups)"
+    if style == "ecdf":
+        curve = (
+            alt.Chart(dist.ecdf)
+            .mark_line(interpolate="step-after")
+            .encode(
+                x=alt.X("duration:Q", title="duration (cycles)", scale=x_scale),
+                y=alt.Y("fraction:Q", title="fraction of samples ≤ duration", scale=alt.Scale(domain=[0, 1])),
+                color=group_color,
+                tooltip=["group:N", alt.Tooltip("duration:Q", format=","), alt.Tooltip("fraction:Q", format=".1%")],
+            )
+        )
+        marks = dist.markers.with_columns(pl.when(pl.col("stat") == "p50").then(0.5).otherwise(0.95).alias("fraction"))
+        points = (
+            alt.Chart(marks)
+            .mark_point(filled=True, size=60)
+            .encode(
+                x="cycles:Q",
+                y="fraction:Q",
+                color=group_color,
+                shape=alt.Shape("stat:N", title="percentile"),
+                tooltip=["group:N", "stat:N", alt.Tooltip("cycles:Q", format=","), "samples:Q"],
+            )
+        )
+        return alt.layer(curve, points).properties(title=title, width=560, height=320)
+    combined = pl.concat(
+        [
+            dist.histogram.with_columns(pl.lit("bin").alias("layer")),
+            dist.markers.with_columns(pl.lit("marker").alias("layer")),
+        ],
+        how="diagonal",
+    )
+    bars = (
+        alt.Chart()
+        .mark_bar(color=KIND_COLORS["compute"])
+        .encode(
+            x=alt.X("start:Q", bin="binned", title="duration (cycles)", scale=x_scale),
+            x2="end:Q",
+            y=alt.Y("count:Q", title="samples"),
+            tooltip=[
+                alt.Tooltip("start:Q", format=",.0f", title="from"),
+                alt.Tooltip("end:Q", format=",.0f", title="to (excl.)"),
+                alt.Tooltip("count:Q", format=","),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .transform_filter(alt.datum.layer == "bin")
+    )
+    rules = (
+        alt.Chart()
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x="cycles:Q",
+            color=stat_color,
+            tooltip=["stat:N", alt.Tooltip("cycles:Q", format=","), alt.Tooltip("samples:Q", format=",")],
+        )
+        .transform_filter(alt.datum.layer == "marker")
+    )
+    return (
+        alt.layer(bars, rules, data=combined)
+        .properties(width=560, height=70)
+        .facet(
+            row=alt.Row("group:N", sort=order, title=group_by, header=alt.Header(labelAngle=0, labelAlign="left")),
+        )
+        .resolve_scale(y="independent")
+        .properties(title=title)
+    )
+
+
+def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: Any) -> alt.Chart:
+    """Average number of tiles in compute, exchange and synchronization over time (stacked).
+
+    Exact per-bin means (see `ipu_nb._charts_data.active_tiles_frame`); idle
+    samples and ``active=false`` compute do not count. The x axis is in
+    milliseconds when the source is a Profile with a clock, else in cycles.
+    """
+    samples, _, clock_hz = samples_of(source, flags)
+    frame = active_tiles_frame(samples, bins=bins)
+    if clock_hz:
+        frame = frame.with_columns((pl.col("start") * 1000.0 / clock_hz).alias("time"))
+        x_title = "time (ms)"
+    else:
+        frame = frame.with_columns(pl.col("start").cast(pl.Float64).alias("time"))
+        x_title = "offset (cycles)"
+    return (
+        alt.Chart(frame)
+        .mark_area(interpolate="step-after")
+        .encode(
+            x=alt.X("time:Q", title=x_title),
+            y=alt.Y("active_tiles:Q", title="active tiles (mean per bin)", stack="zero"),
+            color=alt.Color("kind:N", title="kind", scale=kind_scale(ACTIVE_KINDS)),
+            order=alt.Order("kind:N"),
+            tooltip=[
+                "kind:N",
+                alt.Tooltip("start:Q", format=",", title="from cycle"),
+                alt.Tooltip("end:Q", format=",", title="to cycle"),
+                alt.Tooltip("active_tiles:Q", format=".1f"),
+            ],
+        )
+        .properties(title="active tiles over time", width=640, height=220)
+    )
+
+
+def gantt(
+    source: Profile | pl.DataFrame,
+    *,
+    color: Literal["kind", "kernel", "operation"] = "kind",
+    max_samples: int = 2000,
+    **flags: Any,
+) -> alt.Chart:
+    """Each selected sample as a bar on its tile's row: for small selections (a phase, a few tiles).
+
+    Raises
+    ------
+    SelectionTooLargeError
+        The selection has more than ``max_samples`` samples; narrow it with
+        ``tiles=``, ``phases=``, ``at=`` or pass a larger ``max_samples`` (≤ 5000).
+    """
+    if color not in ("kind", "kernel", "operation"):
+        raise ValueError(f"color must be kind, kernel or operation, got {color!r}")
+    if not 1 <= max_samples <= 5000:
+        raise ValueError(f"max_samples must be between 1 and 5000 (Altair's row limit), got {max_samples}")
+    samples, _, _ = samples_of(source, flags)
+    if samples.height > max_samples:
+        raise SelectionTooLargeError(
+            f"a Gantt chart of {samples.height:,} samples would be unreadable: it draws at most {max_samples:,}; "
+            "narrow the selection (tiles=, phases=, at=, kind=) or raise max_samples"
+        )
+    data = gantt_frame(samples)
+    tiles = data.get_column("tile").unique().sort().to_list()
+    encoding = (
+        alt.Color("drawn_as:N", scale=kind_scale(), title="kind (as drawn)")
+        if color == "kind"
+        else alt.Color(f"{color}:N", title=color, legend=alt.Legend(labelLimit=240))
+    )
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("start:Q", title="offset (cycles)", scale=alt.Scale(zero=False)),
+            x2="end:Q",
+            y=alt.Y("tile:O", title="physical tile", sort=tiles),
+            color=encoding,
+            tooltip=[
+                alt.Tooltip("tile:Q"),
+                alt.Tooltip("phase:Q"),
+                alt.Tooltip("epoch:Q"),
+                alt.Tooltip("kind:N"),
+                alt.Tooltip("operation:N"),
+                alt.Tooltip("kernel:N"),
+                alt.Tooltip("start:Q", format=",", title="offset"),
+                alt.Tooltip("duration:Q", format=","),
+            ],
+        )
+        .properties(
+            title=f"{data.height} samples on {len(tiles)} tiles",
+            width=640,
+            height=alt.Step(max(6, 16 - len(tiles) // 20)),
+        )
+    )
