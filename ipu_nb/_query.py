@@ -347,13 +347,15 @@ def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.Laz
 
     Groups are keyed by their displayed name, so ids that print alike share one id
     (an empty kernel and a kernel named ``(no kernel)``; a missing value and ``(missing)``).
+    For ``phase`` the id is the (phase, epoch) pair packed into one integer.
     """
     gb = q.group_by
     if gb == "kind":
         gid = pl.col("kind").to_physical()
         return lf.with_columns(gid=gid.cast(pl.UInt64)), pl.col("kind").first(), 2, pl.col("_src").cast(pl.String)
     if gb == "phase":
-        return lf.with_columns(gid=pl.lit(0, dtype=pl.UInt64)), pl.lit(None), 0, pl.lit(None)
+        phase_bits, epoch_bits = _phase_bits(profile)
+        return lf.with_columns(gid=_phase_epoch(epoch_bits)), pl.lit(None), phase_bits + epoch_bits, pl.lit(None)
     if gb == "tile":
         bits = _fact(profile, "tile_bits", lambda: _max_bits(profile.samples.get_column("tile")))
         return lf.with_columns(gid=pl.col("tile").cast(pl.UInt64)), pl.lit(None), bits, pl.lit(None)
@@ -378,54 +380,91 @@ def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.Laz
     return lf, pl.col("_mvalue").first(), bits, name
 
 
-def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
-    """Per-group statistics of SPEC §3, sorted and cut to the limit."""
-    lf, source, gid_bits, name = _group_columns(profile, lf, q)
-    phase_bits = _fact(profile, "phase_bits", lambda: _max_bits(profile.samples.get_column("phase")))
-    epoch_bits = _fact(profile, "epoch_bits", lambda: _max_bits(profile.samples.get_column("epoch")))
-    lf = lf.with_columns(end=pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64))
-    if gid_bits + phase_bits + epoch_bits <= _KEY_BITS:
-        # One u64 sort key: (group, phase, epoch) in the high 32 bits, offset (< 2^32) in the low ones.
-        partition = (
-            (pl.col("gid") * 2 ** (phase_bits + epoch_bits))
-            + pl.col("phase").cast(pl.UInt64) * 2**epoch_bits
-            + pl.col("epoch").cast(pl.UInt64)
-        )
-        lf = lf.with_columns(_key=partition * 2**32 + pl.col("offset")).sort("_key")
-        boundary = (pl.col("_key") // 2**32) != (pl.col("_key") // 2**32).shift(1)
+def _phase_bits(profile: Profile) -> tuple[int, int]:
+    phase = _fact(profile, "phase_bits", lambda: _max_bits(profile.samples.get_column("phase")))
+    epoch = _fact(profile, "epoch_bits", lambda: _max_bits(profile.samples.get_column("epoch")))
+    return phase, epoch
+
+
+def _phase_epoch(epoch_bits: int) -> pl.Expr:
+    """(phase, epoch) packed into one u64: phase in the high bits, so the order is (phase, epoch)."""
+    return pl.col("phase").cast(pl.UInt64) * 2**epoch_bits + pl.col("epoch").cast(pl.UInt64)
+
+
+def _phase_cycles(lf: pl.LazyFrame, gid_bits: int, phase_bits: int, epoch_bits: int, by_phase: bool) -> pl.LazyFrame:
+    """Per gid: ``phase_cycles`` (Σ union length per (phase, epoch)) and ``phase_count``.
+
+    Rows go in (gid, phase, epoch, offset) order through a narrow sort: one u64 key
+    when the partition id fits in 32 bits, else a multi-column sort. A running maximum
+    of ends, made monotone across partitions by a partition-index prefix, then gives each
+    row the part of its interval not yet covered (touching intervals merge).
+    """
+    end = pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)
+    pe_bits = 0 if by_phase else phase_bits + epoch_bits
+    if gid_bits + pe_bits <= _KEY_BITS:
+        partition = pl.col("gid") if by_phase else pl.col("gid") * 2**pe_bits + _phase_epoch(epoch_bits)
+        rows = lf.select(_key=partition * 2**32 + pl.col("offset"), _end=end).sort("_key")
+        part = pl.col("_key") // 2**32
+        gid = (part // 2**pe_bits).alias("gid")
+        start = (pl.col("_key") % 2**32).cast(pl.Int64)
+        boundary = part != part.shift(1)
     else:
-        lf = lf.sort("gid", "phase", "epoch", "offset")
-        boundary = (
-            (pl.col("gid") != pl.col("gid").shift(1))
-            | (pl.col("phase") != pl.col("phase").shift(1))
-            | (pl.col("epoch") != pl.col("epoch").shift(1))
-        )
-    # Union of [offset, end) per partition: rows are in (partition, offset) order; a running
-    # maximum of ends, made monotone across partitions by a partition-index prefix, gives
-    # each row the part of its interval not yet covered.
-    lf = lf.with_columns(_new=boundary.fill_null(True))
+        rows = lf.select("gid", _pe=_phase_epoch(epoch_bits), _start=pl.col("offset").cast(pl.Int64), _end=end)
+        rows = rows.sort("gid", "_pe", "_start")
+        gid, start = pl.col("gid"), pl.col("_start")
+        boundary = (pl.col("gid") != pl.col("gid").shift(1)) | (pl.col("_pe") != pl.col("_pe").shift(1))
+    rows = rows.with_columns(_new=boundary.fill_null(True))
     prefix = pl.col("_new").cast(pl.Int64).cum_sum() * 2**33
-    covered = (prefix + pl.col("end")).cum_max().shift(1)
-    lf = lf.with_columns(
-        _gain=((prefix + pl.col("end")) - pl.max_horizontal(prefix + pl.col("offset").cast(pl.Int64), covered)).clip(0)
+    covered = (prefix + pl.col("_end")).cum_max().shift(1)
+    gain = ((prefix + pl.col("_end")) - pl.max_horizontal(prefix + start, covered)).clip(0)
+    return (
+        rows.select(gid, _new="_new", _gain=gain)
+        .group_by("gid")
+        .agg(phase_cycles=pl.col("_gain").sum().cast(pl.Int64), phase_count=pl.col("_new").sum().cast(pl.Int64))
     )
 
-    keys = ["phase", "epoch"] if q.group_by == "phase" else ["gid"]
-    count = pl.len().cast(pl.Int64)
-    durations = pl.col("duration").sort()
-    grouped = lf.group_by(keys).agg(
+
+def _percentiles(lf: pl.LazyFrame, gid_bits: int) -> pl.LazyFrame:
+    """Per gid: p50, p95 and maximum of the durations, indexed with integer arithmetic (SPEC §3).
+
+    One narrow sort by (gid, duration); each group's durations are then ascending, so
+    ``get`` picks d[(n−1)·50 div 100] without sorting per group.
+    """
+    if gid_bits <= _KEY_BITS:
+        rows = lf.select(_key=pl.col("gid") * 2**32 + pl.col("duration").cast(pl.UInt64)).sort("_key")
+        rows = rows.select(gid=pl.col("_key") // 2**32, _d=(pl.col("_key") % 2**32).cast(pl.Int64))
+    else:
+        rows = lf.select("gid", _d=pl.col("duration").cast(pl.Int64)).sort("gid", "_d")
+    n = pl.len().cast(pl.Int64)
+    return rows.group_by("gid").agg(
+        p50_cycles=pl.col("_d").get((n - 1) * 50 // 100),
+        p95_cycles=pl.col("_d").get((n - 1) * 95 // 100),
+        maximum_cycles=pl.col("_d").last(),
+    )
+
+
+def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
+    """Per-group statistics of SPEC §3, sorted and cut to the limit.
+
+    Three branches over the same filtered frame, joined on the group id: plain
+    aggregates, the union-of-intervals phase cycles and the percentiles.
+    """
+    lf, source, gid_bits, name = _group_columns(profile, lf, q)
+    phase_bits, epoch_bits = _phase_bits(profile)
+    by_phase = q.group_by == "phase"
+    plain = lf.group_by("gid").agg(
         _src=source,
         _tile=pl.col("tile").first(),
-        sample_count=count,
+        phase=pl.col("phase").first(),
+        epoch=pl.col("epoch").first(),
+        sample_count=pl.len().cast(pl.Int64),
         tile_count=pl.col("tile").n_unique().cast(pl.Int64),
-        phase_count=pl.col("_new").sum().cast(pl.Int64),
-        phase_cycles=pl.col("_gain").sum().cast(pl.Int64),
         work_cycles=pl.col("duration").cast(pl.Int64).sum(),
-        p50_cycles=durations.get((count - 1) * 50 // 100).cast(pl.Int64),
-        p95_cycles=durations.get((count - 1) * 95 // 100).cast(pl.Int64),
-        maximum_cycles=pl.col("duration").max().cast(pl.Int64),
         first_offset=pl.col("offset").min().cast(pl.Int64),
-        last_offset=pl.col("end").max(),
+        last_offset=(pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)).max(),
+    )
+    grouped = plain.join(_phase_cycles(lf, gid_bits, phase_bits, epoch_bits, by_phase), on="gid").join(
+        _percentiles(lf, gid_bits), on="gid"
     )
     grouped = grouped.with_columns(_names(q, name)).with_columns(_derived())
     if q.sort_by == "name":
@@ -524,22 +563,44 @@ def _longest(lf: pl.LazyFrame, n: int) -> pl.LazyFrame:
     )
 
 
+def _metadata_starts(profile: Profile) -> np.ndarray:
+    """``starts[i]:starts[i + 1]`` are sample id i's entries in sorted metadata order."""
+
+    def compute() -> np.ndarray:
+        owners, _ = _metadata_index(profile)
+        ids = profile.samples.get_column("sample")
+        size = max(int(ids.max()) + 1 if len(ids) else 0, int(owners[-1]) + 1 if len(owners) else 0)
+        starts = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owners, minlength=size), out=starts[1:])
+        return starts
+
+    return _fact(profile, "metadata_starts", compute)
+
+
 def _metadata_lists(profile: Profile, samples: np.ndarray, *, strings: bool) -> pl.Series:
-    """Each sample's metadata as a list of {name, value} in stored order (a binary search per sample)."""
-    owners, order = _metadata_index(profile)
-    lo = np.searchsorted(owners, samples, side="left")
-    hi = np.searchsorted(owners, samples, side="right")
-    counts = (hi - lo).astype(np.int64)
-    offsets = np.zeros(len(samples) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    rows = np.repeat(lo.astype(np.int64) - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
-    if order is not None:
-        rows = order[rows]
-    entries = profile.metadata.select("name", "value")[pl.Series(rows, dtype=pl.Int64)]
-    if strings:
-        entries = entries.select(pl.col("name").cast(pl.String), pl.col("value").cast(pl.String))
+    """Each sample's metadata as a list of {name, value} in stored order.
+
+    Only the entries of the given samples are gathered (none at all when they are
+    every sample in order), then wrapped as one Arrow list array over offsets.
+    """
     import pyarrow as pa
 
+    _, order = _metadata_index(profile)
+    starts = _metadata_starts(profile)
+    samples = samples.astype(np.int64)
+    lo, hi = starts[samples], starts[samples + 1]
+    counts = hi - lo
+    offsets = np.zeros(len(samples) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    entries = profile.metadata.select("name", "value")
+    everything = order is None and offsets[-1] == entries.height and bool(np.all(lo == offsets[:-1]))
+    if not everything:
+        rows = np.repeat(lo - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
+        if order is not None:
+            rows = order[rows]
+        entries = entries[pl.Series(rows, dtype=pl.Int64)]
+    if strings:
+        entries = entries.select(pl.col("name").cast(pl.String), pl.col("value").cast(pl.String))
     struct = entries.select(pl.struct("name", "value").alias("metadata")).to_series().to_arrow()
     lists = pa.LargeListArray.from_arrays(pa.array(offsets, type=pa.int64()), struct)
     return pl.Series("metadata", lists)

@@ -399,3 +399,27 @@ def test_categorical_physical_order_does_not_leak_into_name_order() -> None:
     tiles = [T(0, [S(0, 5, kernel="zz_first_code")]), T(1, [S(0, 5, kernel="aa_second_code")])]
     names = query(profile_from_tiles(tiles)).groups.get_column("name").to_list()
     assert names == ["aa_second_code", "zz_first_code"]
+
+
+def test_frames_in_another_order_give_the_same_answers() -> None:
+    """Metadata rows out of (sample, position) order and sample ids that are not row numbers."""
+    import dataclasses
+
+    tiles = [
+        T(4, [S(0, 3, kernel="a", metadata=[("k", "1"), ("k", "2")]), S(3, 9, kernel="b", metadata=[("j", "")])]),
+        T(1, [S(0, 2, metadata=[("k", "2"), ("j", "x")]), S(2, 2), S(2, 7, kernel="a", metadata=[("k", "1")])]),
+    ]
+    profile = profile_from_tiles(tiles)
+    shuffled = dataclasses.replace(profile, metadata=profile.metadata.reverse())
+    reordered = dataclasses.replace(profile, samples=profile.samples.reverse())
+    for flags in (
+        {"group_by": "metadata", "metadata_key": "k", "samples": 5},
+        {"metadata": ["k=1", "j"], "samples": 5, "group_by": "tile"},
+        {"metadata": "k", "at": 2, "samples": 2},
+    ):
+        expected = query(profile, **flags).to_json()
+        assert query(shuffled, **flags).to_json() == expected
+        assert query(reordered, **flags).to_json() == expected
+        rows = filter_samples(profile, **flags)
+        assert filter_samples(shuffled, **flags).equals(rows)
+        assert filter_samples(reordered, **flags).sort("sample").equals(rows)
