@@ -472,7 +472,7 @@ def _aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
     else:
         grouped = grouped.sort([_SORT_COLUMN[q.sort_by], "first_offset", "name"], descending=[True, False, False])
     if q.limit:
-        grouped = grouped.head(q.limit)
+        grouped = grouped.head(min(q.limit, max(profile.sample_count, 1)))  # groups <= samples
     return grouped.select(
         "name",
         "dimensions",
@@ -739,7 +739,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     filtered = _filtered(profile, q, extra)
     plans = [filtered.select(pl.len()), _aggregate(profile, filtered, q)]
     if q.samples:
-        plans.append(_longest(filtered, q.samples))
+        plans.append(_longest(filtered, min(q.samples, max(profile.sample_count, 1))))
     frames = pl.collect_all(plans)
     matched = int(frames[0].item())
     groups = _with_ms(frames[1], profile.clock_hz)

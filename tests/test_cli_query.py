@@ -271,3 +271,15 @@ def test_python_dash_m(profile_path: Path, tmp_path: Path, args: list[str], stat
     else:
         assert proc.stderr == b""
         assert proc.stdout == (GOLDEN / golden).read_bytes()
+
+
+def test_largest_values_are_accepted(capsys: pytest.CaptureFixture[str], profile_path: Path) -> None:
+    top = str(2**64 - 1)
+    code, out, _ = _run(capsys, "profile-query", str(profile_path), "--limit", top, "--samples", top, "--at", top)
+    assert code == 0 and out.splitlines()[0].endswith(
+        f"samples=0/10 spanCycles=1400 spanMs=0.000933 clockHz=1500000000 at={top}"
+    )
+    code, out, _ = _run(capsys, "profile-query", str(profile_path), "--limit", str(2**64))
+    assert (code, out) == (2, "")
+    code, out, _ = _run(capsys, "profile-query", str(profile_path), "--samples", top, "--limit", "1")
+    assert code == 0 and len(out.splitlines()) == 3 + 10
