@@ -10,6 +10,7 @@ import polars as pl
 __all__ = [
     "KIND_COLORS",
     "SelectionTooLargeError",
+    "as_profile",
     "groups_of",
     "is_profile",
     "kind_scale",
@@ -43,15 +44,30 @@ def is_profile(source: object) -> bool:
     return isinstance(source, Profile)
 
 
+def as_profile(source: object) -> tuple[Any, Any]:
+    """(Profile, the widget's Query or None) for a Profile or a `ProfileWidget`; (None, None) otherwise.
+
+    A widget counts as its profile under its current filters, so ``charts.tile_heatmap(widget)``
+    draws what the widget shows (duck-typed: importing the widget module here would load anywidget).
+    """
+    if is_profile(source):
+        return source, None
+    profile = getattr(source, "profile", None)
+    if is_profile(profile) and hasattr(source, "filtered"):
+        return profile, source.query  # type: ignore[attr-defined]
+    return None, None
+
+
 def _is_query_result(source: object) -> bool:
     return type(source).__name__ == "QueryResult" and hasattr(source, "groups")
 
 
 def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Series | None, int]:
     """(selected samples, all tiles to draw or None, clock Hz or 0) of a chart source."""
-    if is_profile(source):
-        samples = source.filter(**flags) if flags else source.samples
-        return samples, source.tiles.get_column("tile"), source.clock_hz
+    profile, base = as_profile(source)
+    if profile is not None:
+        samples = profile.filter(base, **flags) if flags or base is not None else profile.samples
+        return samples, profile.tiles.get_column("tile"), profile.clock_hz
     if flags:
         raise TypeError(f"query flags ({', '.join(flags)}) apply to a Profile source; filter the DataFrame instead")
     if isinstance(source, pl.LazyFrame):
@@ -63,7 +79,7 @@ def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Ser
         return source, None, 0
     if _is_query_result(source):
         raise TypeError("this chart draws samples: pass the Profile (with the same flags) instead of a QueryResult")
-    raise TypeError(f"expected a Profile or a samples DataFrame, got {type(source).__name__}")
+    raise TypeError(f"expected a Profile, ProfileWidget or samples DataFrame, got {type(source).__name__}")
 
 
 #: QueryResult.groups columns (snake_case) to the SPEC §4 JSON field names charts show.
@@ -96,10 +112,11 @@ def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, s
             raise TypeError("query flags apply to a Profile source; this QueryResult is already computed")
         q = getattr(source, "query", None)
         return spec_names(source.groups), str(getattr(q, "group_by", "group")), q
-    if is_profile(source):
+    profile, base = as_profile(source)
+    if profile is not None:
         from ._query import query
 
-        result = query(source, **query_flags)
+        result = query(profile, base, **query_flags)
         return spec_names(result.groups), result.query.group_by, result.query
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
@@ -109,7 +126,7 @@ def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, s
         if "name" not in source.columns:
             raise ValueError("groups DataFrame needs a 'name' column (QueryResult.groups layout)")
         return spec_names(source), "group", None
-    raise TypeError(f"expected a Profile, QueryResult or groups DataFrame, got {type(source).__name__}")
+    raise TypeError(f"expected a Profile, ProfileWidget, QueryResult or groups DataFrame, got {type(source).__name__}")
 
 
 def plain(frame: pl.DataFrame) -> pl.DataFrame:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
-from ._charts_common import KIND_COLORS, groups_of, is_profile, kind_scale, plain, spec_names
+from ._charts_common import KIND_COLORS, as_profile, groups_of, kind_scale, plain, spec_names
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -53,7 +53,7 @@ def breakdown(
         raise ValueError(f"measure must be phaseCycles or workCycles, got {measure!r}")
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
-    if is_profile(source):
+    if as_profile(source)[0] is not None:
         sort_by = "phase-cycles" if measure == "phaseCycles" else "work-cycles"
         flags = {"group_by": by, "sort_by": sort_by, "limit": top, "metadata_key": metadata_key, **flags}
     groups, label, _ = groups_of(source, flags)
@@ -106,13 +106,14 @@ _PHASE_NAME = re.compile(r"^phase (\d+)/(\d+)$")
 
 def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame | None, int]:
     """Per-phase groups (phase, epoch, phaseCycles, firstOffset…), the samples used and the clock."""
-    if is_profile(source):
+    profile, base = as_profile(source)
+    if profile is not None:
         from ._query import query
 
-        result = query(source, **{**flags, "group_by": "phase", "limit": 0, "samples": 0})
+        result = query(profile, base, **{**flags, "group_by": "phase", "limit": 0, "samples": 0})
         filters = {k: v for k, v in flags.items() if k not in ("sort_by", "samples", "limit", "metadata_key")}
-        samples = source.filter(**filters) if filters else source.samples
-        groups, clock_hz = spec_names(result.groups), source.clock_hz
+        samples = profile.filter(base, **filters) if filters or base is not None else profile.samples
+        groups, clock_hz = spec_names(result.groups), profile.clock_hz
     else:
         groups, label, _ = groups_of(source, flags)
         if label not in ("phase", "group"):

@@ -6,8 +6,9 @@ never meets Altair's row limit and no chart embeds raw samples (the Gantt
 chart, which draws samples, refuses large selections instead).
 
 Sources: a `Profile` (with optional query flags such as ``kind="compute"`` or
-``phases=(3,)``), a `QueryResult`, or a polars DataFrame — the samples of a
-selection (``profile.filter(...)``, ``widget.filtered``) or a groups table.
+``phases=(3,)``), a `ProfileWidget` (its profile under its current filters), a
+`QueryResult`, or a polars DataFrame — the samples of a selection
+(``profile.filter(...)``, ``widget.filtered``) or a groups table.
 
 Importing this module switches Altair's CDN-loading ``default`` renderer to the
 offline Jupyter renderer (Vega bundled by vl-convert); `save` and

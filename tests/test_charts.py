@@ -318,3 +318,18 @@ def test_every_chart_handles_empty_profiles_and_empty_selections(name, tmp_path)
         assert spec_rows(charts.to_spec(chart)) <= 2  # at most the two empty tiles of the heat-map
     svg = charts.save(chart, tmp_path / f"{name}.svg").read_text(encoding="utf-8")  # Vega renders it
     assert ET.fromstring(svg).tag.endswith("svg")
+
+
+def test_a_widget_is_a_source_under_its_current_filters(hostile):
+    from ipu_nb import ProfileWidget, query
+
+    widget = ProfileWidget(hostile)
+    widget.filters = {"kind": "compute"}
+    heat = charts.to_spec(charts.tile_heatmap(widget, "cycles"))
+    direct = charts.to_spec(charts.tile_heatmap(hostile, "cycles", kind="compute"))
+    assert heat["datasets"] == direct["datasets"]
+    bars = charts.to_spec(charts.breakdown(widget, by="kernel"))
+    names = [r["name"] for r in next(iter(bars["datasets"].values()))]
+    assert names == query(hostile, kind="compute", group_by="kernel").groups.get_column("name").to_list()
+    steps = charts.to_spec(charts.phase_waterfall(widget))
+    assert [r["label"] for r in next(iter(steps["datasets"].values()))] == ["phase 1/0"]
