@@ -128,6 +128,10 @@ def test_modified_file_is_decoded_again(tmp_path: Path, cache_root: Path) -> Non
     write(path, operation="after!")
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     assert open_profile(path).samples.get_column("operation")[0] == "after!"
+    assert [e.name for e in entries(cache_root)] == [cache_key(path)], "the stale entry was dropped"
+    other = write(tmp_path / "other.capnp")
+    open_profile(other)
+    assert len(entries(cache_root)) == 2, "another file's entry is kept"
 
 
 @pytest.mark.parametrize("damage", ["truncate-arrow", "garbage-json", "missing-frame", "wrong-schema", "old-format"])

@@ -51,7 +51,7 @@ def cache_key(path: Path) -> str:
     trade made for a near-instant reopen; pass ``cache=False`` to bypass it.
     """
     stat = path.stat()
-    digest = hashlib.blake2b(digest_size=20)
+    digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{CACHE_FORMAT}\0{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
     size = stat.st_size
     with open(path, "rb") as handle:
@@ -64,7 +64,12 @@ def cache_key(path: Path) -> str:
             for offset in offsets:
                 handle.seek(offset)
                 digest.update(handle.read(_EDGE if offset in (0, size - _EDGE) else _BLOCK))
-    return digest.hexdigest()
+    return f"{_path_tag(path)}-{digest.hexdigest()}"
+
+
+def _path_tag(path: Path) -> str:
+    """Key prefix shared by every entry of one file path (older entries of a rewritten file)."""
+    return hashlib.blake2b(str(path.resolve()).encode(), digest_size=8).hexdigest()
 
 
 def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | None:
@@ -120,6 +125,11 @@ def store_cached(profile: Profile, key: str, root: Path | None = None) -> bool:
             shutil.rmtree(entry, ignore_errors=True)
         os.rename(tmp, entry)
         tmp = None
+        # Entries of earlier versions of the same file can never match again: drop them.
+        prefix = key.split("-", 1)[0] + "-"
+        for old in root.glob(prefix + "*"):
+            if old.name != key:
+                shutil.rmtree(old, ignore_errors=True)
         return True
     except (OSError, pl.exceptions.PolarsError):
         return False
