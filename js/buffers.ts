@@ -15,7 +15,13 @@ export function float32(view: DataView | ArrayBuffer | ArrayBufferView): Float32
   return new Float32Array(bytesOf(view));
 }
 
-export function decodeWindow(header: any, buffers: (DataView | ArrayBuffer)[]): RawWindow | LodWindow {
+/** Inflate a zlib stream ("deflate" in the Compression Streams API). */
+export async function inflate(data: ArrayBuffer): Promise<ArrayBuffer> {
+  const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Response(stream).arrayBuffer();
+}
+
+export async function decodeWindow(header: any, buffers: (DataView | ArrayBuffer)[]): Promise<RawWindow | LodWindow> {
   if (header.mode === "raw") {
     return {
       mode: "raw",
@@ -27,6 +33,8 @@ export function decodeWindow(header: any, buffers: (DataView | ArrayBuffer)[]): 
       row: new Uint16Array(bytesOf(buffers[2])),
       flags: new Uint8Array(bytesOf(buffers[3])),
       sample: new Uint32Array(bytesOf(buffers[4])),
+      labels: Array.isArray(header.labels) ? header.labels : null,
+      labelIndex: Array.isArray(header.labels) && buffers[5] ? new Uint32Array(bytesOf(buffers[5])) : null,
     };
   }
   return {
@@ -35,6 +43,6 @@ export function decodeWindow(header: any, buffers: (DataView | ArrayBuffer)[]): 
     end: header.end,
     count: header.count,
     bins: header.bins,
-    cells: new Uint8Array(bytesOf(buffers[0])),
+    cells: new Uint8Array(header.compressed === "deflate" ? await inflate(bytesOf(buffers[0])) : bytesOf(buffers[0])),
   };
 }

@@ -26,6 +26,14 @@ export interface TimelineHost {
   unhover(): void;
 }
 
+/** `text` cut with an ellipsis to fit `width` pixels (approximately, by character share). */
+function fit(ctx: CanvasRenderingContext2D, text: string, width: number): string {
+  const full = ctx.measureText(text).width;
+  if (full <= width) return text;
+  const keep = Math.floor((text.length * width) / full) - 1;
+  return keep > 0 ? `${text.slice(0, keep)}…` : "";
+}
+
 export function rowHeight(rows: number): number {
   return Math.min(16, Math.max(0.5, 600 / Math.max(rows, 1)));
 }
@@ -110,19 +118,19 @@ export class Timeline {
     canvas.height = Math.max(rows, 1);
     const ctx = canvas.getContext("2d")!;
     const img = ctx.createImageData(data.bins, Math.max(rows, 1));
-    const px = img.data;
-    const cells = data.cells;
-    for (let i = 0; i < cells.length; i++) {
-      const c = cells[i];
+    // One RGBA word per possible cell byte (class | level << 5), little-endian ABGR.
+    const table = new Uint32Array(256);
+    for (let c = 0; c < 256; c++) {
       const level = c >> 5;
       if (level === 0) continue;
-      const rgb = colours[c & 31];
-      const o = i * 4;
-      px[o] = rgb[0];
-      px[o + 1] = rgb[1];
-      px[o + 2] = rgb[2];
-      px[o + 3] = Math.round(255 * (0.3 + (0.7 * level) / 7));
+      const [r, g, b] = colours[c & 31];
+      const a = Math.round(255 * (0.3 + (0.7 * level) / 7));
+      table[c] = ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
     }
+    const px = new Uint32Array(img.data.buffer);
+    const cells = data.cells;
+    const n = Math.min(cells.length, px.length);
+    for (let i = 0; i < n; i++) px[i] = table[cells[i]];
     ctx.putImageData(img, 0, 0);
     return canvas;
   }
@@ -182,7 +190,12 @@ export class Timeline {
     this.lastDrawMs = performance.now() - t0;
   }
 
-  /** Operation labels are not in the window; draw the class name when bars are wide enough. */
+  /** Whether rows are tall enough to label bars (then windows carry operation names). */
+  wantsLabels(): boolean {
+    return rowHeight(this.host.rows().length) >= 12;
+  }
+
+  /** Operation names (or the colour class name) on bars wide enough to hold some text. */
   private labels(ctx: CanvasRenderingContext2D, data: WindowData & { mode: "raw" }, s: number, k: number, rh: number) {
     const legend = this.host.legend(data.colorBy);
     ctx.font = "10px sans-serif";
@@ -192,8 +205,9 @@ export class Timeline {
       const w = (data.x1[i] - data.x0[i]) * k;
       if (w < 50 || (data.flags[i] & 0x80) === 0) continue;
       const x = Math.max(GUTTER + (data.start + data.x0[i] - s) * k, GUTTER) + 3;
-      const name = legend[(data.flags[i] & 31) - 1] ?? "";
-      ctx.fillText(name, x, data.row[i] * rh + rh / 2, Math.max(0, w - 6));
+      const name =
+        data.labels && data.labelIndex ? data.labels[data.labelIndex[i]] : (legend[(data.flags[i] & 31) - 1] ?? "");
+      ctx.fillText(fit(ctx, name, w - 6), x, data.row[i] * rh + rh / 2);
     }
   }
 

@@ -95,6 +95,8 @@ export interface RawWindow {
   row: Uint16Array;
   flags: Uint8Array;
   sample: Uint32Array;
+  labels: string[] | null;
+  labelIndex: Uint32Array | null;
 }
 
 export interface LodWindow {

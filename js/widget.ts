@@ -137,7 +137,14 @@ function render({ model, el: host }: RenderProps): () => void {
     inFlight = true;
     dirty = false;
     sentAt = performance.now();
-    model.send({ type: "window", id: ++requestId, start: s, end: e, pixels: timeline.pixels() });
+    model.send({
+      type: "window",
+      id: ++requestId,
+      start: s,
+      end: e,
+      pixels: timeline.pixels(),
+      labels: timeline.wantsLabels(),
+    });
   };
   let scheduled = false;
   const schedule = () => {
@@ -202,19 +209,29 @@ function render({ model, el: host }: RenderProps): () => void {
   }
 
   // ---- messages from the kernel -----------------------------------------------------------
+  let windowQueue: Promise<void> = Promise.resolve();
+  const onWindow = async (msg: any, buffers: DataView[]) => {
+    const data = { ...(await decodeWindow(msg, buffers)), colorBy: msg.color_by } as WindowData;
+    inFlight = false;
+    const t0 = performance.now();
+    timeline.setData(data);
+    const draw = performance.now() - t0;
+    const rt = t0 - sentAt;
+    status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${draw.toFixed(0)} ms`;
+    root.dataset.windowId = String(msg.id);
+    root.dataset.roundTripMs = rt.toFixed(1);
+    root.dataset.drawMs = draw.toFixed(1);
+    root.dataset.mode = data.mode;
+    if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
+    if (dirty) request();
+  };
   const onMessage = (msg: any, buffers: DataView[]) => {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "window") {
-      const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by } as WindowData;
-      inFlight = false;
-      timeline.setData(data);
-      const rt = performance.now() - sentAt;
-      status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${timeline.lastDrawMs.toFixed(0)} ms`;
-      root.dataset.windowId = String(msg.id);
-      root.dataset.roundTripMs = rt.toFixed(1);
-      root.dataset.drawMs = timeline.lastDrawMs.toFixed(1);
-      root.dataset.mode = data.mode;
-      if (dirty) request();
+      // Replies are decoded in arrival order (inflating is asynchronous).
+      windowQueue = windowQueue.then(() => onWindow(msg, buffers)).catch((err) => {
+        status.textContent = `error drawing window: ${err}`;
+      });
     } else if (msg.type === "overview") {
       overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
     } else if (msg.type === "flame") {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import zlib
 
 import numpy as np
 import pytest
@@ -140,8 +141,9 @@ def test_encode_packs_class_and_coverage_level():
     index = build_index(profile.samples, profile.tiles)
     answer = window(index, 0, 20, 2, None, raw_limit=0)
     header, buffers = encode_window(answer)
-    assert header["mode"] == "lod" and header["bins"] == 2
-    cells = np.frombuffer(buffers[0], dtype=np.uint8)
+    assert header["mode"] == "lod" and header["bins"] == 2 and header["compressed"] == "deflate"
+    cells = np.frombuffer(zlib.decompress(buffers[0]), dtype=np.uint8)
+    assert encode_window(answer, compress=False)[1][0] == cells.tobytes()
     # Cell 0: exchange (class 1) fully covered (level 7); cell 1: idle (class 4) half covered (level 4).
     assert cells.tolist() == [1 | 7 << 5, 4 | 4 << 5]
     raw_header, raw = encode_window(window(index, 5, 20, 2, None))

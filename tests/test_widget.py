@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from typing import Any
 
 import numpy as np
@@ -90,6 +91,21 @@ def test_window_request_answers_with_binary_intervals(widget, profile):
     assert [expected[int(i)] for i in ids] == tiles.tolist()
 
 
+def test_window_labels_name_each_interval_operation(widget, profile):
+    msg(widget, {"type": "window", "id": 2, "start": 0, "end": widget.view[1], "pixels": 500, "labels": True})
+    content, buffers = widget.recorder.last("window")
+    ids = np.frombuffer(buffers[4], "<u4")
+    codes = np.frombuffer(buffers[5], "<u4")
+    names = dict(
+        zip(
+            *profile.samples.select("sample", pl.col("operation").cast(pl.String)).to_dict(as_series=False).values(),
+            strict=True,
+        )
+    )
+    assert [content["labels"][c] for c in codes] == [names[int(i)] for i in ids]
+    assert HOSTILE in content["labels"]
+
+
 def test_window_summaries_when_raw_is_too_big(widget, monkeypatch):
     import ipu_nb._lod as lod
 
@@ -98,8 +114,7 @@ def test_window_summaries_when_raw_is_too_big(widget, monkeypatch):
     msg(widget, {"type": "window", "id": 1, "start": 0, "end": widget.view[1], "pixels": 40})
     content, buffers = widget.recorder.last("window")
     assert content["mode"] == "lod" and content["bins"] == 40
-    assert len(buffers[0]) == 5 * 40
-    cells = np.frombuffer(buffers[0], np.uint8).reshape(5, 40)
+    cells = np.frombuffer(zlib.decompress(buffers[0]), np.uint8).reshape(5, 40)
     assert (cells[2] == 0).all()  # tile 5 has no samples
     assert (cells[[0, 1, 3, 4]] >> 5).max() == 7
 

@@ -19,7 +19,7 @@ PIXELS_JS = """() => {
     let h = 0, coloured = 0;
     for (let i = 0; i < d.length; i += 4) {
         h = (h * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) >>> 0;
-        if (d[i] !== d[i + 1] || d[i + 1] !== d[i + 2]) coloured++;
+        if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) coloured++;
     }
     return {hash: h, coloured};
 }"""

@@ -1,0 +1,149 @@
+"""Widget speed on the full-size demo profile (1,170,240 samples) against the issue's budgets.
+
+Run: `.venv/bin/python benchmarks/bench_widget.py [--no-browser] [--repeat N]`.
+
+Python side: widget construction, the level-of-detail answer for windows from the whole
+profile down to 0.1 % of it (time and payload, against 100 ms and 2 MB), a filter change,
+a click. Browser side (headless Chromium in JupyterLab, as the tests run it): time from
+creating the widget to its first drawn timeline (budget 2 s), and the round trip of each
+zoom/pan as the widget measures it (request sent → reply received), plus canvas draw time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
+
+import ipu_nb  # noqa: E402
+from ipu_nb._widget import ProfileWidget  # noqa: E402
+
+ROUND_TRIP_MS = 100.0
+DRAW_S = 2.0
+PAYLOAD_MB = 2.0
+PIXELS = 1100
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    """Best of `repeat` runs in ms, and the last result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        began = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - began)
+    return best * 1000, result
+
+
+def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
+    began = time.perf_counter()
+    widget = ProfileWidget(profile)
+    print(f"widget construction (index + mask + info): {time.perf_counter() - began:.2f} s")
+    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    span = widget.view[1]
+    print(f"{'window':>22} {'mode':>5} {'samples':>10} {'answer ms':>10} {'payload MB':>11}  vs budget")
+    for fraction in (1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 0.001):
+        start = int(span * (1 - fraction) / 2)
+        end = start + max(int(span * fraction), 8)
+
+        def answer(start: int = start, end: int = end) -> tuple:
+            widget._cache.clear()
+            return widget.window_answer(start, end, PIXELS)
+
+        ms, (header, buffers) = timed(answer, repeat)
+        mb = sum(len(b) for b in buffers) / 1e6
+        print(
+            f"{f'{fraction:.1%} of the span':>22} {header['mode']:>5} {header['count']:>10,} {ms:>10.1f} {mb:>11.2f}"
+            f"  {ROUND_TRIP_MS / ms:.1f}x under {ROUND_TRIP_MS:.0f} ms, {PAYLOAD_MB / mb:.0f}x under {PAYLOAD_MB:.0f} MB"
+        )
+    cached, _ = timed(lambda: widget.window_answer(0, span, PIXELS), repeat)
+    print(f"{'home view, cached':>22} {cached:>27.2f}")
+    for label, filters in (
+        ("filter metadata layer=3", {"metadata": ["layer=3"]}),
+        ("filter kind=compute", {"kind": "compute"}),
+        ("focus an operation", {"kind": "compute", "operation_contains": "GEMM block (0, 5)"}),
+    ):
+        began = time.perf_counter()
+        widget.filters = filters
+        ms = (time.perf_counter() - began) * 1000
+        widget.filters = {}
+        print(f"{label}: {ms:.0f} ms (mask, flame graph, overview and panel for the front end)")
+    clicks = iter(range(1, 1000))
+    ms, _ = timed(
+        lambda: widget._handle_custom_msg({"type": "pick", "row": 700, "x": span // 3 + next(clicks)}, []), repeat
+    )
+    print(f"click (pick: at, selected, at-cursor summary, sample detail): {ms:.0f} ms")
+
+
+def browser_side(profile_path: Path) -> None:
+    from lab import OUTPUT, Page, launch_chromium, running_lab, wait_window
+    from playwright.sync_api import sync_playwright
+
+    cells = [
+        f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(profile_path)!r}, progress=False)",
+        "_t0 = time.time()\nwidget = ipu_nb.ProfileWidget(profile)\nwidget",
+    ]
+    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp)) as lab, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1500, "height": 1400})
+        name = lab.notebook(cells)
+        page.goto(f"{lab.url}/lab/tree/{name}?reset")
+        nb = Page(page, lab, name)
+        nb.wait_ready()
+        nb.run_all()
+        last = wait_window(page, 0, timeout=180)
+        first_draw = int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.firstDrawAt"))
+        created = nb.kernel("_t0")
+        draw_s = first_draw / 1000 - created
+        print(
+            f"browser: widget created → first timeline drawn: {draw_s:.2f} s "
+            f"({DRAW_S / draw_s:.1f}x under the {DRAW_S:.0f} s budget)"
+        )
+        overlay = page.locator(".ipu-nb-timeline-overlay")
+        overlay.click(position={"x": 300, "y": 5})
+        trips, draws = [], []
+        actions = ["+", "+", "ArrowRight", "ArrowRight", "+", "ArrowLeft", "-", "-", "-", "+", "ArrowRight", "0"]
+        for key in actions:
+            page.keyboard.press(key)
+            last = wait_window(page, last, timeout=30)
+            page.wait_for_timeout(150)  # let a trailing request for the final view settle
+            last = int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.windowId"))
+            trip = float(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.roundTripMs"))
+            draw = float(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.drawMs"))
+            mode = page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.mode")
+            trips.append(trip)
+            draws.append(draw)
+            print(f"  key {key!r:>12}: {mode:>4} round trip {trip:6.1f} ms, draw {draw:5.1f} ms")
+        median = statistics.median(trips)
+        print(
+            f"browser pan/zoom round trip: median {median:.0f} ms, max {max(trips):.0f} ms "
+            f"({ROUND_TRIP_MS / median:.1f}x under {ROUND_TRIP_MS:.0f} ms at the median); "
+            f"draw median {statistics.median(draws):.1f} ms"
+        )
+        OUTPUT.mkdir(exist_ok=True)
+        page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget-full.png"))
+        lab.shutdown_sessions(name)
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-browser", action="store_true", help="skip the JupyterLab + Chromium part")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per Python-side measurement (best is kept)")
+    args = parser.parse_args()
+    path = ipu_nb.demo_profile_path("full")
+    began = time.perf_counter()
+    profile = ipu_nb.open_profile(path, progress=False)
+    print(f"{profile} (opened in {time.perf_counter() - began:.1f} s)")
+    python_side(profile, args.repeat)
+    if not args.no_browser:
+        browser_side(path)
+
+
+if __name__ == "__main__":
+    main()
