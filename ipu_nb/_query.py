@@ -227,6 +227,26 @@ def _code(text: str) -> int:
     return int(pl.select(pl.lit(text).cast(pl.Categorical).to_physical()).item())
 
 
+def _global_codes(column: str, dtype: pl.DataType) -> pl.Expr:
+    """The column's strings as codes in the global categories, so `_code` values compare with them.
+
+    Free for the loader's default Categorical columns; other string dtypes are re-encoded.
+    """
+    if dtype == pl.Categorical():
+        return pl.col(column).to_physical().cast(pl.UInt64)
+    return pl.col(column).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.UInt64)
+
+
+def _code_bits(profile: Profile, frame: str, column: str) -> int:
+    """Bit width of the largest global code in `frame.column` (cached per profile)."""
+
+    def compute() -> int:
+        data: pl.DataFrame = getattr(profile, frame)
+        return _max_bits(data.select(_global_codes(column, data.schema[column])).to_series())
+
+    return _fact(profile, f"{frame}.{column}_bits", compute)
+
+
 def _metadata_index(profile: Profile) -> tuple[np.ndarray, np.ndarray | None]:
     """Metadata owner ids in ascending order, and the row permutation that sorts them.
 
@@ -274,9 +294,8 @@ def _metadata_rows(profile: Profile, name: str, value: str | None) -> np.ndarray
     if value is not None:
         entries = entries & (pl.col("value") == value)
     _, order = _metadata_index(profile)
-    frame = profile.metadata if order is None else profile.metadata[pl.Series(order, dtype=pl.Int64)]
-    hits = frame.select(entries.fill_null(False)).to_series().to_numpy()
-    return np.flatnonzero(hits)
+    hits = profile.metadata.select(entries.fill_null(False)).to_series().to_numpy()
+    return np.flatnonzero(hits if order is None else hits[order])
 
 
 def _metadata_mask(profile: Profile, filters: tuple[tuple[str, str | None], ...]) -> np.ndarray:
@@ -361,8 +380,8 @@ def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.Laz
         return lf.with_columns(gid=pl.col("tile").cast(pl.UInt64)), pl.lit(None), bits, pl.lit(None)
     if gb in ("kernel", "operation"):
         column = gb
-        bits = _fact(profile, f"{column}_bits", lambda: _max_bits(profile.samples.get_column(column).to_physical()))
-        physical = pl.col(column).to_physical().cast(pl.UInt64)
+        bits = _code_bits(profile, "samples", column)
+        physical = _global_codes(column, profile.samples.schema[column])
         if gb == "kernel":
             no_kernel = _code(NO_KERNEL)
             bits = max(bits, no_kernel.bit_length())
@@ -372,10 +391,10 @@ def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.Laz
             name = pl.col("_src").cast(pl.String)
         return lf.with_columns(gid=physical), pl.col(column).first(), bits, name
     # metadata: the value of the first entry named KEY (by position), joined in by `query`
-    bits = _fact(profile, "value_bits", lambda: _max_bits(profile.metadata.get_column("value").to_physical()))
+    bits = _code_bits(profile, "metadata", "value")
     missing = _code(MISSING)
     bits = max(bits, missing.bit_length())
-    lf = lf.with_columns(gid=pl.col("_mvalue").to_physical().cast(pl.UInt64).fill_null(missing))
+    lf = lf.with_columns(gid=_global_codes("_mvalue", profile.metadata.schema["value"]).fill_null(missing))
     name = pl.col("_src").cast(pl.String).fill_null(MISSING)
     return lf, pl.col("_mvalue").first(), bits, name
 

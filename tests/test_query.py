@@ -402,7 +402,7 @@ def test_categorical_physical_order_does_not_leak_into_name_order() -> None:
 
 
 def test_frames_in_another_order_give_the_same_answers() -> None:
-    """Metadata rows out of (sample, position) order and sample ids that are not row numbers."""
+    """Metadata rows out of (sample, position) order, sample ids that are not row numbers, String columns."""
     import dataclasses
 
     tiles = [
@@ -412,14 +412,25 @@ def test_frames_in_another_order_give_the_same_answers() -> None:
     profile = profile_from_tiles(tiles)
     shuffled = dataclasses.replace(profile, metadata=profile.metadata.reverse())
     reordered = dataclasses.replace(profile, samples=profile.samples.reverse())
+    plain_strings = dataclasses.replace(
+        profile,
+        samples=profile.samples.with_columns(pl.col("operation", "kernel").cast(pl.String)),
+        metadata=profile.metadata.with_columns(pl.col("name", "value").cast(pl.String)),
+    )
     for flags in (
         {"group_by": "metadata", "metadata_key": "k", "samples": 5},
+        {"group_by": "metadata", "metadata_key": "j", "kernel": ""},
         {"metadata": ["k=1", "j"], "samples": 5, "group_by": "tile"},
         {"metadata": "k", "at": 2, "samples": 2},
     ):
         expected = query(profile, **flags).to_json()
         assert query(shuffled, **flags).to_json() == expected
         assert query(reordered, **flags).to_json() == expected
+        assert query(plain_strings, **flags).to_json() == expected
+        assert (
+            query(plain_strings, **{**flags, "group_by": "kernel"}).to_json()
+            == query(profile, **{**flags, "group_by": "kernel"}).to_json()
+        )
         rows = filter_samples(profile, **flags)
         assert filter_samples(shuffled, **flags).equals(rows)
         assert filter_samples(reordered, **flags).sort("sample").equals(rows)
