@@ -448,3 +448,16 @@ def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_
     at = _find_text(words, columns.operation.to_list()[-1].encode())
     words[at] = int.from_bytes(b"\xff" * 8, "little")
     fast_error(words.tobytes(), "ProfileStep.operation", "tile entry 5")
+
+
+def test_error_names_the_sample_and_entry_past_empty_lists() -> None:
+    samples = [
+        Sample(metadata=()),
+        Sample(metadata=(("a", "b"),)),
+        Sample(metadata=()),
+        Sample(metadata=(("c", "d"), ("e", "zzzzbad"))),
+    ]
+    words = _words(profile([(4, []), (5, samples)]).to_bytes())
+    at = _find_text(words, b"zzzzbad")
+    words[at] = int.from_bytes(b"zzzzbad!", "little")  # NUL overwritten
+    fast_error(words.tobytes(), "MetadataEntry.value", "tile entry 1, sample 3 (row 3), metadata entry 1")

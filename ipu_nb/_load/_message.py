@@ -59,17 +59,26 @@ class Elements:
     """A batch of structs: byte address of each data section, its size, and its pointer section.
 
     `data_bytes` and `ptrs` are scalars when uniform over the batch (the common case).
-    `owner` maps each element to the index of the list (or pointer) it came from.
+    `first` (for list elements) is the index of each list's first element, to name the list
+    an element came from in error messages (`owner_of`).
     """
 
     byte: np.ndarray  # int64 absolute byte address of the data section
     data_bytes: np.ndarray | int
     ptrs: np.ndarray | int
     seg: np.ndarray | int  # segment of each element, or of all of them
-    owner: np.ndarray | None = None
+    first: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.byte)
+
+    def owner_of(self, i: int) -> tuple[int, int]:
+        """(list index, position in that list) of element i."""
+        if self.first is None:
+            return i, 0
+        # Empty lists share their successor's `first`; the last list of such a run holds i.
+        j = int(np.searchsorted(self.first, i, side="right")) - 1
+        return j, i - int(self.first[j])
 
 
 @dataclass
@@ -313,19 +322,24 @@ class Message:
         self.charge(int(words.sum()) + int(amplified.sum()), what)
         # Budget is spent: the expansion below allocates at most a few arrays of `count.sum()` rows.
         total = int(count.sum())
-        owner = np.repeat(np.arange(len(count), dtype=np.int64), count)
         first = np.cumsum(count) - count
-        within = np.arange(total, dtype=np.int64) - np.repeat(first, count)
         live = count > 0
         data_u = _uniform(data_bits[live] // 8) if live.any() else 0
         ptrs_u = _uniform(ptrs[live]) if live.any() else 0
         step_u = _uniform(step_bits[live]) if live.any() else 0
-        step = (step_u // 8) if isinstance(step_u, int) else np.repeat(step_bits // 8, count)
-        byte = np.repeat(base, count) + within * step
+        if isinstance(step_u, int):
+            # element byte = base + (i - first) * step, as one repeat and in-place arithmetic
+            byte = np.arange(total, dtype=np.int64)
+            byte *= step_u // 8
+            byte += np.repeat(base - first * (step_u // 8), count)
+        else:
+            byte = np.repeat(base, count) + (np.arange(total, dtype=np.int64) - np.repeat(first, count)) * np.repeat(
+                step_bits // 8, count
+            )
         data = data_u if isinstance(data_u, int) else np.repeat(data_bits // 8, count)
         pcount = ptrs_u if isinstance(ptrs_u, int) else np.repeat(ptrs, count)
         eseg = _uniform_seg(seg if isinstance(seg, int) else seg[live], count)
-        return count, Elements(byte, data, pcount, eseg, owner)
+        return count, Elements(byte, data, pcount, eseg, first)
 
     def texts(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe) -> Texts:
         """Text pointers -> (byte address, length); null reads as the empty string.
@@ -399,11 +413,13 @@ class Message:
 
     def pointer(self, elements: Elements, index: int) -> tuple[np.ndarray, np.ndarray | None]:
         """Word address of pointer `index` of each struct, and a mask of structs that have it (None: all)."""
-        addr = (elements.byte + elements.data_bytes) // 8 + index
         if isinstance(elements.ptrs, int):
             if elements.ptrs > index:
+                addr = elements.byte >> 3
+                addr += elements.data_bytes // 8 + index
                 return addr, None
             return np.zeros(len(elements), dtype=np.int64), np.zeros(len(elements), dtype=bool)
+        addr = (elements.byte + elements.data_bytes) // 8 + index
         present = elements.ptrs > index
         return np.where(present, addr, 0), present
 

@@ -248,12 +248,12 @@ def _decode_chunk(
 
     addr, present = msg.pointer(steps, 2)
     meta_counts, entries = msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample)
-    owner = entries.owner
-    meta_first = np.cumsum(meta_counts) - meta_counts
+
+    owner_of = entries.owner_of
 
     def at_entry(j: int) -> str:
-        s = int(owner[j]) if owner is not None else 0
-        return f"{at_sample(s)}, metadata entry {j - int(meta_first[s])}"
+        s, position = owner_of(j)
+        return f"{at_sample(s)}, metadata entry {position}"
 
     for index, name in ((0, "name"), (1, "value")):
         addr, present = msg.pointer(entries, index)
