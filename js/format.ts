@@ -9,7 +9,8 @@ export function cycles(n: number): string {
 }
 
 function trim(x: number): string {
-  return x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2).replace(/\.?0+$/, "");
+  const text = x.toFixed(Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2);
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }
 
 export function ms(c: number, clockHz: number): string {
