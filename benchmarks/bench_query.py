@@ -38,7 +38,7 @@ def main() -> None:
 
     path = args.profile or ipu_nb.demo_profile_path()
     start = time.perf_counter()
-    profile = ipu_nb.open_profile(path)
+    profile = ipu_nb.open_profile(path, progress=False)
     print(f"profile: {path}")
     print(
         f"  {profile.sample_count:,} samples, {profile.metadata.height:,} metadata entries, {profile.tile_count} tiles"
