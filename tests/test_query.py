@@ -434,3 +434,38 @@ def test_frames_in_another_order_give_the_same_answers() -> None:
         rows = filter_samples(profile, **flags)
         assert filter_samples(shuffled, **flags).equals(rows)
         assert filter_samples(reordered, **flags).sort("sample").equals(rows)
+
+
+def _seeded_tiles(seed: int) -> list[T]:
+    import random
+
+    rng = random.Random(seed)
+    words = ["", "gemm", 'q"\\', "é\n", "Z", "(no kernel)", "(missing)"]
+    tiles = []
+    for tile in rng.sample(range(3000), 6):
+        samples = []
+        for _ in range(rng.randrange(0, 9)):
+            start = rng.choice([rng.randrange(0, 80), rng.randrange(2**32 - 50, 2**32)])
+            metadata = [(rng.choice("ab"), rng.choice(words)) for _ in range(rng.randrange(0, 4))]
+            samples.append(
+                S(
+                    start,
+                    (start + rng.randrange(0, 60)) % 2**32,
+                    rng.choice(_query.KINDS),
+                    rng.choice(words),
+                    rng.choice(words),
+                    rng.randrange(0, 4),
+                    rng.randrange(0, 2),
+                    metadata=metadata,
+                )
+            )
+        tiles.append(T(tile, samples))
+    return tiles
+
+
+@pytest.mark.parametrize("group_by", _query.GROUP_BYS)
+@pytest.mark.parametrize("sort_by", _query.SORT_BYS)
+def test_every_group_by_and_sort_by_against_reference(group_by: str, sort_by: str) -> None:
+    for seed in range(3):
+        flags = {"group_by": group_by, "sort_by": sort_by, "metadata_key": "a", "limit": 0, "samples": 4}
+        _check_against_reference(_seeded_tiles(seed), 1_500_000_000, flags)
