@@ -78,34 +78,38 @@ class TextEncoder:
 
 @dataclass
 class TextColumn:
-    """Accumulates one text field's chunks and merges them into one `Strings`."""
+    """Accumulates one text field's chunks, in order, into one global dictionary.
+
+    Each chunk's small dictionary is mapped into the global one as it arrives (first
+    occurrence order, so the result is deterministic), while other chunks still decode.
+    """
 
     what: str
     codes: list[np.ndarray] = field(default_factory=list)
-    dictionaries: list[pa.Array] = field(default_factory=list)
+    values: list[pa.Array] = field(default_factory=list)
+    known: pa.Array | None = None
 
     def add(self, codes: np.ndarray, dictionary: pa.Array) -> None:
-        self.codes.append(codes)
-        self.dictionaries.append(dictionary)
+        if self.known is None or len(self.known) == 0:
+            mapping = np.arange(len(dictionary), dtype=np.uint32)
+            new = dictionary
+        else:
+            found = pc.index_in(dictionary, value_set=self.known)
+            missing = np.asarray(found.is_null())
+            mapping = np.asarray(found.fill_null(0)).astype(np.uint32)
+            new = dictionary.filter(pa.array(missing))
+            mapping[missing] = len(self.known) + np.arange(len(new), dtype=np.uint32)
+        if len(new):
+            self.values.append(new)
+            self.known = new if self.known is None else pa.concat_arrays([self.known, new])
+        self.codes.append(mapping[codes])
 
     def finish(self, where: str, describe_row: object = None) -> Strings:
-        """Merge chunk dictionaries (first-occurrence order kept) and validate UTF-8 once per value."""
-        if not self.codes:
-            return Strings(np.zeros(0, dtype=np.uint32), pa.array([], type=pa.string()))
-        if len(self.codes) == 1:
-            codes, values = self.codes[0], self.dictionaries[0]
-        else:
-            merged = pc.dictionary_encode(pa.concat_arrays(self.dictionaries))
-            mapping = np.asarray(merged.indices).view(np.uint32)
-            parts = []
-            start = 0
-            for chunk_codes, dictionary in zip(self.codes, self.dictionaries, strict=True):
-                parts.append(mapping[start : start + len(dictionary)][chunk_codes])
-                start += len(dictionary)
-            codes = np.concatenate(parts)
-            values = merged.dictionary
+        """Concatenate the codes and validate UTF-8 once per distinct value."""
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.uint32)
+        values = self.known if self.known is not None else pa.array([], type=pa.binary())
         self.codes.clear()
-        self.dictionaries.clear()
+        self.known = None
         return Strings(codes, _utf8(values, codes, self.what, where, describe_row))
 
 
