@@ -767,7 +767,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
         samples = longest.with_columns(_metadata_lists(profile, longest.get_column("sample").to_numpy(), strings=True))
     else:
         samples = _empty_samples()
-    span = profile.span_cycles
+    span = _fact(profile, "span_cycles", lambda: profile.span_cycles)
     return QueryResult(
         query=q,
         groups=groups,
