@@ -344,12 +344,12 @@ class Message:
     def texts(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe) -> Texts:
         """Text pointers -> (byte address, length); null reads as the empty string.
 
-        The common case (near byte-list pointers or nulls, one segment) takes a fused path of a
-        few whole-array operations; anything else (far pointers, wrong kinds) the general one.
+        The common case (near byte-list pointers or nulls) takes a fused path of a few
+        whole-array operations; anything else (far pointers, wrong kinds) the general one.
         """
         w = self.u64[addr] if present is None else np.where(present, self.u64[np.where(present, addr, 0)], _u(0))
         n = len(w)
-        if not isinstance(seg, int) or n == 0:
+        if n == 0:
             return self._texts_general(w, addr, seg, present, what, describe)
         nulls = n - np.count_nonzero(w)
         if np.count_nonzero((w & _TEXT_MASK) == _TEXT_TAG) + nulls != n:
@@ -361,7 +361,11 @@ class Message:
         start <<= 3
         cnt = (w >> _u(35)).view(np.int64)
         end = start + cnt
-        if int(start.min()) < lo * 8 or int(end.max()) > hi * 8 or n - np.count_nonzero(cnt) != nulls:
+        if isinstance(seg, int):
+            outside = int(start.min()) < lo * 8 or int(end.max()) > hi * 8
+        else:  # a batch straddling segments: per-element bounds
+            outside = bool((start < lo * 8).any() or (end > hi * 8).any())
+        if outside or n - np.count_nonzero(cnt) != nulls:
             return self._texts_general(w, addr, seg, present, what, describe)
         # A null pointer's "end" is the pointer word's own last byte, which is zero.
         end -= 1
