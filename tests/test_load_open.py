@@ -105,3 +105,20 @@ def test_progress_reports_every_sample(phase_file: Path) -> None:
     assert calls[0] == (0, columns.sample_count)
     assert calls[-1] == (columns.sample_count, columns.sample_count)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_auto_falls_back_to_reference_on_an_unexpected_fast_failure(phase_file: Path, monkeypatch) -> None:
+    import ipu_nb._load._wire as wire
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(wire, "decode_file", broken)
+    with pytest.warns(RuntimeWarning, match="IndexError: a bug"):
+        profile = open_profile(phase_file, cache=False)
+    assert profile.sample_count > 0
+    with pytest.raises(IndexError):
+        open_profile(phase_file, cache=False, decoder="fast")
+    monkeypatch.setattr(wire, "decode_file", lambda *a, **k: (_ for _ in ()).throw(ProfileFormatError("bad")))
+    with pytest.raises(ProfileFormatError, match="bad"):
+        open_profile(phase_file, cache=False)  # corrupt files are not retried

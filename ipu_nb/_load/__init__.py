@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Literal
 
@@ -33,8 +34,10 @@ def open_profile(
         Reuse (and write) the decoded frames cached by content (`ipu_nb._load._cache`, under
         ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``); False bypasses the cache.
     decoder : {"auto", "fast", "reference"}, default "auto"
-        "fast" is the columnar wire decoder ("auto" uses it); "reference" forces the slow
-        pycapnp decoder (the yardstick in tests). Both give identical frames.
+        "fast" is the columnar wire decoder; "reference" forces the slow pycapnp decoder (the
+        yardstick in tests). "auto" uses the fast one and falls back to pycapnp, with a
+        warning, only if it fails unexpectedly (a corrupt file is an error either way).
+        Both give identical frames.
     progress : bool or None, default None
         Show a progress bar on stderr (a widget in notebooks); None shows one only for
         files over 50 MB.
@@ -91,6 +94,19 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
     from ._progress import progress_bar
     from ._wire import decode_file
 
-    with progress_bar(progress, path.stat().st_size, f"reading {path.name}") as report:
-        columns = decode_file(path, report)
-    return build_profile(columns, path=path)
+    try:
+        with progress_bar(progress, path.stat().st_size, f"reading {path.name}") as report:
+            columns = decode_file(path, report)
+        return build_profile(columns, path=path)
+    except (ProfileFormatError, OSError, MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if decoder == "fast":
+            raise
+        # A bug in the fast path must not cost the user their profile: fall back, loudly.
+        warnings.warn(
+            f"fast decoder failed on {path} ({type(exc).__name__}: {exc}); using the slow pycapnp decoder",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return _decode(path, "reference", progress)
