@@ -19,7 +19,7 @@ import numpy as np
 
 from ._errors import ProfileFormatError
 
-__all__ = ["MAX_SEGMENTS", "Elements", "Message", "Texts"]
+__all__ = ["MAX_SEGMENTS", "Elements", "Message", "Texts", "uniform"]
 
 #: More segments than any real writer emits (the C++ stream reader allows 512).
 MAX_SEGMENTS = 1 << 16
@@ -254,7 +254,7 @@ class Message:
         self._check(target + dw + pc > hi, f"{what}: struct pointer out of bounds", loc, describe)
         self.charge(int(dw.sum() + pc.sum()), what)
         data = dw * 8
-        return Elements(target * 8, _uniform(data), _uniform(pc), seg)
+        return Elements(target * 8, uniform(data), uniform(pc), seg)
 
     def struct_lists(
         self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
@@ -324,9 +324,9 @@ class Message:
         total = int(count.sum())
         first = np.cumsum(count) - count
         live = count > 0
-        data_u = _uniform(data_bits[live] // 8) if live.any() else 0
-        ptrs_u = _uniform(ptrs[live]) if live.any() else 0
-        step_u = _uniform(step_bits[live]) if live.any() else 0
+        data_u = uniform(data_bits[live] // 8) if live.any() else 0
+        ptrs_u = uniform(ptrs[live]) if live.any() else 0
+        step_u = uniform(step_bits[live]) if live.any() else 0
         if isinstance(step_u, int):
             # element byte = base + (i - first) * step, as one repeat and in-place arithmetic
             byte = np.arange(total, dtype=np.int64)
@@ -432,13 +432,13 @@ def _uniform_seg(seg: Seg, count: np.ndarray) -> Seg:
     """The segment of every element of lists in segments `seg` (one int when they share one)."""
     if isinstance(seg, int):
         return seg
-    uniform = _uniform(seg)
-    if isinstance(uniform, int):
-        return uniform
+    same = uniform(seg)
+    if isinstance(same, int):
+        return same
     return np.repeat(seg, count[count > 0])
 
 
-def _uniform(values: np.ndarray) -> np.ndarray | int:
+def uniform(values: np.ndarray) -> np.ndarray | int:
     """A scalar when every value is the same (saves gathers on the common path)."""
     if len(values) == 0:
         return 0

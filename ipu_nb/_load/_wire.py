@@ -21,13 +21,13 @@ import numpy as np
 
 from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
-from ._message import Elements, Message, Texts
-from ._message import _uniform as _message_uniform
+from ._message import Elements, Message, Texts, uniform
 from ._text import TextColumn, TextEncoder
 
 __all__ = ["CHUNK_SAMPLES", "decode_bytes", "decode_file"]
 
-CHUNK_SAMPLES = 1 << 14
+#: Samples per chunk: temporaries stay a few MB (cache- and allocator-friendly).
+CHUNK_SAMPLES = 1 << 13
 #: Chunks decoded in parallel: numpy and Arrow release the GIL in the heavy loops.
 WORKERS = min(2, os.cpu_count() or 1)
 _PAGE = mmap.PAGESIZE
@@ -63,6 +63,8 @@ def decode_bytes(data: bytes, where: str = "<bytes>", progress: Progress | None 
 
 @dataclass
 class _Chunk:
+    """The fixed-width columns of one chunk of samples (texts are encoded separately)."""
+
     local_index: np.ndarray
     phase: np.ndarray
     epoch: np.ndarray
@@ -203,7 +205,7 @@ def _slice(elements: Elements, rows: slice) -> Elements:
     def part(x: np.ndarray | int) -> np.ndarray | int:
         return x if isinstance(x, int) else x[rows]
 
-    seg = elements.seg if isinstance(elements.seg, int) else _message_uniform(elements.seg[rows])
+    seg = elements.seg if isinstance(elements.seg, int) else uniform(elements.seg[rows])
     return Elements(elements.byte[rows], part(elements.data_bytes), part(elements.ptrs), seg)
 
 
