@@ -59,7 +59,8 @@ def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
         mb = sum(len(b) for b in buffers) / 1e6
         print(
             f"{f'{fraction:.1%} of the span':>22} {header['mode']:>5} {header['count']:>10,} {ms:>10.1f} {mb:>11.2f}"
-            f"  {ROUND_TRIP_MS / ms:.1f}x under {ROUND_TRIP_MS:.0f} ms, {PAYLOAD_MB / mb:.0f}x under {PAYLOAD_MB:.0f} MB"
+            f"  {ROUND_TRIP_MS / ms:.1f}x under {ROUND_TRIP_MS:.0f} ms,"
+            f" {PAYLOAD_MB / mb:.0f}x under {PAYLOAD_MB:.0f} MB"
         )
     cached, _ = timed(lambda: widget.window_answer(0, span, PIXELS), repeat)
     print(f"{'home view, cached':>22} {cached:>27.2f}")

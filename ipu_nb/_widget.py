@@ -29,6 +29,7 @@ _STYLE = _STATIC / "widget.css"
 FILTER_KEYS = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata")
 OVERVIEW_BINS = 1024
 LABEL_LIMIT = 20_000
+GROUP_ROWS = 12
 TOP = 10
 
 
@@ -315,6 +316,8 @@ class ProfileWidget(anywidget.AnyWidget):
                 self.send({"type": "hover", "id": content.get("id"), "sample": self._describe_at(content)})
             elif kind == "pick":
                 self._pick(content)
+            elif kind == "groups":
+                self._send_groups(content.get("id"))
             elif kind == "hello":
                 self._send_overview()
                 self._send_flame()
@@ -438,6 +441,22 @@ class ProfileWidget(anywidget.AnyWidget):
             "kernels": top("kernel"),
             "metadata": [[f"{n}={v}", c] for n, v, c in meta.iter_rows()],
         }
+
+    def _send_groups(self, request_id: Any = None) -> None:
+        """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
+        from ._query import query
+
+        try:
+            result = query(self._profile, dataclasses.replace(self.query, limit=GROUP_ROWS))
+        except QueryError as error:
+            self.send({"type": "groups", "id": request_id, "group_by": self.group_by, "error": str(error), "rows": []})
+            return
+        columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
+        rows = [
+            {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}
+            for row in result.groups.select(columns).iter_rows(named=True)
+        ]
+        self.send({"type": "groups", "id": request_id, "group_by": self.group_by, "error": None, "rows": rows})
 
     def _send_flame(self) -> None:
         self.send({"type": "flame", **flame_tree(self._profile, self._mask, self.filters)})

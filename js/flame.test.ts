@@ -29,3 +29,22 @@ test("the breadcrumb follows the focus chain and going up clears deeper levels",
   // Several phases typed in the controls are not a flame focus: going up keeps them.
   assert.deepEqual(upTo({ ...none, kind: "idle", phases: [1, 2] }, 0), { ...none, phases: [1, 2] });
 });
+
+import { groupFilter } from "./groups";
+
+test("a group row becomes the filter selecting its samples", () => {
+  const row = (name: string, dimensions: Record<string, string> = {}) => ({
+    name,
+    dimensions,
+    sample_count: 1,
+    phase_cycles: 1,
+    work_cycles: 1,
+    average_active_tiles: 1,
+  });
+  assert.deepEqual(groupFilter("kernel", row("(no kernel)"), none), { ...none, kernel: "" });
+  assert.deepEqual(groupFilter("phase", row("phase 3/0", { phase: "3", epoch: "0" }), none), { ...none, phases: [3] });
+  assert.deepEqual(groupFilter("tile", row("tile 64", { physicalTile: "64" }), none), { ...none, tiles: [64] });
+  const meta = row("1", { metadataKey: "layer", metadataValue: "1" });
+  assert.deepEqual(groupFilter("metadata", meta, none), { ...none, metadata: ["layer=1"] });
+  assert.equal(groupFilter("metadata", row("(missing)", { metadataKey: "layer", metadataValue: "(missing)" }), none), null);
+});

@@ -9,8 +9,11 @@ export class Inspector {
   private atBox = el("div", "ipu-nb-at");
   private sampleBox = el("div", "ipu-nb-sample");
 
-  constructor(private clockHz: () => number) {
-    this.root.append(this.atBox, this.sampleBox);
+  constructor(
+    private clockHz: () => number,
+    before: HTMLElement,
+  ) {
+    this.root.append(before, this.atBox, this.sampleBox);
     this.set(null, null);
   }
 

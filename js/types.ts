@@ -26,6 +26,7 @@ export interface Traits {
   view: [number, number];
   selected: number | null;
   group_by: string;
+  metadata_key: string | null;
   color_by: "kind" | "kernel";
   info: Info;
 }

@@ -9,6 +9,7 @@ import { Controls } from "./controls";
 import { clear, el } from "./dom";
 import { cycles, grouped, ms } from "./format";
 import { Flame } from "./flame";
+import { Groups, type GroupsMessage } from "./groups";
 import { Inspector } from "./inspector";
 import { Overview } from "./overview";
 import { Timeline } from "./timeline";
@@ -114,7 +115,29 @@ function render({ model, el: host }: RenderProps): () => void {
       tooltip.hidden = true;
     },
   });
-  const inspector = new Inspector(() => info().clock_hz);
+  let groupsDirty = true;
+  const askGroups = () => {
+    groupsDirty = false;
+    model.send({ type: "groups" });
+  };
+  const groups = new Groups({
+    groupBy: () => model.get("group_by"),
+    setGroupBy: (g) => {
+      model.set("group_by", g);
+      model.save_changes();
+      groups.sync();
+      askGroups();
+    },
+    metadataKey: () => model.get("metadata_key"),
+    setMetadataKey: (k) => {
+      model.set("metadata_key", k);
+      model.save_changes();
+      askGroups();
+    },
+    filters: () => model.get("filters"),
+    setFilters,
+  });
+  const inspector = new Inspector(() => info().clock_hz, groups.root);
   const flame = new Flame({ filters: () => model.get("filters"), setFilters });
 
   const main = el("div", "ipu-nb-main");
@@ -198,6 +221,7 @@ function render({ model, el: host }: RenderProps): () => void {
     schedule();
   }
   function onFilters() {
+    groupsDirty = true;
     controls.sync();
     flame.render();
     schedule();
@@ -224,6 +248,7 @@ function render({ model, el: host }: RenderProps): () => void {
     root.dataset.mode = data.mode;
     if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
     if (dirty) request();
+    else if (groupsDirty) askGroups();
   };
   const onMessage = (msg: any, buffers: DataView[]) => {
     if (!msg || typeof msg !== "object") return;
@@ -234,6 +259,8 @@ function render({ model, el: host }: RenderProps): () => void {
       });
     } else if (msg.type === "overview") {
       overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
+    } else if (msg.type === "groups") {
+      groups.set(msg as GroupsMessage);
     } else if (msg.type === "flame") {
       flame.set(msg);
     } else if (msg.type === "panel") {
@@ -275,6 +302,12 @@ function render({ model, el: host }: RenderProps): () => void {
   model.on("change:filters", onFiltersTrait);
   model.on("change:color_by", onColourTrait);
   model.on("change:at", onCursor);
+  const onGrouping = () => {
+    groups.sync();
+    askGroups();
+  };
+  model.on("change:group_by", onGrouping);
+  model.on("change:metadata_key", onGrouping);
 
   // ---- keyboard -------------------------------------------------------------------------------
   root.addEventListener("keydown", (e) => {
@@ -322,6 +355,8 @@ function render({ model, el: host }: RenderProps): () => void {
     model.off("change:filters", onFiltersTrait);
     model.off("change:color_by", onColourTrait);
     model.off("change:at", onCursor);
+    model.off("change:group_by", onGrouping);
+    model.off("change:metadata_key", onGrouping);
   };
 }
 

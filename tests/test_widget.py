@@ -300,3 +300,17 @@ def test_front_end_unit_tests_pass():
     done = subprocess.run([npm, "test", "--silent"], cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+
+
+def test_groups_message_is_the_query_core_aggregation(widget, profile):
+    widget.filters = {"kind": "compute"}
+    widget.group_by = "phase"
+    msg(widget, {"type": "groups"})
+    content, _ = widget.recorder.last("groups")
+    expected = ipu_nb.query(profile, dataclasses.replace(widget.query, limit=12)).groups
+    assert [r["name"] for r in content["rows"]] == expected.get_column("name").to_list()
+    assert [r["phase_cycles"] for r in content["rows"]] == expected.get_column("phase_cycles").to_list()
+    assert content["rows"][0]["dimensions"].keys() == {"phase", "epoch"}
+    widget.group_by = "metadata"
+    msg(widget, {"type": "groups"})
+    assert "requires --metadata-key" in widget.recorder.last("groups")[0]["error"]

@@ -1,4 +1,7 @@
-"""One JupyterLab server and one headless Chromium per test session (DESIGN.md "Testing").
+"""One JupyterLab server per session and one headless Chromium per module (DESIGN.md "Testing").
+
+Chromium is module-scoped, not session-scoped: Playwright's sync API keeps an event loop
+running while it is open, which would break other test modules' own sync_playwright().
 
 Each test gets a fresh page on its own notebook, with a route guard that fails the test
 on any non-local request (proving the widget works offline) and on any dialog (an
@@ -30,7 +33,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:

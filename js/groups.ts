@@ -1,0 +1,115 @@
+// Side-panel table of `widget.groups` (the query core's aggregation for the current
+// filters and grouping). Clicking a row filters by that group.
+
+import { clear, el } from "./dom";
+import { cycles, grouped } from "./format";
+import type { Filters } from "./types";
+
+export interface GroupRow {
+  name: string;
+  dimensions: Record<string, string>;
+  sample_count: number;
+  phase_cycles: number;
+  work_cycles: number;
+  average_active_tiles: number;
+}
+
+export interface GroupsMessage {
+  type: "groups";
+  group_by: string;
+  error: string | null;
+  rows: GroupRow[];
+}
+
+export interface GroupsHost {
+  groupBy(): string;
+  setGroupBy(groupBy: string): void;
+  metadataKey(): string | null;
+  setMetadataKey(key: string | null): void;
+  filters(): Filters;
+  setFilters(filters: Filters): void;
+}
+
+const GROUP_BYS = ["kind", "kernel", "operation", "phase", "tile", "metadata"];
+
+/** The filters that select one group's samples (null when a group cannot be expressed as a filter). */
+export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): Filters | null {
+  const d = row.dimensions;
+  switch (groupBy) {
+    case "kind":
+      return { ...filters, kind: row.name };
+    case "kernel":
+      return { ...filters, kernel: row.name === "(no kernel)" ? "" : row.name };
+    case "operation":
+      return row.name ? { ...filters, operation_contains: row.name } : null;
+    case "phase":
+      return { ...filters, phases: [Number(d.phase)] };
+    case "tile":
+      return { ...filters, tiles: [Number(d.physicalTile)] };
+    case "metadata": {
+      if (d.metadataValue === "(missing)") return null;
+      const entry = `${d.metadataKey}=${d.metadataValue}`;
+      return filters.metadata.includes(entry) ? filters : { ...filters, metadata: [...filters.metadata, entry] };
+    }
+    default:
+      return null;
+  }
+}
+
+export class Groups {
+  readonly root = el("div", "ipu-nb-groups");
+  private select = el("select", "ipu-nb-select");
+  private key = el("input", "ipu-nb-input ipu-nb-short");
+  private body = el("div", "ipu-nb-groups-body");
+
+  constructor(private host: GroupsHost) {
+    const head = el("div", "ipu-nb-groups-head");
+    head.append(el("span", "ipu-nb-section-title", "Groups by"), this.select, this.key);
+    this.select.append(...GROUP_BYS.map((g) => new Option(g, g)));
+    this.key.placeholder = "metadata key";
+    this.select.addEventListener("change", () => host.setGroupBy(this.select.value));
+    this.key.addEventListener("change", () => host.setMetadataKey(this.key.value || null));
+    this.root.append(head, this.body);
+    this.sync();
+  }
+
+  sync(): void {
+    this.select.value = this.host.groupBy();
+    this.key.hidden = this.host.groupBy() !== "metadata";
+    if (document.activeElement !== this.key) this.key.value = this.host.metadataKey() ?? "";
+  }
+
+  set(msg: GroupsMessage): void {
+    clear(this.body);
+    if (msg.error) {
+      this.body.append(el("div", "ipu-nb-empty", msg.error));
+      return;
+    }
+    if (!msg.rows.length) {
+      this.body.append(el("div", "ipu-nb-empty", "No matching samples."));
+      return;
+    }
+    const table = el("table", "ipu-nb-group-table");
+    const head = el("tr");
+    for (const h of ["name", "phase cyc", "work cyc", "avg tiles", "samples"]) head.append(el("th", undefined, h));
+    table.append(head);
+    for (const row of msg.rows) {
+      const tr = el("tr");
+      tr.append(
+        el("td", "ipu-nb-group-name", row.name || "(empty)"),
+        el("td", undefined, cycles(row.phase_cycles)),
+        el("td", undefined, cycles(row.work_cycles)),
+        el("td", undefined, row.average_active_tiles.toFixed(1)),
+        el("td", undefined, grouped(row.sample_count)),
+      );
+      tr.title = `${row.name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
+      const next = groupFilter(msg.group_by, row, this.host.filters());
+      if (next) {
+        tr.classList.add("ipu-nb-clickable");
+        tr.addEventListener("click", () => this.host.setFilters(next));
+      }
+      table.append(tr);
+    }
+    this.body.append(table);
+  }
+}
