@@ -413,33 +413,39 @@ def _phase_epoch(epoch_bits: int) -> pl.Expr:
 def _phase_cycles(lf: pl.LazyFrame, gid_bits: int, phase_bits: int, epoch_bits: int, by_phase: bool) -> pl.LazyFrame:
     """Per gid: ``phase_cycles`` (Σ union length per (phase, epoch)) and ``phase_count``.
 
-    Rows go in (gid, phase, epoch, offset) order through a narrow sort: one u64 key
-    when the partition id fits in 32 bits, else a multi-column sort. A running maximum
-    of ends, made monotone across partitions by a partition-index prefix, then gives each
-    row the part of its interval not yet covered (touching intervals merge).
+    Fast path (partition id in 31 bits): sort the starts and the ends of each
+    partition *independently*, as two one-column u64 keys (partition, offset) and
+    (partition, end). Pairing the i-th smallest start with the i-th smallest end
+    keeps every point's coverage count, hence the union; and with both sorted, each
+    interval adds ``end − max(start, previous end)`` when positive (touching merge).
+    Otherwise one multi-column sort by (gid, phase/epoch, start) and a running maximum
+    of ends, made monotone across partitions by a partition-index prefix.
     """
     end = pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)
     pe_bits = 0 if by_phase else phase_bits + epoch_bits
-    if gid_bits + pe_bits <= _KEY_BITS:
+    if gid_bits + pe_bits <= _KEY_BITS - 1:
         partition = pl.col("gid") if by_phase else pl.col("gid") * 2**pe_bits + _phase_epoch(epoch_bits)
-        rows = lf.select(_key=partition * 2**32 + pl.col("offset"), _end=end).sort("_key")
-        part = pl.col("_key") // 2**32
-        gid = (part // 2**pe_bits).alias("gid")
-        start = (pl.col("_key") % 2**32).cast(pl.Int64)
-        boundary = part != part.shift(1)
+        rows = lf.select(
+            _starts=(partition * 2**32 + pl.col("offset")).sort(),
+            _ends=(partition * 2**33 + pl.col("offset") + pl.col("duration").cast(pl.UInt64)).sort(),
+        )
+        part = pl.col("_starts") // 2**32
+        new = (part != part.shift(1)).fill_null(True)
+        start = (pl.col("_starts") % 2**32).cast(pl.Int64)
+        stop = (pl.col("_ends") % 2**33).cast(pl.Int64)
+        previous = pl.when(new).then(None).otherwise(stop.shift(1))
+        rows = rows.select(gid=part // 2**pe_bits, _new=new, _gain=(stop - pl.max_horizontal(start, previous)).clip(0))
     else:
         rows = lf.select("gid", _pe=_phase_epoch(epoch_bits), _start=pl.col("offset").cast(pl.Int64), _end=end)
         rows = rows.sort("gid", "_pe", "_start")
-        gid, start = pl.col("gid"), pl.col("_start")
         boundary = (pl.col("gid") != pl.col("gid").shift(1)) | (pl.col("_pe") != pl.col("_pe").shift(1))
-    rows = rows.with_columns(_new=boundary.fill_null(True))
-    prefix = pl.col("_new").cast(pl.Int64).cum_sum() * 2**33
-    covered = (prefix + pl.col("_end")).cum_max().shift(1)
-    gain = ((prefix + pl.col("_end")) - pl.max_horizontal(prefix + start, covered)).clip(0)
-    return (
-        rows.select(gid, _new="_new", _gain=gain)
-        .group_by("gid")
-        .agg(phase_cycles=pl.col("_gain").sum().cast(pl.Int64), phase_count=pl.col("_new").sum().cast(pl.Int64))
+        rows = rows.with_columns(_new=boundary.fill_null(True))
+        prefix = pl.col("_new").cast(pl.Int64).cum_sum() * 2**33
+        covered = (prefix + pl.col("_end")).cum_max().shift(1)
+        gain = ((prefix + pl.col("_end")) - pl.max_horizontal(prefix + pl.col("_start"), covered)).clip(0)
+        rows = rows.select("gid", "_new", _gain=gain)
+    return rows.group_by("gid").agg(
+        phase_cycles=pl.col("_gain").sum().cast(pl.Int64), phase_count=pl.col("_new").sum().cast(pl.Int64)
     )
 
 
