@@ -8,15 +8,17 @@ a shell accept exactly the same flags. User errors surface as IPython's
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+import linecache
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic import Magics, line_magic, magics_class, output_can_be_silenced
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
@@ -88,6 +90,33 @@ def _parse_query(argv: list[str]) -> tuple[str, Query] | None:
         raise UsageError(f"ipu_query: {_one_line(exc)}") from None
 
 
+def _echoed(shell: InteractiveShell) -> bool:
+    """Whether IPython's displayhook will show the running magic's return value.
+
+    True when the magic is the cell's displayed expression (normally the last one),
+    so the table appears exactly once whether the call is shown or assigned. Finds
+    the cell's code frame and statement from the compiled cell IPython keeps in
+    `linecache`; when that cannot be read, leaves the display to IPython.
+    """
+    try:
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_name != "<module>":
+            frame = frame.f_back
+        if frame is None:
+            return True
+        body = ast.parse("".join(linecache.getlines(frame.f_code.co_filename))).body
+        line = frame.f_lineno
+        statement = next(s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno))
+    except Exception:  # no cell source (a script, an odd frontend): IPython decides
+        return True
+    mode = getattr(shell, "ast_node_interactivity", "last_expr")
+    last = statement is body[-1]
+    if isinstance(statement, ast.Expr):
+        return mode == "all" or (last and mode != "none")
+    assigns = (ast.Assign, ast.AugAssign, ast.AnnAssign)
+    return last and mode == "last_expr_or_assign" and isinstance(statement, assigns)
+
+
 @magics_class
 class IpuMagics(Magics):
     """``%ipu_open`` and ``%ipu_query``."""
@@ -121,18 +150,21 @@ class IpuMagics(Magics):
             return
         display(widget)
 
+    @output_can_be_silenced
     @line_magic
     def ipu_query(self, line: str) -> QueryResult | None:
         """Run a ``profile-query`` on a path or a Profile variable: ``%ipu_query SOURCE [flags…]``.
 
         The flags are the command line's (``--group-by``, ``--kind``, ``--at`` …,
-        see ``ipu-nb profile-query --help``). Returns the `QueryResult`, shown as
-        its summary and groups table.
+        see ``ipu-nb profile-query --help``). Returns the `QueryResult`, shown once
+        as its summary and groups table, also when assigned (``r = %ipu_query …``);
+        a trailing ``;`` on the cell's last line hides it.
         """
         from ._query import QueryError, query
 
+        silenced = line.rstrip().endswith(";")  # IPython then drops the return value; we show nothing either
         try:
-            argv = shlex.split(line)
+            argv = shlex.split(line.rstrip().removesuffix(";"))
         except ValueError as exc:
             raise UsageError(f"ipu_query: {exc}") from None
         if not argv:
@@ -143,9 +175,12 @@ class IpuMagics(Magics):
         source, q = parsed
         profile = self._resolve(source)
         try:
-            return query(profile, q)
+            result = query(profile, q)
         except QueryError as exc:
             raise UsageError(f"ipu_query: {_one_line(exc)}") from None
+        if not silenced and not _echoed(self.shell):
+            display(result)  # e.g. `r = %ipu_query ...`: IPython will not show it, so we do
+        return result
 
     def _resolve(self, source: str) -> Profile:
         """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""

@@ -90,12 +90,32 @@ def test_ipu_query_accepts_a_path_and_a_variable_holding_a_path(shell, profile_p
     assert result.result.groups.equals(expected)
 
 
-def test_assignment_keeps_the_result(shell, profile_path):
+def test_assignment_keeps_the_result_and_still_shows_the_table_once(shell, profile_path):
     run(shell, f"%ipu_open {profile_path} --no-widget")
-    result, _ = run(shell, "r = %ipu_query profile --group-by phase")
-    assert result.success
+    result, captured = run(shell, "r = %ipu_query profile --group-by phase")
+    assert result.success and result.result is None
     assert isinstance(shell.user_ns["r"], QueryResult)
     assert shell.user_ns["r"].groups.get_column("name").to_list() == ["phase 1/0", "phase 0/0"]
+    (shown,) = captured.outputs
+    assert "phase 1/0" in shown.data["text/html"] and "<b>groupBy</b>=phase" in shown.data["text/html"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "explicit", "echoed"),
+    [
+        ("%ipu_query profile --group-by kind", 0, True),  # the cell's value: IPython shows it
+        ("%ipu_query profile --group-by kind;", 0, False),  # silenced by the user
+        ("%ipu_query profile --group-by kind\nx = 1", 1, False),  # not the last line: shown by the magic
+        ("x = 1\nr2 = %ipu_query profile --group-by kind", 1, False),
+    ],
+)
+def test_the_table_is_shown_exactly_once(shell, profile_path, cell, explicit, echoed):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    result, captured = run(shell, cell)
+    assert result.success
+    assert len(captured.outputs) == explicit
+    assert isinstance(result.result, QueryResult) is echoed
+    assert ("Out[" in captured.stdout) is echoed
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,11 @@ def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, 
         if o.output_type == "stream"
     )
     assert str(small_profile) in text  # the notebook used $IPU_NB_PROFILE, not the full-size default
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.source.startswith("%ipu_query"):
+            # shown once, as the cell's rich value (summary and groups table)
+            assert [o.output_type for o in cell.outputs] == ["execute_result"]
+            assert "<b>groupBy</b>=" in cell.outputs[0]["data"]["text/html"]
     exports = sorted(output.iterdir())
     assert exports, "the notebook exported nothing"
     kinds = {check_export(p) for p in exports}
