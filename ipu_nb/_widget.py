@@ -313,7 +313,8 @@ class ProfileWidget(anywidget.AnyWidget):
             if kind == "window":
                 self._answer_window(content)
             elif kind == "hover":
-                self.send({"type": "hover", "id": content.get("id"), "sample": self._describe_at(content)})
+                reply = {"type": "hover", "view": content.get("view"), "id": content.get("id")}
+                self.send({**reply, "sample": self._describe_at(content)})
             elif kind == "pick":
                 self._pick(content)
             elif kind == "groups":
@@ -341,7 +342,8 @@ class ProfileWidget(anywidget.AnyWidget):
         start, end = int(content["start"]), int(content["end"])
         pixels = max(1, min(int(content.get("pixels", 1000)), 8192))
         header, buffers = self.window_answer(start, end, pixels)
-        reply = {"type": "window", "id": content.get("id"), "color_by": self.color_by, **header}
+        reply = {"type": "window", "view": content.get("view"), "id": content.get("id"), "color_by": self.color_by}
+        reply.update(header)
         if content.get("labels") and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
             names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
             reply["labels"] = names
@@ -421,9 +423,9 @@ class ProfileWidget(anywidget.AnyWidget):
         if self._mask is not None and frame.height:
             frame = frame.filter(pl.Series(self._mask[frame.get_column("sample").to_numpy()]))
 
-        def top(column: str) -> list[list[Any]]:
+        def top(column: str, empty: str = "(empty)") -> list[list[Any]]:
             counts = frame.group_by(column).len().sort(["len", column], descending=[True, False]).head(TOP)
-            return [[str(k), n] for k, n in counts.iter_rows()]
+            return [[str(k) if k else empty, n] for k, n in counts.iter_rows()]
 
         entries = self._profile.metadata.filter(pl.col("sample").is_in(frame.get_column("sample").implode()))
         meta = (
@@ -438,7 +440,7 @@ class ProfileWidget(anywidget.AnyWidget):
             "tiles": frame.get_column("tile").n_unique(),
             "kinds": top("kind"),
             "operations": top("operation"),
-            "kernels": top("kernel"),
+            "kernels": top("kernel", "(no kernel)"),
             "metadata": [[f"{n}={v}", c] for n, v, c in meta.iter_rows()],
         }
 

@@ -106,7 +106,7 @@ function render({ model, el: host }: RenderProps): () => void {
       timeline.drawOverlay();
     },
     hover: (row, x, cx, cy) => {
-      model.send({ type: "hover", id: ++hoverId, row, x });
+      model.send({ type: "hover", view: id, id: ++hoverId, row, x });
       tooltip.dataset.x = String(cx);
       tooltip.dataset.y = String(cy);
     },
@@ -162,6 +162,7 @@ function render({ model, el: host }: RenderProps): () => void {
     sentAt = performance.now();
     model.send({
       type: "window",
+      view: id,
       id: ++requestId,
       start: s,
       end: e,
@@ -253,6 +254,7 @@ function render({ model, el: host }: RenderProps): () => void {
   const onMessage = (msg: any, buffers: DataView[]) => {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "window") {
+      if (msg.view !== id) return; // another view of the same widget asked for this one
       // Replies are decoded in arrival order (inflating is asynchronous).
       windowQueue = windowQueue.then(() => onWindow(msg, buffers)).catch((err) => {
         status.textContent = `error drawing window: ${err}`;
@@ -268,6 +270,7 @@ function render({ model, el: host }: RenderProps): () => void {
       inspector.set(msg.at, msg.selected);
       timeline.drawOverlay();
     } else if (msg.type === "hover") {
+      if (msg.view !== id) return;
       if (msg.id !== hoverId || !msg.sample) {
         if (msg.id === hoverId) tooltip.hidden = true;
         return;

@@ -80,9 +80,9 @@ def test_initial_state_covers_the_whole_profile(widget, profile):
 
 
 def test_window_request_answers_with_binary_intervals(widget, profile):
-    msg(widget, {"type": "window", "id": 7, "start": 0, "end": widget.view[1], "pixels": 500})
+    msg(widget, {"type": "window", "view": "v1", "id": 7, "start": 0, "end": widget.view[1], "pixels": 500})
     content, buffers = widget.recorder.last("window")
-    assert content["id"] == 7 and content["mode"] == "raw"
+    assert content["id"] == 7 and content["view"] == "v1" and content["mode"] == "raw"
     ids = np.frombuffer(buffers[4], "<u4")
     assert sorted(ids.tolist()) == profile.samples.filter(pl.col("duration") > 0).get_column("sample").to_list()
     rows = np.frombuffer(buffers[2], "<u2")

@@ -109,6 +109,21 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     assert page.locator("img[src='x']").count() == 0
     assert page.get_by_text(HOSTILE, exact=True).count() >= 3  # flame nodes, inspector fields and metadata
 
+    # Colour by kernel from Python: the legend lists the kernels, hostile names as text.
+    nb.kernel("widget.color_by", code="widget.color_by = 'kernel'")
+    last = wait_window(page, last)
+    page.wait_for_function(
+        "(h) => [...document.querySelectorAll('.ipu-nb-legend-item')].some(e => e.textContent === h)",
+        arg=HOSTILE,
+        timeout=10_000,
+    )
+    assert page.locator(".ipu-nb-legend-item", has_text="gemm_f32_accumulate_large_rows").count() == 1
+    assert page.locator("img[src='x']").count() == 0
+    OUTPUT.mkdir(exist_ok=True)
+    page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget-kernel-colours.png"))
+    nb.kernel("widget.color_by", code="widget.color_by = 'kind'")
+    last = wait_window(page, last)
+
     OUTPUT.mkdir(exist_ok=True)
     nb.kernel("widget.at", code="widget.filters = {'kind': 'compute'}")
     wait_window(page, last)
