@@ -53,6 +53,12 @@ def test_directory_is_a_clear_error(tmp_path: Path) -> None:
         open_profile(tmp_path)
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_device_is_refused_without_reading_it() -> None:
+    with pytest.raises(ProfileFormatError, match="not a regular file"):
+        open_profile("/dev/zero")
+
+
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
 def test_unreadable_file(phase_file: Path) -> None:
     phase_file.chmod(0)

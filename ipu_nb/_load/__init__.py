@@ -65,6 +65,8 @@ def open_profile(
         raise FileNotFoundError(f"profile not found: {path}")
     if path.is_dir():
         raise IsADirectoryError(f"profile path is a directory, not a file: {path}")
+    if not path.is_file():
+        raise ProfileFormatError(f"{path}: not a regular file (a device, pipe or socket is not a profile)")
     if not os.access(path, os.R_OK):
         raise PermissionError(f"profile is not readable: {path}")
     key = None

@@ -56,7 +56,7 @@ def cache_key(path: Path) -> str:
     size = stat.st_size
     with open(path, "rb") as handle:
         if size <= 2 * _EDGE + _SAMPLED_BLOCKS * _BLOCK:
-            digest.update(handle.read())
+            digest.update(handle.read(size))
         else:
             offsets = [0, size - _EDGE]
             stride = (size - 2 * _EDGE) // _SAMPLED_BLOCKS
