@@ -58,6 +58,7 @@ export class Flame {
     this.root.append(title, this.crumbBar, this.icicle, this.meta);
     this.root.addEventListener("contextmenu", (e) => {
       e.preventDefault();
+      e.stopPropagation();
       const chain = crumbs(this.host.filters());
       if (chain.length > 1) this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level));
     });

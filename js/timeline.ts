@@ -64,6 +64,7 @@ export class Timeline {
     });
     this.overlay.addEventListener("contextmenu", (e) => {
       e.preventDefault();
+      e.stopPropagation();
       this.host.undoZoom();
     });
     this.overlay.addEventListener(

@@ -28,6 +28,8 @@ function render({ model, el: host }: RenderProps): () => void {
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
   root.setAttribute("data-lm-suppress-shortcuts", "true");
+  // Right-click means "undo zoom" / "up" here, not JupyterLab's context menu.
+  root.setAttribute("data-jp-suppress-context-menu", "true");
   host.append(root);
 
   const info = () => model.get("info");
@@ -44,11 +46,19 @@ function render({ model, el: host }: RenderProps): () => void {
     const cur = view();
     if (v[0] === cur[0] && v[1] === cur[1]) return;
     if (remember) undo.push(cur);
+    root.dataset.undo = String(undo.length);
     model.set("view", v);
     model.save_changes();
     onView();
   };
   const zoom = (factor: number, anchor = 0.5) => setView(zoomAt(view(), factor, anchor, span()), true);
+  // A wheel gesture is many events: remember the view once per gesture, not per event.
+  let lastWheel = 0;
+  const wheelZoom = (factor: number, anchor: number) => {
+    const now = performance.now();
+    setView(zoomAt(view(), factor, anchor, span()), now - lastWheel > 600);
+    lastWheel = now;
+  };
   const reset = () => setView([0, span()], true);
   const setFilters = (f: Filters) => {
     model.set("filters", f);
@@ -90,9 +100,10 @@ function render({ model, el: host }: RenderProps): () => void {
     at: () => model.get("at"),
     selected: () => selected,
     setView,
-    zoom: (factor, anchor) => zoom(factor, anchor),
+    zoom: (factor, anchor) => wheelZoom(factor, anchor),
     undoZoom: () => {
       const prev = undo.pop();
+      root.dataset.undo = String(undo.length);
       if (prev) {
         model.set("view", prev);
         model.save_changes();

@@ -94,6 +94,30 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     page.keyboard.press("0")
     assert nb.poll("widget.view", lambda v: v == view) == view
 
+    # Drag to zoom onto the dragged range, wheel to zoom further, right-click to undo.
+    x0, x1 = box["x"] + gutter + 0.2 * (box["width"] - gutter), box["x"] + gutter + 0.6 * (box["width"] - gutter)
+    y = box["y"] + 20
+    page.mouse.move(x0, y)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, y, steps=3)
+    page.mouse.move(x1, y, steps=3)
+    page.mouse.up()
+    dragged = nb.poll("widget.view", lambda v: v != view)
+    span = view[1] - view[0]
+    assert abs(dragged[0] - (view[0] + 0.2 * span)) < span / 100
+    assert abs(dragged[1] - (view[0] + 0.6 * span)) < span / 100
+    page.mouse.move((x0 + x1) / 2, y)
+    page.mouse.wheel(0, -400)
+    wheeled = nb.poll("widget.view", lambda v: v != dragged)
+    assert wheeled[1] - wheeled[0] < dragged[1] - dragged[0]
+    assert dragged[0] <= wheeled[0] and wheeled[1] <= dragged[1]
+    page.mouse.click((x0 + x1) / 2, y, button="right")
+    undone = nb.poll("widget.view", lambda v: v != wheeled)
+    page.mouse.click((x0 + x1) / 2, y, button="right")
+    assert undone == dragged
+    assert nb.poll("widget.view", lambda v: v == view) == view
+    assert page.locator(".lm-Menu").count() == 0  # JupyterLab's own context menu stays closed
+
     # Hostile profile strings are shown as text, never parsed as HTML.
     hostile = nb.kernel(
         "int(profile.samples.filter(pl.col('operation').cast(pl.String) == h).get_column('sample')[0])",
