@@ -194,6 +194,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
+        self._stale: set[str] = set()
         span = max(self._index.span, 1)
         traits.setdefault("view", [0, span])
         traits["filters"] = normalise_filters(traits.get("filters"))
@@ -244,10 +245,10 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.observe("filters")
     def _filters_changed(self, change: Any) -> None:
+        # The flame graph, overview and panel follow the next timeline window, so the
+        # greyed timeline (the view's reaction to a filter change) is drawn first.
         self._update_mask()
-        self._send_flame()
-        self._send_overview()
-        self._send_panel()
+        self._stale.update(("flame", "overview", "panel"))
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
@@ -320,6 +321,7 @@ class ProfileWidget(anywidget.AnyWidget):
             elif kind == "groups":
                 self._send_groups(content.get("id"))
             elif kind == "hello":
+                self._stale.clear()
                 self._send_overview()
                 self._send_flame()
                 self._send_panel()
@@ -349,6 +351,14 @@ class ProfileWidget(anywidget.AnyWidget):
             reply["labels"] = names
             buffers = [*buffers, codes.astype("<u4").tobytes()]
         self.send(reply, buffers)
+        self._send_stale()
+
+    def _send_stale(self) -> None:
+        """Send the views a filter change left out of date."""
+        stale, self._stale = self._stale, set()
+        for name in ("overview", "panel", "flame"):
+            if name in stale:
+                getattr(self, f"_send_{name}")()
 
     def _labels(self, ids: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Operation names of the given samples: a table of distinct names and an index per sample."""
