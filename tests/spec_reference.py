@@ -9,6 +9,7 @@ and the standard `json` module for the JSON skeleton.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -220,9 +221,7 @@ def to_json(report: dict[str, Any]) -> str:
         return value
 
     text = json.dumps(mark(report), indent=2, ensure_ascii=False)
-    for key, value in marks.items():
-        text = text.replace(f'"{key}"', value)
-    return text + "\n"
+    return re.sub(r'"(@@float\d+@@)"', lambda m: marks[m.group(1)], text) + "\n"
 
 
 _SHORT = {"\0": "\\0", "\t": "\\t", "\r": "\\r", "\n": "\\n", '"': '\\"', "\\": "\\\\"}

@@ -380,13 +380,13 @@ def _check_against_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any
     assert matched.height == expected["matchedSampleCount"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiles=_tiles(), clock_hz=st.sampled_from([0, 3, 1_500_000_000]), flags=_QUERIES)
 def test_matches_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> None:
     _check_against_reference(tiles, clock_hz, flags)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiles=_tiles(), flags=_QUERIES)
 def test_matches_reference_on_the_multi_column_sort_path(tiles: list[T], flags: dict[str, Any]) -> None:
     with mock.patch.object(_query, "_KEY_BITS", 0):
@@ -469,3 +469,48 @@ def test_every_group_by_and_sort_by_against_reference(group_by: str, sort_by: st
     for seed in range(3):
         flags = {"group_by": group_by, "sort_by": sort_by, "metadata_key": "a", "limit": 0, "samples": 4}
         _check_against_reference(_seeded_tiles(seed), 1_500_000_000, flags)
+
+
+@pytest.fixture(scope="module")
+def demo_small() -> tuple[Any, list[T]]:
+    """The generator's small demo profile (64 tiles, ~64k samples) and the same data as builder tiles."""
+    profile = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"), progress=False)
+    rows = filter_samples(profile).with_columns(pl.col("operation", "kernel").cast(pl.String))
+    per_tile: dict[int, list[S]] = {i: [] for i in range(profile.tile_count)}
+    for r in rows.iter_rows(named=True):
+        per_tile[r["tile_index"]].append(
+            S(
+                r["start"],
+                r["end"],
+                r["kind"],
+                r["operation"],
+                r["kernel"],
+                r["phase"],
+                r["epoch"],
+                metadata=[(str(e["name"]), str(e["value"])) for e in r["metadata"]],
+            )
+        )
+    tiles = [T(t, per_tile[i]) for i, t in enumerate(profile.tiles.get_column("tile").to_list())]
+    return profile, tiles
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        {"group_by": "kernel", "samples": 5},
+        {"group_by": "kind", "sort_by": "work-cycles"},
+        {"group_by": "operation", "limit": 0, "sort_by": "maximum-cycles"},
+        {"group_by": "phase", "limit": 0, "sort_by": "name"},
+        {"group_by": "tile", "limit": 0, "sort_by": "samples"},
+        {"group_by": "metadata", "metadata_key": "role", "limit": 0},
+        {"metadata": [("active", "true")], "kind": "exchange", "group_by": "phase", "samples": 3},
+        {"at": 200_000, "group_by": "tile", "limit": 0, "samples": 10},
+    ],
+)
+def test_generated_profile_matches_reference(demo_small: tuple[Any, list[T]], flags: dict[str, Any]) -> None:
+    profile, tiles = demo_small
+    expected = ref.run(tiles, profile.clock_hz, flags)
+    result = query(profile, **flags)
+    assert result.matched_sample_count > 0
+    assert result.to_json() == ref.to_json(expected)
+    assert result.to_text() == ref.to_text(expected)
