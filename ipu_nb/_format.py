@@ -210,6 +210,16 @@ def _json_value(value: Any, indent: int) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
+_FLOAT_FIELDS = frozenset(("phaseMs", "averageActiveTiles", "meanCycles"))
+
+
+def _group_field(group: Mapping[str, Any], key: str) -> Any:
+    value = group[key]
+    if key == "dimensions":
+        return dict(sorted(value.items()))  # serde_json writes a BTreeMap: keys in byte order
+    return float(value) if key in _FLOAT_FIELDS else value
+
+
 def _report(
     scalars: Mapping[str, Any], groups: Sequence[Mapping[str, Any]], samples: Sequence[Mapping[str, Any]]
 ) -> dict:
@@ -222,10 +232,7 @@ def _report(
         "profileSpanCycles": scalars["profileSpanCycles"],
         "profileSpanMs": float(scalars["profileSpanMs"]),
         "atOffset": scalars["atOffset"],
-        "groups": [
-            {key: (dict(sorted(g[key].items())) if key == "dimensions" else g[key]) for key in GROUP_FIELDS}
-            for g in groups
-        ],
+        "groups": [{key: _group_field(g, key) for key in GROUP_FIELDS} for g in groups],
         "samples": [
             {
                 **{key: s[key] for key in SAMPLE_FIELDS if key != "metadata"},
