@@ -136,6 +136,11 @@ def browser_side(profile_path: Path) -> None:
         )
         OUTPUT.mkdir(exist_ok=True)
         page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget-full.png"))
+        for key in ("+", "+", "+"):
+            page.keyboard.press(key)
+            last = wait_window(page, last, timeout=30)
+        page.wait_for_timeout(300)
+        page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget-full-zoomed.png"))
         lab.shutdown_sessions(name)
         browser.close()
 

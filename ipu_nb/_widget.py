@@ -19,119 +19,19 @@ import traitlets
 
 from . import _lod
 from ._profile import Profile
-from ._query import GROUP_BYS, KINDS, Query, QueryError, _metadata_mask
+from ._query import GROUP_BYS, Query, QueryError
+from ._widget_filters import empty_filters, filter_mask, normalise_filters, query_from_state
+from ._widget_flame import flame_tree
 
 __all__ = ["ProfileWidget"]
 
 _STATIC = Path(__file__).parent / "static"
 _BUNDLE = _STATIC / "widget.js"
 _STYLE = _STATIC / "widget.css"
-FILTER_KEYS = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata")
 OVERVIEW_BINS = 1024
 LABEL_LIMIT = 20_000
 GROUP_ROWS = 12
 TOP = 10
-
-
-def _empty_filters() -> dict[str, Any]:
-    return {"kind": None, "kernel": None, "operation_contains": None, "tiles": [], "phases": [], "metadata": []}
-
-
-def _parse_metadata(entry: Any) -> tuple[str, str | None]:
-    """``"name"`` or ``"name=value"`` (split at the first ``=``) to a Query pair."""
-    if not isinstance(entry, str):
-        raise traitlets.TraitError(f"filters['metadata'] entries must be strings like 'name=value', got {entry!r}")
-    name, sep, value = entry.partition("=")
-    if not name:
-        raise traitlets.TraitError(
-            f"filters['metadata'] entry {entry!r} has an empty name; write 'name' or 'name=value'"
-        )
-    return name, (value if sep else None)
-
-
-def normalise_filters(value: Any) -> dict[str, Any]:
-    """Validate a (possibly partial) filters dict and fill in the missing keys."""
-    if value is None:
-        return _empty_filters()
-    if not isinstance(value, dict):
-        raise traitlets.TraitError(f"filters must be a dict with keys {', '.join(FILTER_KEYS)}; got {value!r}")
-    unknown = sorted(set(value) - set(FILTER_KEYS))
-    if unknown:
-        raise traitlets.TraitError(f"unknown filters key(s) {unknown}; expected some of {', '.join(FILTER_KEYS)}")
-    out = _empty_filters()
-    for key in ("kind", "kernel", "operation_contains"):
-        v = value.get(key)
-        if v is not None and not isinstance(v, str):
-            raise traitlets.TraitError(f"filters[{key!r}] must be a string or None, got {v!r}")
-        out[key] = v if v != "" or key == "kernel" else None
-    if out["kind"] is not None and out["kind"] not in KINDS:
-        raise traitlets.TraitError(f"filters['kind'] must be one of {', '.join(KINDS)}, got {out['kind']!r}")
-    for key in ("tiles", "phases"):
-        items = value.get(key) or []
-        if isinstance(items, (str, bytes)) or not all(isinstance(i, int) and i >= 0 for i in items):
-            raise traitlets.TraitError(f"filters[{key!r}] must be a list of non-negative ints, got {items!r}")
-        out[key] = sorted({int(i) for i in items})
-    metadata = value.get("metadata") or []
-    if isinstance(metadata, str):
-        metadata = [metadata]
-    for entry in metadata:
-        _parse_metadata(entry)
-    out["metadata"] = list(dict.fromkeys(metadata))
-    return out
-
-
-def query_from_state(filters: dict[str, Any], group_by: str, metadata_key: str | None) -> Query:
-    """The `Query` a widget state stands for (without ``at``)."""
-    f = normalise_filters(filters)
-    return Query(
-        group_by=group_by,  # type: ignore[arg-type]
-        metadata_key=metadata_key,
-        kind=f["kind"],
-        kernel=f["kernel"],
-        operation_contains=f["operation_contains"],
-        tiles=tuple(f["tiles"]),
-        phases=tuple(f["phases"]),
-        metadata=tuple(_parse_metadata(m) for m in f["metadata"]),
-    )
-
-
-def _row_mask_to_ids(profile: Profile, rows: np.ndarray) -> np.ndarray:
-    """A per-row mask re-indexed by sample id (the identity for loaded profiles)."""
-    ids = profile.samples.get_column("sample").to_numpy()
-    if len(ids) and (ids[-1] != len(ids) - 1 or not np.array_equal(ids, np.arange(len(ids)))):
-        out = np.zeros(int(ids.max()) + 1, dtype=bool)
-        out[ids] = rows
-        return out
-    return rows
-
-
-def filter_mask(profile: Profile, filters: dict[str, Any]) -> np.ndarray:
-    """Per sample id, whether it matches ``filters`` (SPEC §3 semantics, no ``at``).
-
-    The same set as ``profile.filter(...)`` (tested), but a boolean array, cheap to
-    recompute on every filter change: categorical columns are compared by code.
-    """
-    f = normalise_filters(filters)
-    samples = profile.samples
-    expr = pl.lit(True)
-    if f["kind"] is not None:
-        expr &= pl.col("kind") == f["kind"]
-    if f["kernel"] is not None:
-        expr &= pl.col("kernel") == f["kernel"]
-    if f["operation_contains"] is not None:
-        ops = samples.select(pl.col("operation").unique())
-        hits = ops.filter(pl.col("operation").cast(pl.String).str.contains(f["operation_contains"], literal=True))
-        expr &= pl.col("operation").to_physical().is_in(hits.get_column("operation").to_physical().implode())
-    if f["tiles"]:
-        expr &= pl.col("tile").is_in(f["tiles"])
-    if f["phases"]:
-        expr &= pl.col("phase").is_in(f["phases"])
-    rows = samples.select(expr.alias("m")).get_column("m").to_numpy()
-    if rows.shape != (samples.height,):
-        rows = np.broadcast_to(rows, (samples.height,)).copy()
-    if f["metadata"]:
-        rows = rows & _metadata_mask(profile, tuple(_parse_metadata(m) for m in f["metadata"]))
-    return _row_mask_to_ids(profile, rows)
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -159,7 +59,7 @@ class ProfileWidget(anywidget.AnyWidget):
     _esm = _bundle_path(_BUNDLE)
     _css = _bundle_path(_STYLE)
 
-    filters = traitlets.Dict(default_value=_empty_filters()).tag(sync=True)
+    filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
     (lists of int) and ``metadata`` (list of ``"name"`` / ``"name=value"``), all ANDed."""
     at = traitlets.Int(None, allow_none=True).tag(sync=True)
@@ -472,92 +372,3 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _send_flame(self) -> None:
         self.send({"type": "flame", **flame_tree(self._profile, self._mask, self.filters)})
-
-
-FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
-
-
-def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any], min_share: float = 1 / 1500) -> dict:
-    """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
-
-    Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
-    the tree stays small at any profile size. When the filters name an operation, its
-    metadata entries (``name=value``, summed over the samples carrying each) come as a
-    separate list, since entries of one sample overlap.
-    """
-    samples = profile.samples
-    ids = samples.get_column("sample").to_numpy()
-    if mask is not None:
-        samples = samples.filter(pl.Series(mask[ids]))
-    base = samples.group_by("kind", "kernel", "phase", "epoch", "operation").agg(
-        value=pl.col("duration").cast(pl.UInt64).sum()
-    )
-    total = int(base.get_column("value").sum()) if base.height else 0
-    nodes: list[dict[str, Any]] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
-    floor = total * min_share
-    parents: dict[tuple, int] = {(): 0}
-    kept_parents: pl.DataFrame | None = None
-    cols: list[str] = []
-    for depth, keys in enumerate(FLAME_KEYS, start=1):
-        parent_cols = list(cols)
-        cols = [*cols, *keys]
-        level = base.group_by(cols).agg(pl.col("value").sum())
-        if kept_parents is not None:
-            level = level.join(kept_parents, on=parent_cols, how="semi", nulls_equal=True)
-        big = level.filter(pl.col("value") >= floor).sort("value", descending=True)
-        small = level.filter(pl.col("value") < floor)
-        kept_parents = big.select(cols)
-        next_parents: dict[tuple, int] = {}
-        for row in big.iter_rows(named=True):
-            parent = parents[tuple(row[c] for c in parent_cols)]
-            path = dict(nodes[parent]["path"])
-            if keys == ("phase", "epoch"):
-                name = f"phase {row['phase']}/{row['epoch']}"
-                path["phase"] = row["phase"]
-            else:
-                value = row[keys[0]]
-                name = value if keys != ("kernel",) or value else "(no kernel)"
-                path[keys[0]] = value
-            next_parents[tuple(row[c] for c in cols)] = len(nodes)
-            nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
-        if small.height:
-            rest = (
-                small.group_by(parent_cols).agg(pl.col("value").sum())
-                if parent_cols
-                else small.select(pl.col("value").sum())
-            )
-            for row in rest.iter_rows(named=True):
-                parent = parents[tuple(row[c] for c in parent_cols)]
-                nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
-        parents = next_parents
-    out: dict[str, Any] = {"total": total, "nodes": nodes, "metadata": []}
-    if filters.get("operation_contains") and samples.height:
-        out["metadata"] = _metadata_totals(profile, samples)
-    return out
-
-
-def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
-    """Per metadata entry ``name=value`` of `samples`: their summed cycles and count."""
-    owners = profile.metadata.get_column("sample").to_numpy()
-    ids = samples.get_column("sample").to_numpy()
-    size = int(max(owners.max() if len(owners) else 0, ids.max())) + 1
-    duration = np.zeros(size, dtype=np.int64)
-    chosen = np.zeros(size, dtype=bool)
-    duration[ids] = samples.get_column("duration").to_numpy()
-    chosen[ids] = True
-    hit = chosen[owners]
-    frame = profile.metadata.select("name", "value").filter(pl.Series(hit))
-    # Group on the categorical codes (cheaper), then read the strings of the top rows only.
-    top_rows = (
-        frame.select(pl.col("name").to_physical(), pl.col("value").to_physical())
-        .with_columns(cycles=pl.Series(duration[owners[hit]]), row=pl.int_range(pl.len(), dtype=pl.UInt32))
-        .group_by("name", "value")
-        .agg(pl.col("cycles").sum(), samples=pl.len(), row=pl.col("row").first())
-    )
-    strings = frame[top_rows.get_column("row")].select(pl.col("name", "value").cast(pl.String))
-    entries = (
-        pl.concat([strings, top_rows.select("cycles", "samples")], how="horizontal")
-        .sort(["cycles", "name", "value"], descending=[True, False, False])
-        .head(top)
-    )
-    return [{"name": n, "value": v, "cycles": c, "samples": k} for n, v, c, k in entries.iter_rows()]

@@ -14,7 +14,9 @@ from builders import S, T, profile_from_tiles
 
 import ipu_nb
 from ipu_nb._query import Query, filter_samples
-from ipu_nb._widget import ProfileWidget, filter_mask, flame_tree, normalise_filters
+from ipu_nb._widget import ProfileWidget
+from ipu_nb._widget_filters import filter_mask, normalise_filters
+from ipu_nb._widget_flame import flame_tree
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

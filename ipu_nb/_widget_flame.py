@@ -1,0 +1,101 @@
+"""The widget's flame graph: summed durations of the matching samples as a pruned tree (pure polars)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ._profile import Profile
+
+__all__ = ["flame_tree"]
+
+
+FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
+
+
+def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any], min_share: float = 1 / 1500) -> dict:
+    """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
+
+    Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
+    the tree stays small at any profile size. When the filters name an operation, its
+    metadata entries (``name=value``, summed over the samples carrying each) come as a
+    separate list, since entries of one sample overlap.
+    """
+    samples = profile.samples
+    ids = samples.get_column("sample").to_numpy()
+    if mask is not None:
+        samples = samples.filter(pl.Series(mask[ids]))
+    base = samples.group_by("kind", "kernel", "phase", "epoch", "operation").agg(
+        value=pl.col("duration").cast(pl.UInt64).sum()
+    )
+    total = int(base.get_column("value").sum()) if base.height else 0
+    nodes: list[dict[str, Any]] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
+    floor = total * min_share
+    parents: dict[tuple, int] = {(): 0}
+    kept_parents: pl.DataFrame | None = None
+    cols: list[str] = []
+    for depth, keys in enumerate(FLAME_KEYS, start=1):
+        parent_cols = list(cols)
+        cols = [*cols, *keys]
+        level = base.group_by(cols).agg(pl.col("value").sum())
+        if kept_parents is not None:
+            level = level.join(kept_parents, on=parent_cols, how="semi", nulls_equal=True)
+        big = level.filter(pl.col("value") >= floor).sort("value", descending=True)
+        small = level.filter(pl.col("value") < floor)
+        kept_parents = big.select(cols)
+        next_parents: dict[tuple, int] = {}
+        for row in big.iter_rows(named=True):
+            parent = parents[tuple(row[c] for c in parent_cols)]
+            path = dict(nodes[parent]["path"])
+            if keys == ("phase", "epoch"):
+                name = f"phase {row['phase']}/{row['epoch']}"
+                path["phase"] = row["phase"]
+            else:
+                value = row[keys[0]]
+                name = value if keys != ("kernel",) or value else "(no kernel)"
+                path[keys[0]] = value
+            next_parents[tuple(row[c] for c in cols)] = len(nodes)
+            nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
+        if small.height:
+            rest = (
+                small.group_by(parent_cols).agg(pl.col("value").sum())
+                if parent_cols
+                else small.select(pl.col("value").sum())
+            )
+            for row in rest.iter_rows(named=True):
+                parent = parents[tuple(row[c] for c in parent_cols)]
+                nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
+        parents = next_parents
+    out: dict[str, Any] = {"total": total, "nodes": nodes, "metadata": []}
+    if filters.get("operation_contains") and samples.height:
+        out["metadata"] = _metadata_totals(profile, samples)
+    return out
+
+
+def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
+    """Per metadata entry ``name=value`` of `samples`: their summed cycles and count."""
+    owners = profile.metadata.get_column("sample").to_numpy()
+    ids = samples.get_column("sample").to_numpy()
+    size = int(max(owners.max() if len(owners) else 0, ids.max())) + 1
+    duration = np.zeros(size, dtype=np.int64)
+    chosen = np.zeros(size, dtype=bool)
+    duration[ids] = samples.get_column("duration").to_numpy()
+    chosen[ids] = True
+    hit = chosen[owners]
+    frame = profile.metadata.select("name", "value").filter(pl.Series(hit))
+    # Group on the categorical codes (cheaper), then read the strings of the top rows only.
+    top_rows = (
+        frame.select(pl.col("name").to_physical(), pl.col("value").to_physical())
+        .with_columns(cycles=pl.Series(duration[owners[hit]]), row=pl.int_range(pl.len(), dtype=pl.UInt32))
+        .group_by("name", "value")
+        .agg(pl.col("cycles").sum(), samples=pl.len(), row=pl.col("row").first())
+    )
+    strings = frame[top_rows.get_column("row")].select(pl.col("name", "value").cast(pl.String))
+    entries = (
+        pl.concat([strings, top_rows.select("cycles", "samples")], how="horizontal")
+        .sort(["cycles", "name", "value"], descending=[True, False, False])
+        .head(top)
+    )
+    return [{"name": n, "value": v, "cycles": c, "samples": k} for n, v, c, k in entries.iter_rows()]
