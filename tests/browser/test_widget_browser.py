@@ -94,6 +94,16 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     page.keyboard.press("0")
     assert nb.poll("widget.view", lambda v: v == view) == view
 
+    # Setting the view from Python redraws the timeline for that range.
+    nb.kernel("widget.view", code="widget.view = [1000, 5000]")
+    last = wait_window(page, last)
+    page.wait_for_function(
+        "() => document.querySelector('.ipu-nb-header').textContent.includes('1000 – 5000')", timeout=10_000
+    )
+    assert page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.mode") == "raw"
+    page.keyboard.press("Escape")
+    assert nb.poll("widget.view", lambda v: v == view) == view
+
     # Drag to zoom onto the dragged range, wheel to zoom further, right-click to undo.
     x0, x1 = box["x"] + gutter + 0.2 * (box["width"] - gutter), box["x"] + gutter + 0.6 * (box["width"] - gutter)
     y = box["y"] + 20
