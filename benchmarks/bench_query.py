@@ -48,11 +48,13 @@ def main() -> None:
     )
     print(f"  load {time.perf_counter() - start:.2f} s (not part of the budget)")
 
-    # A metadata name present on most samples, and one (name, value) pair, from the profile itself.
-    names = profile.metadata.get_column("name").cast(str).value_counts(sort=True)
-    common = names.row(0)[0]
-    first = profile.metadata.filter(profile.metadata.get_column("name").cast(str) == common).row(0, named=True)
-    key = "role" if "role" in set(names.get_column("name").to_list()) else common
+    # From the profile itself: the two most common metadata names (the first with its most
+    # common value) for a two-filter query that matches many samples; "role" to group by.
+    names = profile.metadata.get_column("name").cast(str).value_counts(sort=True).get_column("name").to_list()
+    common, second = names[0], names[1 if len(names) > 1 else 0]
+    values = profile.metadata.filter(profile.metadata.get_column("name").cast(str) == common)
+    value = str(values.get_column("value").cast(str).value_counts(sort=True).row(0)[0])
+    key = "role" if "role" in names else common
     span = profile.span_cycles
     at = span // 2
 
@@ -62,8 +64,8 @@ def main() -> None:
     cases += [
         (f"--at {at} --samples 8", lambda: ipu_nb.query(profile, at=at, samples=8)),
         (
-            f"--metadata {common}={first['value']} --metadata {key}",
-            lambda: ipu_nb.query(profile, metadata=[(common, str(first["value"])), (key, None)]),
+            f"--metadata {common}={value} --metadata {second}",
+            lambda: ipu_nb.query(profile, metadata=[(common, value), (second, None)]),
         ),
         (
             f"--group-by metadata --metadata-key {key}",
@@ -79,10 +81,13 @@ def main() -> None:
         (f"filter_samples(metadata={key}) (all metadata lists)", lambda: filter_samples(profile, metadata=key)),
         ("profile-inspect", lambda: inspect_operations(profile)),
     ]
-    print(f"\n{'query':<62} {'seconds':>8} {'÷ budget':>9} {'cpu s':>7}")
+    print(f"\n{'query':<62} {'seconds':>8} {'÷ budget':>9} {'cpu s':>7} {'matched':>10}")
     for label, run in cases:
         seconds, cpu = _best(run, args.repeat)
-        print(f"{label:<62} {seconds:8.3f} {seconds / BUDGET_S:8.2f}x {cpu:7.3f}")
+        answer = run()
+        matched = getattr(answer, "matched_sample_count", getattr(answer, "height", None))
+        shown = "" if matched is None else str(matched)
+        print(f"{label:<62} {seconds:8.3f} {seconds / BUDGET_S:8.2f}x {cpu:7.3f} {shown:>10}")
 
 
 if __name__ == "__main__":
