@@ -163,7 +163,8 @@ function render({ model, el: host }: RenderProps): () => void {
   let dirty = false;
   let sentAt = 0;
   const request = () => {
-    if (inFlight) {
+    // One request in flight; a lost reply (kernel busy or restarted) stops blocking after 5 s.
+    if (inFlight && performance.now() - sentAt < 5000) {
       dirty = true;
       return;
     }
@@ -289,6 +290,7 @@ function render({ model, el: host }: RenderProps): () => void {
       showTooltip(msg.sample as SampleInfo);
     } else if (msg.type === "error") {
       status.textContent = `error: ${msg.message}`;
+      inFlight = false;
     }
   };
   const showTooltip = (s: SampleInfo) => {
