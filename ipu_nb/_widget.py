@@ -225,7 +225,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._send_overview()
                 self._send_flame()
                 self._send_panel()
-        except (TypeError, ValueError, KeyError, QueryError) as error:
+        except (TypeError, ValueError, KeyError, QueryError, traitlets.TraitError) as error:
             self.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:

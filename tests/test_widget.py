@@ -268,6 +268,9 @@ def test_python_trait_changes_validate(widget):
 def test_bad_messages_reply_with_an_error_not_a_traceback(widget):
     msg(widget, {"type": "window", "start": "x", "end": 1})
     assert widget.recorder.last("error")[0]["message"].startswith("ValueError")
+    msg(widget, {"type": "pick", "row": 0, "x": -5})
+    assert "TraitError" in widget.recorder.last("error")[0]["message"]
+    assert widget.at is None
     msg(widget, {"type": "unknown"})  # ignored
     widget._handle_custom_msg("not a dict", [])
 
