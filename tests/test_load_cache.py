@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from builders import S, T, columns_from_tiles
 
 import ipu_nb._load as load
 from ipu_nb._load import _cache, open_profile
-from ipu_nb._load._cache import cache_key, load_cached, store_cached
+from ipu_nb._load._cache import cache_key, load_cached, store_cached, wait_for_writes
 from ipu_nb._profile import Profile
 from ipu_nb._write import write_columns
 
@@ -42,6 +43,12 @@ def assert_same(a: Profile, b: Profile) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def join_writers() -> Iterator[None]:
+    yield
+    wait_for_writes()
+
+
 @pytest.fixture
 def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "cache"
@@ -50,6 +57,7 @@ def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def entries(root: Path) -> list[Path]:
+    wait_for_writes()
     return sorted(p for p in root.iterdir() if not p.name.startswith(".")) if root.exists() else []
 
 
@@ -157,6 +165,7 @@ def test_corrupt_entry_is_ignored_and_rewritten(tmp_path: Path, cache_root: Path
         (entry / "profile.json").write_text(json.dumps(scalars))
     assert load_cached(path, entry.name, cache_root) is None
     assert_same(open_profile(path), fresh)
+    wait_for_writes()
     cached = load_cached(path, entry.name, cache_root)
     assert cached is not None, "the entry was rewritten"
     assert_same(cached, fresh)
@@ -180,4 +189,19 @@ def test_write_failure_midway_leaves_nothing(tmp_path: Path, cache_root: Path, m
 
     monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
     assert open_profile(path).sample_count == 16
+    wait_for_writes()
     assert list(cache_root.iterdir()) == []
+
+
+def test_a_late_write_of_an_old_version_keeps_the_new_entry(tmp_path: Path, cache_root: Path) -> None:
+    path = write(tmp_path / "p.capnp", operation="before")
+    old = open_profile(path, cache=False)
+    old_key = cache_key(path)
+    stat = path.stat()
+    write(path, operation="after!")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    open_profile(path)
+    wait_for_writes()
+    new_key = cache_key(path)
+    assert store_cached(old, old_key) is False, "an entry for a version the file no longer has"
+    assert [e.name for e in entries(cache_root)] == [new_key]

@@ -82,9 +82,9 @@ def open_profile(
             return cached
     profile = _decode(path, decoder, progress)
     if key is not None:
-        from ._cache import store_cached
+        from ._cache import store_in_background
 
-        store_cached(profile, key)
+        store_in_background(profile, key)
     return profile
 
 

@@ -2,8 +2,9 @@
 
 An entry is a directory named by a key over the file's identity and a content
 fingerprint (see `cache_key`); it holds one Arrow IPC file per frame plus a small
-JSON of scalars, written into a temporary directory and renamed into place, so a
-reader never sees half an entry. A stale, corrupt or unreadable entry is ignored
+JSON of scalars, written (on a background thread, so the first open does not wait for
+it) into a temporary directory and renamed into place, so a reader never sees half an
+entry. A stale, corrupt or unreadable entry is ignored
 (and rewritten); failing to write one (read-only directory, full disk) never fails
 the load.
 """
@@ -15,6 +16,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -22,7 +24,15 @@ import pyarrow as pa
 
 from .._profile import Profile
 
-__all__ = ["CACHE_FORMAT", "cache_dir", "cache_key", "load_cached", "store_cached"]
+__all__ = [
+    "CACHE_FORMAT",
+    "cache_dir",
+    "cache_key",
+    "load_cached",
+    "store_cached",
+    "store_in_background",
+    "wait_for_writes",
+]
 
 #: Bump when the frames' layout or the decoder's output changes: old entries stop matching.
 CACHE_FORMAT = 1
@@ -125,6 +135,10 @@ def store_cached(profile: Profile, key: str, root: Path | None = None) -> bool:
             shutil.rmtree(entry, ignore_errors=True)
         os.rename(tmp, entry)
         tmp = None
+        if profile.path is not None and cache_key(profile.path) != key:
+            # The file changed while we decoded or wrote: this entry can never match again.
+            shutil.rmtree(entry, ignore_errors=True)
+            return False
         # Entries of earlier versions of the same file can never match again: drop them.
         prefix = key.split("-", 1)[0] + "-"
         for old in root.glob(prefix + "*"):
@@ -136,6 +150,29 @@ def store_cached(profile: Profile, key: str, root: Path | None = None) -> bool:
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+_writers: list[threading.Thread] = []
+
+
+def store_in_background(profile: Profile, key: str, root: Path | None = None) -> threading.Thread:
+    """Write the entry on a (non-daemon) thread: the caller gets its profile without waiting.
+
+    Frames are immutable, so writing them while the caller uses them is safe; the
+    interpreter waits for the write before exiting. `wait_for_writes` joins pending ones.
+    """
+    root = root or cache_dir()
+    thread = threading.Thread(target=store_cached, args=(profile, key, root), name="ipu-nb-cache-write")
+    _writers[:] = [t for t in _writers if t.is_alive()]
+    _writers.append(thread)
+    thread.start()
+    return thread
+
+
+def wait_for_writes() -> None:
+    """Block until every background cache write has finished (tests, benchmarks)."""
+    while _writers:
+        _writers.pop().join()
 
 
 def _schema_text(frame: pl.DataFrame) -> list[list[str]]:
