@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     print(f"ipu-nb demo: profile {path}\nipu-nb demo: starting JupyterLab (Ctrl-C to stop)", file=sys.stderr)
     try:
-        return subprocess.call(command, env=env)
+        return subprocess.call(command, env=env, cwd=notebook.parent)
     except KeyboardInterrupt:
         return 0
 
