@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         "--ServerApp.ip=127.0.0.1",
         notebook.name,
     ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and CI machines run as root
     if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
         command.append("--no-browser")
     print(f"ipu-nb demo: profile {path}\nipu-nb demo: starting JupyterLab (Ctrl-C to stop)", file=sys.stderr)
