@@ -1,0 +1,66 @@
+"""`ipu-nb demo`: the headless table equals profile-query's; the JupyterLab command is launchable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from builders import S, T, columns_from_tiles, write_with_pycapnp
+
+from ipu_nb._cli import main
+
+TILES = [
+    T(3, [S(10, 110, "compute", "matmul <b>", "gemm"), S(110, 150, "idle", "idle during gemm", "")]),
+    T(5, [S(2**32 - 20, 80, "compute", "matmul <b>", "gemm")]),
+]
+
+
+@pytest.fixture
+def profile_path(tmp_path: Path) -> Path:
+    return write_with_pycapnp(columns_from_tiles(TILES), tmp_path / "p.capnp")
+
+
+def test_headless_prints_the_default_query_table(capsys: pytest.CaptureFixture[str], profile_path: Path) -> None:
+    assert main(["profile-query", str(profile_path)]) == 0
+    expected = capsys.readouterr().out
+    assert main(["demo", "--headless", "--profile", str(profile_path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == expected
+    assert "gemm\t" in captured.out
+    assert "loaded in" in captured.err
+
+
+def test_missing_profile_is_one_line_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["demo", "--headless", "--profile", str(tmp_path / "nope.capnp")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and "nope.capnp" in captured.err
+
+
+def test_bad_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--size", "huge"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_jupyterlab_is_started_in_the_notebook_folder(monkeypatch: pytest.MonkeyPatch, profile_path: Path) -> None:
+    calls: list[tuple[list[str], dict[str, object]]] = []
+
+    def fake_call(command: list[str], **kwargs: object) -> int:
+        calls.append((command, kwargs))
+        return 0
+
+    monkeypatch.setattr(subprocess, "call", fake_call)
+    assert main(["demo", "--profile", str(profile_path), "--port", "9999"]) == 0
+    [(command, kwargs)] = calls
+    cwd = Path(str(kwargs["cwd"]))
+    # The notebook argument is resolved against the working directory, so it must exist there.
+    [notebook] = [arg for arg in command if arg.endswith(".ipynb")]
+    assert (cwd / notebook).is_file()
+    assert "--ServerApp.port=9999" in command
+    env = kwargs["env"]
+    assert isinstance(env, dict) and env["IPU_NB_PROFILE"] == str(profile_path)
+    assert ("--allow-root" in command) == (os.geteuid() == 0)
