@@ -37,7 +37,6 @@ __all__ = [
     "MAX_TILES",
     "WORKLOADS",
     "demo_profile_path",
-    "generate",
     "generate_columns",
     "generate_profile",
     "write_profile",
@@ -91,6 +90,7 @@ def generate_columns(
     seed: int = 0,
     base_cycle: int | None = None,
     schema_version: int = 3,
+    progress: bool | None = False,
 ) -> Columns:
     """Generate a realistic profile as `Columns` (file order, raw wrapping counters).
 
@@ -118,34 +118,9 @@ def generate_columns(
     schema_version
         3 (the runtime's); 1–2 mark idle tile-phases as kind compute with ``active=false``;
         4–5 add exchange activities and exchange event cycles (fields 7/8).
+    progress
+        Show a tqdm bar over the phases on stderr; None shows one only for large profiles.
     """
-    return generate(
-        workload,
-        granularity,
-        tiles=tiles,
-        layers=layers,
-        phases=phases,
-        busy_tiles=busy_tiles,
-        seed=seed,
-        base_cycle=base_cycle,
-        schema_version=schema_version,
-    )
-
-
-def generate(
-    workload: str = "mlp",
-    granularity: str = "phase",
-    *,
-    tiles: int = MAX_TILES,
-    layers: int | None = None,
-    phases: int | None = None,
-    busy_tiles: int | None = None,
-    seed: int = 0,
-    base_cycle: int | None = None,
-    schema_version: int = 3,
-    progress: bool | None = False,
-) -> Columns:
-    """`generate_columns` with an optional tqdm bar over the phases (None: only for large profiles)."""
     if workload not in WORKLOADS:
         raise ValueError(f"unknown workload {workload!r}: choose from {', '.join(WORKLOADS)}")
     if granularity not in GRANULARITIES:
@@ -207,7 +182,7 @@ def generate_profile(
     `progress` shows tqdm bars on stderr while generating and writing: None (default)
     shows them for large profiles only.
     """
-    columns = generate(workload, granularity, progress=progress, **knobs)  # type: ignore[arg-type]
+    columns = generate_columns(workload, granularity, progress=progress, **knobs)  # type: ignore[arg-type]
     return write_profile(columns, path, progress=progress)
 
 

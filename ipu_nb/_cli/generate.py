@@ -128,11 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if not os.access(directory, os.W_OK):
         raise CliError(f"{directory}: directory is not writable", 2)
 
-    from .._synth import generate, write_profile
+    from .._synth import generate_columns, write_profile
 
     began = time.perf_counter()
     try:
-        columns = generate(
+        columns = generate_columns(
             args.workload,
             args.granularity,
             progress=False if args.quiet else None,
