@@ -54,7 +54,7 @@ def test_render_static_has_no_script(profile_path, tmp_path, capsys):
         (["-o", "{out}"], "the following arguments are required: PROFILE"),
         (["{profile}"], "the following arguments are required: -o/--output"),
         (["{profile}", "-o", "{tmp}/r.png"], "the report is HTML: -o must end in .html"),
-        (["{profile}", "-o", "{out}", "--top", "0"], "argument --top: expected a positive integer"),
+        (["{profile}", "-o", "{out}", "--top", "0"], "argument --top: must be at least 1"),
         (["{profile}", "-o", "{out}", "--bogus"], "unrecognized arguments: --bogus"),
     ],
 )

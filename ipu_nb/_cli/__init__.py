@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-__all__ = ["ArgumentParser", "CliError", "main"]
+__all__ = ["ArgumentParser", "CliError", "main", "positive_int"]
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
 _SUBCOMMAND_MODULES = ("generate", "query", "render", "demo")
@@ -31,6 +31,17 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         raise SystemExit(2)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def build_parser() -> ArgumentParser:

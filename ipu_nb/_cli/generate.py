@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import CliError
+from . import CliError, positive_int
 
 __all__ = ["register", "run"]
 
@@ -18,18 +18,8 @@ _GRANULARITIES = ("graph", "region", "phase", "step")
 _MAX_TILES = 1472
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _tiles(text: str) -> int:
-    value = _positive(text)
+    value = positive_int(text)
     if value > _MAX_TILES:
         raise argparse.ArgumentTypeError(f"an IPU has at most {_MAX_TILES} tiles, got {value}")
     return value
@@ -53,7 +43,7 @@ def _cycle(text: str) -> int:
 
 
 def _version(text: str) -> int:
-    value = _positive(text)
+    value = positive_int(text)
     if value > 5:
         raise argparse.ArgumentTypeError(f"supported schema versions are 1 to 5, got {value}")
     return value
@@ -84,14 +74,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--granularity", default="phase", choices=_GRANULARITIES, help="collection level (SPEC §5)")
     parser.add_argument("--tiles", type=_tiles, default=_MAX_TILES, metavar="N", help="tile entries, 1 to 1472")
     parser.add_argument(
-        "--layers", type=_positive, default=None, metavar="N", help="model layers (default: 8 for mlp, 1 otherwise)"
+        "--layers", type=positive_int, default=None, metavar="N", help="model layers (default: 8 for mlp, 1 otherwise)"
     )
     parser.add_argument(
-        "--phases", type=_positive, default=None, metavar="N", help="keep only the first N phases (default: all)"
+        "--phases", type=positive_int, default=None, metavar="N", help="keep only the first N phases (default: all)"
     )
     parser.add_argument(
         "--busy-tiles",
-        type=_positive,
+        type=positive_int,
         default=None,
         metavar="N",
         help="tiles holding work (default: 1280 for mlp/attention, 1024 for gemm, scaled to --tiles)",

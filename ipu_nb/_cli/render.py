@@ -5,19 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import CliError
+from . import CliError, positive_int
 
 __all__ = ["register", "run"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,9 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("profile", type=Path, metavar="PROFILE", help="the profile file (.capnp)")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="REPORT", help="the .html file to write")
     parser.add_argument("--title", help="report title (default: the profile's file name)")
-    parser.add_argument("--top", type=_positive, default=20, metavar="N", help="groups per chart/table (default 20)")
+    parser.add_argument("--top", type=positive_int, default=20, metavar="N", help="groups per chart/table (default 20)")
     parser.add_argument(
-        "--samples", type=_positive, default=25, metavar="N", help="longest samples listed (default 25)"
+        "--samples", type=positive_int, default=25, metavar="N", help="longest samples listed (default 25)"
     )
     parser.add_argument("--static", action="store_true", help="inline SVG images instead of interactive charts")
     parser.set_defaults(func=run)
