@@ -82,34 +82,36 @@ class TextColumn:
 
     Each chunk's small dictionary is mapped into the global one as it arrives (first
     occurrence order, so the result is deterministic), while other chunks still decode.
+    The global dictionary is a Python dict keyed by the raw bytes: chunk dictionaries are
+    small, so this costs one lookup per distinct value per chunk (an Arrow ``index_in``
+    against the growing value set re-hashed all of it for every chunk).
     """
 
     what: str
     codes: list[np.ndarray] = field(default_factory=list)
-    values: list[pa.Array] = field(default_factory=list)
-    known: pa.Array | None = None
+    index: dict[bytes, int] = field(default_factory=dict)
 
     def add(self, codes: np.ndarray, dictionary: pa.Array) -> None:
-        if self.known is None or len(self.known) == 0:
-            mapping = np.arange(len(dictionary), dtype=np.uint32)
-            new = dictionary
-        else:
-            found = pc.index_in(dictionary, value_set=self.known)
-            missing = np.asarray(found.is_null())
-            mapping = np.asarray(found.fill_null(0)).astype(np.uint32)
-            new = dictionary.filter(pa.array(missing))
-            mapping[missing] = len(self.known) + np.arange(len(new), dtype=np.uint32)
-        if len(new):
-            self.values.append(new)
-            self.known = new if self.known is None else pa.concat_arrays([self.known, new])
+        index = self.index
+        if not index:
+            for value in dictionary.to_pylist():
+                index.setdefault(value, len(index))
+            if len(index) == len(dictionary):  # the first chunk: its codes are already global
+                self.codes.append(codes)
+                return
+        mapping = np.fromiter(
+            (index.setdefault(value, len(index)) for value in dictionary.to_pylist()),
+            dtype=np.uint32,
+            count=len(dictionary),
+        )
         self.codes.append(mapping[codes])
 
     def finish(self, where: str, describe_row: object = None) -> Strings:
         """Concatenate the codes and validate UTF-8 once per distinct value."""
         codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.uint32)
-        values = self.known if self.known is not None else pa.array([], type=pa.binary())
+        values = pa.array(list(self.index), type=pa.binary())
         self.codes.clear()
-        self.known = None
+        self.index = {}
         return Strings(codes, _utf8(values, codes, self.what, where, describe_row))
 
 
