@@ -134,19 +134,16 @@ class TextColumn:
     index: dict[bytes, int] = field(default_factory=dict)
 
     def add(self, codes: np.ndarray, dictionary: list[bytes]) -> None:
+        """Append a chunk's codes, given its distinct values in code order."""
         index = self.index
-        if not index:
-            for value in dictionary:
-                index.setdefault(value, len(index))
-            if len(index) == len(dictionary):  # the first chunk: its codes are already global
-                self.codes.append(codes)
-                return
-        mapping = np.fromiter(
-            (index.setdefault(value, len(index)) for value in dictionary),
-            dtype=np.uint32,
-            count=len(dictionary),
-        )
-        self.codes.append(mapping[codes])
+        known = len(index)
+        new = [value for value in dictionary if value not in index]
+        index.update(zip(new, range(known, known + len(new)), strict=True))
+        if len(new) < len(dictionary) or known:
+            mapping = np.fromiter(map(index.__getitem__, dictionary), dtype=np.uint32, count=len(dictionary))
+            if not np.array_equal(mapping, np.arange(len(mapping), dtype=np.uint32)):
+                codes = mapping[codes]
+        self.codes.append(codes)
 
     def finish(self, where: str, describe_row: object = None) -> Strings:
         """Concatenate the codes and validate UTF-8 once per distinct value."""
