@@ -39,6 +39,7 @@ _STEP_BITS = np.array([0, 1, 8, 16, 32, 64, 64, 0], dtype=np.int64)
 _DATA_BITS = np.array([0, 1, 8, 16, 32, 64, 0, 0], dtype=np.int64)
 _PTRS = np.array([0, 0, 0, 0, 0, 0, 1, 0], dtype=np.int64)
 _KINDS = ("struct", "list", "far", "capability")
+_SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
 
 Describe = Callable[[int], str]
 #: Segment of each object in a batch: one int when the whole batch lies in one segment.
@@ -409,9 +410,11 @@ class Message:
         if isinstance(elements.data_bytes, int):
             if elements.data_bytes < offset + size or n == 0:
                 return np.zeros(n, dtype=dtype)
-            return view[(elements.byte + offset) // size].astype(dtype, copy=False)
+            index = elements.byte + offset
+            index >>= _SHIFT[size]  # addresses are non-negative: a shift is the division, much cheaper
+            return view[index].astype(dtype, copy=False)
         present = elements.data_bytes >= offset + size
-        values = view[np.where(present, (elements.byte + offset) // size, 0)].astype(dtype, copy=False)
+        values = view[np.where(present, (elements.byte + offset) >> _SHIFT[size], 0)].astype(dtype, copy=False)
         values[~present] = 0
         return values
 
@@ -423,7 +426,7 @@ class Message:
                 addr += elements.data_bytes // 8 + index
                 return addr, None
             return np.zeros(len(elements), dtype=np.int64), np.zeros(len(elements), dtype=bool)
-        addr = (elements.byte + elements.data_bytes) // 8 + index
+        addr = ((elements.byte + elements.data_bytes) >> 3) + index
         present = elements.ptrs > index
         return np.where(present, addr, 0), present
 
