@@ -41,14 +41,24 @@ def _owner_ids(counts: np.ndarray) -> np.ndarray:
 
 
 def _positions(counts: np.ndarray) -> np.ndarray:
-    """Index of each child row inside its owner's group."""
+    """Index of each child row inside its owner's group.
+
+    A running sum of ones that drops back to 0 at each group's first row, in place: no
+    `np.repeat` temporary as large as the output (fresh pages are costly at 13M rows).
+    """
     total = int(counts.sum())
-    starts = np.cumsum(counts) - counts
-    if total < 2**32:  # the common case, in 32-bit arithmetic (half the memory traffic)
-        positions = np.arange(total, dtype=np.uint32)
-        positions -= np.repeat(starts.astype(np.uint32), counts)
-        return positions
-    return (np.arange(total, dtype=np.int64) - np.repeat(starts, counts)).astype(np.uint32)
+    if total >= 2**32:
+        starts = np.cumsum(counts) - counts
+        return (np.arange(total, dtype=np.int64) - np.repeat(starts, counts)).astype(np.uint32)
+    positions = np.ones(total, dtype=np.uint32)
+    sizes = counts[counts > 0]
+    if len(sizes):
+        firsts = np.cumsum(sizes[:-1])
+        positions[0] = 0
+        # 1 - (previous group's size), modulo 2**32: the running sum wraps back to 0.
+        positions[firsts] = (1 - sizes[:-1]).astype(np.int64).astype(np.uint32)
+        np.cumsum(positions, dtype=np.uint32, out=positions)
+    return positions
 
 
 def _code_of(strings: Strings, text: str) -> int | None:
