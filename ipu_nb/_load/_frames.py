@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +84,21 @@ def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_t
     return "unknown"
 
 
+def _metadata_frame(c: Columns) -> tuple[pl.DataFrame, np.ndarray]:
+    """The metadata frame, and the sample of each entry (as numpy, for the `inactive` flags)."""
+    counts = c.metadata_counts.astype(np.int64)
+    meta_sample = _owner_ids(counts)
+    frame = pl.DataFrame(
+        {
+            "sample": meta_sample,
+            "position": _positions(counts),
+            "name": _categorical(c.metadata_name),
+            "value": _categorical(c.metadata_value),
+        }
+    )
+    return frame, meta_sample
+
+
 def build_profile(columns: Columns, path: Path | None = None) -> Profile:
     """Build the frames of DESIGN.md from decoded columns."""
     c = columns
@@ -97,16 +113,12 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
     offset = (c.start - base).astype(np.uint32).astype(np.uint64)
     duration = (c.end - c.start).astype(np.uint32)
 
-    meta_sample = _owner_ids(c.metadata_counts.astype(np.int64))
-    metadata = pl.DataFrame(
-        {
-            "sample": meta_sample,
-            "position": _positions(c.metadata_counts.astype(np.int64)),
-            "name": _categorical(c.metadata_name),
-            "value": _categorical(c.metadata_value),
-        }
-    )
-    kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The metadata frame (the largest) builds on another core while the samples frame does.
+        metadata_future = pool.submit(_metadata_frame, c)
+        kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
+        operation, kernel = _categorical(c.operation), _categorical(c.kernel)
+        metadata, meta_sample = metadata_future.result()
     inactive = np.zeros(n, dtype=bool)
     active, false = _code_of(c.metadata_name, "active"), _code_of(c.metadata_value, "false")
     if active is not None and false is not None:
@@ -123,8 +135,8 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
             "phase": c.phase.astype(np.uint32),
             "epoch": c.epoch.astype(np.uint32),
             "kind": kind,
-            "operation": _categorical(c.operation),
-            "kernel": _categorical(c.kernel),
+            "operation": operation,
+            "kernel": kernel,
             "start": c.start.astype(np.uint32),
             "end": c.end.astype(np.uint32),
             "offset": offset,
