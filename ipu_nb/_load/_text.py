@@ -130,26 +130,41 @@ class TextColumn:
     """
 
     what: str
-    codes: list[np.ndarray] = field(default_factory=list)
     index: dict[bytes, int] = field(default_factory=dict)
+    buffer: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+    size: int = 0
 
-    def add(self, codes: np.ndarray, dictionary: list[bytes]) -> None:
-        """Append a chunk's codes, given its distinct values in code order."""
+    def add(self, codes: np.ndarray, dictionary: list[bytes], expected_rows: int = 0) -> None:
+        """Append a chunk's codes, given its distinct values in code order.
+
+        Codes go straight into one growing array sized from `expected_rows` (the caller's
+        estimate of the final row count), so its pages are first touched here, while
+        other chunks still decode, rather than by one large concatenation at the end.
+        """
         index = self.index
         known = len(index)
         new = [value for value in dictionary if value not in index]
         index.update(zip(new, range(known, known + len(new)), strict=True))
+        end = self.size + len(codes)
+        if end > len(self.buffer):
+            grown = np.empty(max(end, expected_rows, len(self.buffer) * 3 // 2), dtype=np.uint32)
+            grown[: self.size] = self.buffer[: self.size]
+            self.buffer = grown
+        target = self.buffer[self.size : end]
+        self.size = end
         if len(new) < len(dictionary) or known:
             mapping = np.fromiter(map(index.__getitem__, dictionary), dtype=np.uint32, count=len(dictionary))
             if not np.array_equal(mapping, np.arange(len(mapping), dtype=np.uint32)):
-                codes = mapping[codes]
-        self.codes.append(codes)
+                np.take(mapping, codes, out=target)
+                return
+        target[...] = codes
 
     def finish(self, where: str, describe_row: object = None) -> Strings:
-        """Concatenate the codes and validate UTF-8 once per distinct value."""
-        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.uint32)
+        """The codes so far, with UTF-8 validated once per distinct value."""
+        codes = self.buffer[: self.size]
         values = pa.array(list(self.index), type=pa.binary())
-        self.codes.clear()
+        self.buffer = np.zeros(0, dtype=np.uint32)
+        self.size = 0
         self.index = {}
         return Strings(codes, _utf8(values, codes, self.what, where, describe_row))
 

@@ -61,19 +61,24 @@ def decode_bytes(data: bytes, where: str = "<bytes>", progress: Progress | None 
     return _decode(data, where, progress, None)
 
 
+#: Per-sample columns (and their dtypes) that workers write straight into the output arrays.
+_SAMPLE_FIELDS = {
+    "local_index": np.uint32,
+    "phase": np.uint32,
+    "epoch": np.uint32,
+    "kind": np.uint16,
+    "start": np.uint32,
+    "end": np.uint32,
+    "exchange_event_cycles": np.uint32,
+    "metadata_counts": np.int64,
+    "activity_counts": np.int64,
+}
+
+
 @dataclass
 class _Chunk:
-    """The fixed-width columns of one chunk of samples (texts are encoded separately)."""
+    """The exchange activities of one chunk of samples (their count is only known once decoded)."""
 
-    local_index: np.ndarray
-    phase: np.ndarray
-    epoch: np.ndarray
-    kind: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    exchange_event_cycles: np.ndarray
-    metadata_counts: np.ndarray
-    activity_counts: np.ndarray
     activity_kind: np.ndarray
     activity_start: np.ndarray
     activity_end: np.ndarray
@@ -106,8 +111,11 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
         slice(int(firsts[lo]), int(firsts[lo]) + int(counts[lo:hi].sum())) for lo, hi in _chunk_bounds(counts)
     ]
 
-    def work(rows: slice) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, object]]]:
-        return _decode_chunk(msg, encoder, samples_all, rows, firsts)
+    # Workers fill these in place: no concatenation (and no fresh pages touched) at the end.
+    out = {name: np.empty(total, dtype=dtype) for name, dtype in _SAMPLE_FIELDS.items()}
+
+    def work(rows: slice) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, list[bytes]]]]:
+        return _decode_chunk(msg, encoder, samples_all, rows, firsts, out)
 
     workers = min(WORKERS, len(row_ranges))
     with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
@@ -116,7 +124,10 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
             for rows, (chunk, span, encoded) in zip(row_ranges, results, strict=True):
                 chunks.append(chunk)
                 for name, (codes, dictionary) in encoded.items():
-                    texts[name].add(codes, dictionary)
+                    column = texts[name]
+                    # Rows of this field so far, extrapolated to the whole file (plus a little).
+                    expected = (column.size + len(codes)) * total // max(rows.stop, 1) * 21 // 20 + 1024
+                    column.add(codes, dictionary, expected)
                 if mapped is not None:
                     _release(mapped, span)
                 if progress is not None:
@@ -127,7 +138,7 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
     sample_tile = _tile_finder(firsts, counts)
     operation = texts["operation"].finish(where, lambda r: sample_tile(r))
     kernel = texts["kernel"].finish(where, lambda r: sample_tile(r))
-    meta_owner = np.concatenate([c.metadata_counts for c in chunks]) if chunks else np.zeros(0, np.int64)
+    meta_owner = out["metadata_counts"]
     meta_first = np.cumsum(meta_owner) - meta_owner
 
     def entry_where(r: int) -> str:
@@ -147,19 +158,19 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
         clock_hz=clock_hz,
         tiles=physical,
         tile_sample_counts=counts.astype(np.int64),
-        local_index=cat("local_index", np.uint32),
-        phase=cat("phase", np.uint32),
-        epoch=cat("epoch", np.uint32),
-        kind=cat("kind", np.uint16),
-        start=cat("start", np.uint32),
-        end=cat("end", np.uint32),
+        local_index=out["local_index"],
+        phase=out["phase"],
+        epoch=out["epoch"],
+        kind=out["kind"],
+        start=out["start"],
+        end=out["end"],
         operation=operation,
         kernel=kernel,
-        metadata_counts=meta_owner.astype(np.int64),
+        metadata_counts=meta_owner,
         metadata_name=name,
         metadata_value=value,
-        exchange_event_cycles=cat("exchange_event_cycles", np.uint32),
-        activity_counts=cat("activity_counts", np.int64),
+        exchange_event_cycles=out["exchange_event_cycles"],
+        activity_counts=out["activity_counts"],
         activity_kind=cat("activity_kind", np.uint16),
         activity_start=cat("activity_start", np.uint32),
         activity_end=cat("activity_end", np.uint32),
@@ -215,7 +226,8 @@ def _decode_chunk(
     samples_all: Elements,
     rows: slice,
     firsts: np.ndarray,
-) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, object]]]:
+    out: dict[str, np.ndarray],
+) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, list[bytes]]]]:
     """Decode the samples in `rows`; also returns the byte span they occupy (to release it)."""
     row0 = rows.start
     ends = np.append(firsts[1:], np.iinfo(np.int64).max)
@@ -230,11 +242,13 @@ def _decode_chunk(
     end = msg.field(samples, 4, np.uint32)
     addr, present = msg.pointer(samples, 0)
     steps = msg.structs(addr, samples.seg, present, "CycleSample.step", at_sample)
-    local_index = msg.field(steps, 0, np.uint32)
-    phase = msg.field(steps, 4, np.uint32)
-    epoch = msg.field(steps, 8, np.uint32)
-    kind = msg.field(steps, 12, np.uint16)
-    event_cycles = msg.field(steps, 16, np.uint32)
+    out["start"][rows] = start
+    out["end"][rows] = end
+    out["local_index"][rows] = msg.field(steps, 0, np.uint32)
+    out["phase"][rows] = msg.field(steps, 4, np.uint32)
+    out["epoch"][rows] = msg.field(steps, 8, np.uint32)
+    out["kind"][rows] = msg.field(steps, 12, np.uint16)
+    out["exchange_event_cycles"][rows] = msg.field(steps, 16, np.uint32)
     span = [int(samples.byte.min()), int(samples.byte.max())] if len(samples) else [0, 0]
 
     encoded: dict[str, tuple[np.ndarray, object]] = {}
@@ -264,16 +278,9 @@ def _decode_chunk(
 
     addr, present = msg.pointer(steps, 3)
     act_counts, acts = msg.struct_lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample)
+    out["metadata_counts"][rows] = meta_counts
+    out["activity_counts"][rows] = act_counts
     chunk = _Chunk(
-        local_index=local_index,
-        phase=phase,
-        epoch=epoch,
-        kind=kind,
-        start=start,
-        end=end,
-        exchange_event_cycles=event_cycles,
-        metadata_counts=meta_counts,
-        activity_counts=act_counts,
         activity_kind=msg.field(acts, 0, np.uint16),
         activity_start=msg.field(acts, 4, np.uint32),
         activity_end=msg.field(acts, 8, np.uint32),
