@@ -84,19 +84,9 @@ def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_t
     return "unknown"
 
 
-def _metadata_frame(c: Columns) -> tuple[pl.DataFrame, np.ndarray]:
-    """The metadata frame, and the sample of each entry (as numpy, for the `inactive` flags)."""
-    counts = c.metadata_counts.astype(np.int64)
-    meta_sample = _owner_ids(counts)
-    frame = pl.DataFrame(
-        {
-            "sample": meta_sample,
-            "position": _positions(counts),
-            "name": _categorical(c.metadata_name),
-            "value": _categorical(c.metadata_value),
-        }
-    )
-    return frame, meta_sample
+def _entry_ids(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner sample, position in its list) of each metadata entry."""
+    return _owner_ids(counts), _positions(counts)
 
 
 def build_profile(columns: Columns, path: Path | None = None) -> Profile:
@@ -114,11 +104,13 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
     duration = (c.end - c.start).astype(np.uint32)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # The metadata frame (the largest) builds on another core while the samples frame does.
-        metadata_future = pool.submit(_metadata_frame, c)
+        # The metadata entry ids (the largest arrays) build on another core meanwhile.
+        ids = pool.submit(_entry_ids, c.metadata_counts.astype(np.int64))
+        name, value = _categorical(c.metadata_name), _categorical(c.metadata_value)
         kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
         operation, kernel = _categorical(c.operation), _categorical(c.kernel)
-        metadata, meta_sample = metadata_future.result()
+        meta_sample, position = ids.result()
+    metadata = pl.DataFrame({"sample": meta_sample, "position": position, "name": name, "value": value})
     inactive = np.zeros(n, dtype=bool)
     active, false = _code_of(c.metadata_name, "active"), _code_of(c.metadata_value, "false")
     if active is not None and false is not None:
