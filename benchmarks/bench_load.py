@@ -77,42 +77,12 @@ def measure(path: Path, what: str, cache: Path, repeat: int = 1) -> dict:
 
 def head_tiles(path: Path, target: int, out: Path) -> Path:
     """Write a profile of the first tiles of `path` holding about `target` samples."""
-    from ipu_nb._load._columns import Columns, Strings
     from ipu_nb._load._wire import decode_file
     from ipu_nb._write import write_columns
 
     c = decode_file(path)
     k = int(np.searchsorted(np.cumsum(c.tile_sample_counts), target)) + 1
-    n = int(c.tile_sample_counts[:k].sum())
-    m = int(c.metadata_counts[:n].sum())
-    a = int(c.activity_counts[:n].sum())
-
-    def cut(s: Strings, rows: int) -> Strings:
-        return Strings(s.codes[:rows], s.values)
-
-    head = Columns(
-        schema_version=c.schema_version,
-        clock_hz=c.clock_hz,
-        tiles=c.tiles[:k],
-        tile_sample_counts=c.tile_sample_counts[:k],
-        local_index=c.local_index[:n],
-        phase=c.phase[:n],
-        epoch=c.epoch[:n],
-        kind=c.kind[:n],
-        start=c.start[:n],
-        end=c.end[:n],
-        operation=cut(c.operation, n),
-        kernel=cut(c.kernel, n),
-        metadata_counts=c.metadata_counts[:n],
-        metadata_name=cut(c.metadata_name, m),
-        metadata_value=cut(c.metadata_value, m),
-        exchange_event_cycles=c.exchange_event_cycles[:n],
-        activity_counts=c.activity_counts[:n],
-        activity_kind=c.activity_kind[:a],
-        activity_start=c.activity_start[:a],
-        activity_end=c.activity_end[:a],
-    )
-    return write_columns(head, out)
+    return write_columns(c.head(k), out)
 
 
 def main() -> None:

@@ -64,32 +64,6 @@ def synthetic_columns(samples: int, seed: int = 0) -> Columns:
     )
 
 
-def head(columns: Columns, tiles: int) -> Columns:
-    """The first `tiles` tile entries of `columns` (for the slow pycapnp comparison)."""
-    c = columns
-    n = int(c.tile_sample_counts[:tiles].sum())
-    m = int(c.metadata_counts[:n].sum())
-    return Columns(
-        schema_version=c.schema_version,
-        clock_hz=c.clock_hz,
-        tiles=c.tiles[:tiles],
-        tile_sample_counts=c.tile_sample_counts[:tiles],
-        local_index=c.local_index[:n],
-        phase=c.phase[:n],
-        epoch=c.epoch[:n],
-        kind=c.kind[:n],
-        start=c.start[:n],
-        end=c.end[:n],
-        operation=Strings(c.operation.codes[:n], c.operation.values),
-        kernel=Strings(c.kernel.codes[:n], c.kernel.values),
-        metadata_counts=c.metadata_counts[:n],
-        metadata_name=Strings(c.metadata_name.codes[:m], c.metadata_name.values),
-        metadata_value=Strings(c.metadata_value.codes[:m], c.metadata_value.values),
-        exchange_event_cycles=c.exchange_event_cycles[:n],
-        activity_counts=c.activity_counts[:n],
-    )
-
-
 def timed(fn: object, *args: object, **kwargs: object) -> float:
     begin = time.perf_counter()
     fn(*args, **kwargs)  # type: ignore[operator]
@@ -106,7 +80,7 @@ def main() -> None:
     print(f"columns: {columns.sample_count:,} samples, {len(columns.metadata_name):,} metadata entries "
           f"({time.perf_counter() - begin:.1f} s to synthesise)")  # fmt: skip
     with tempfile.TemporaryDirectory(dir=args.out) as tmp:
-        small = head(columns, 3)
+        small = columns.head(3)
         ours_small = min(timed(write_columns, small, Path(tmp) / "s.capnp") for _ in range(3))
         theirs_small = timed(write_with_pycapnp, small, Path(tmp) / "p.capnp")
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

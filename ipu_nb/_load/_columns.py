@@ -91,3 +91,35 @@ class Columns:
     @property
     def tile_count(self) -> int:
         return len(self.tiles)
+
+    def head(self, tiles: int) -> Columns:
+        """The first `tiles` tile entries with everything they own (e.g. a slice to benchmark)."""
+        n = int(self.tile_sample_counts[:tiles].sum())
+        m = int(self.metadata_counts[:n].sum())
+        a = int(self.activity_counts[:n].sum())
+
+        def cut(strings: Strings, rows: int) -> Strings:
+            return Strings(strings.codes[:rows], strings.values)
+
+        return Columns(
+            schema_version=self.schema_version,
+            clock_hz=self.clock_hz,
+            tiles=self.tiles[:tiles],
+            tile_sample_counts=self.tile_sample_counts[:tiles],
+            local_index=self.local_index[:n],
+            phase=self.phase[:n],
+            epoch=self.epoch[:n],
+            kind=self.kind[:n],
+            start=self.start[:n],
+            end=self.end[:n],
+            operation=cut(self.operation, n),
+            kernel=cut(self.kernel, n),
+            metadata_counts=self.metadata_counts[:n],
+            metadata_name=cut(self.metadata_name, m),
+            metadata_value=cut(self.metadata_value, m),
+            exchange_event_cycles=self.exchange_event_cycles[:n],
+            activity_counts=self.activity_counts[:n],
+            activity_kind=self.activity_kind[:a],
+            activity_start=self.activity_start[:a],
+            activity_end=self.activity_end[:a],
+        )
