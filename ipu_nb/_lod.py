@@ -73,6 +73,8 @@ class TimelineIndex:
         ``start`` and ``end`` as float64 (exact below 2**53), so windows skip the conversion.
     empty : bool
         Whether some sample has zero duration (such samples are never drawn).
+    end_key : np.ndarray or None
+        ``row << 40 | end`` when rows don't overlap (then it is sorted too), else None.
     """
 
     row_tiles: np.ndarray
@@ -90,6 +92,7 @@ class TimelineIndex:
     start_f: np.ndarray
     end_f: np.ndarray
     empty: bool
+    end_key: np.ndarray | None
 
     @property
     def rows(self) -> int:
@@ -155,6 +158,7 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
     row_max = np.zeros(len(row_tiles), dtype=np.int64)
     if len(row):
         np.maximum.at(row_max, row, end - start)
+    overlaps = bool(np.any((start[1:] < end[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False
     return TimelineIndex(
         row_tiles=row_tiles,
         sample=by.get_column("sample").to_numpy().astype(np.uint32),
@@ -167,10 +171,11 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
         kernel_class=kernel_class,
         kernel_names=names,
         span=int(end.max()) if len(end) else 0,
-        overlaps=bool(np.any((start[1:] < end[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False,
+        overlaps=overlaps,
         start_f=start.astype(np.float64),
         end_f=end.astype(np.float64),
         empty=bool(np.any(end == start)),
+        end_key=None if overlaps else (row << _KEY_SHIFT) + end,
     )
 
 
@@ -180,19 +185,24 @@ def _positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice
     A slice (no copy) when every sample qualifies, as in the home view.
     """
     rows = np.arange(index.rows, dtype=np.int64) << _KEY_SHIFT
-    lo = np.searchsorted(index.key, rows + np.maximum(0, start - index.row_max_duration))
+    exact = index.end_key is not None and not index.empty
+    if exact:  # ends sorted too: the first sample ending after start, none to drop
+        lo = np.searchsorted(index.end_key, rows + max(start, 0), side="right")
+    else:
+        lo = np.searchsorted(index.key, rows + np.maximum(0, start - index.row_max_duration))
     hi = np.searchsorted(index.key, rows + max(end, 0))
     counts = hi - lo
     total = int(counts.sum())
     if total == 0:
         return np.zeros(0, dtype=np.int64)
     if total == len(index.key):
-        if start <= 0 and not index.empty:
+        if exact:
             return slice(None)
         keep = (index.end > start) & (index.end > index.start)
         return slice(None) if keep.all() else np.flatnonzero(keep)
-    else:
-        candidates = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
+    candidates = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
+    if exact:
+        return candidates
     keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
     return candidates if keep.all() else candidates[keep]
 
@@ -340,15 +350,20 @@ def _summarise(
             best[whole] = key  # a whole cell has no other overlapping sample
     cls = (best & 0xFF).astype(np.uint8)
     cls[best < (1 << 24)] = GREY
+    shaped = coverage.reshape(rows, bins)  # one object for both when nothing is filtered out
     return LodWindow(
         start=start,
         end=end,
         bins=bins,
         cls=cls.reshape(rows, bins),
-        coverage=coverage.reshape(rows, bins),
-        matched_coverage=matched_coverage.reshape(rows, bins),
+        coverage=shaped,
+        matched_coverage=shaped if matched_coverage is coverage else matched_coverage.reshape(rows, bins),
         sample_count=len(classes),
     )
+
+
+_CHUNK = 1 << 16
+"""Samples per block in `_summarise_disjoint`: its temporaries stay in cache and are never fresh pages."""
 
 
 def _summarise_disjoint(
@@ -358,82 +373,90 @@ def _summarise_disjoint(
 
     Each sample is cut into a first piece (in cell ``c0``), whole cells, and an end piece
     (in ``c1``, the last cell it touches; empty when ``c1 == c0``). Whole cells come from one
-    running sum of their owners' keys instead of being listed one by one, and temporaries
-    are reused in place: at a million samples, fresh pages cost as much as the arithmetic.
+    running sum of their owners' keys instead of being listed one by one. Samples go in
+    blocks of `_CHUNK` so the temporaries stay small: at a million samples, fresh pages and
+    cache misses cost more than the arithmetic.
     """
     rows = index.rows
     cells = rows * bins
     width = (end - start) / bins
-    u = np.subtract(index.start_f[pos], start)
-    np.maximum(u, 0.0, out=u)
-    u /= width
-    v = np.subtract(index.end_f[pos], start)
-    np.minimum(v, float(end - start), out=v)
-    v /= width
-    np.minimum(v, float(bins), out=v)  # so the last cell touched stays in the row
-    c0 = index.row[pos] * bins
-    c1 = c0.copy()
-    m = np.floor(u)
-    np.add(c0, m, out=c0, casting="unsafe")  # exact: small integers in float64
-    m += 1.0
-    np.minimum(m, v, out=m)  # end of the first piece
-    e = np.ceil(v)
-    e -= 1.0  # start of the last cell touched (v > u, so e >= floor(u))
-    np.add(c1, e, out=c1, casting="unsafe")
-    np.maximum(e, m, out=e)
-    first = np.subtract(m, u, out=u)
-    last = np.subtract(v, e, out=v)  # 0 when the sample stays in one cell
-    del m, e
-
-    tag = classes.astype(np.int32)
-    tag |= ok.astype(np.int32) << 24
+    count = len(classes)
+    all_ok = bool(ok.all())
+    coverage = np.zeros(cells)
+    matched_coverage = coverage if all_ok else np.zeros(cells)
     # Whole cells c0 < k < c1 hold the owner's full-overlap key: +key at c0 + 1, -key at c1,
     # then a running sum. Bit 25 keeps it nonzero and stays above every other key bit.
-    owned = tag | np.int32(65535 << 8 | 1 << 25)
-    owned *= c1 > c0
     owner = np.zeros(cells + 1, dtype=np.int32)
-    np.add.at(owner[1:], c0, owned)
-    np.subtract.at(owner, c1, owned)
-    del owned
-    np.cumsum(owner, out=owner)
-    owner = owner[:cells]
-    whole = owner != 0
+    after = owner[1:]
+    best = np.zeros(cells, dtype=np.int32)
+    whole_key = np.int32(65535 << 8 | 1 << 25)
+    clip_start = start > 0  # offsets are never negative
+    for lo in range(0, count, _CHUNK):
+        hi = min(lo + _CHUNK, count)
+        at = slice(lo, hi) if isinstance(pos, slice) else pos[lo:hi]
+        u = np.subtract(index.start_f[at], start)
+        if clip_start:
+            np.maximum(u, 0.0, out=u)
+        u /= width
+        v = np.subtract(index.end_f[at], start)
+        v /= width
+        np.minimum(v, float(bins), out=v)  # clips to the window and keeps the last cell in the row
+        m = np.floor(u)
+        c0 = m.astype(np.intp)
+        m += 1.0
+        np.minimum(m, v, out=m)  # end of the first piece
+        e = np.ceil(v)
+        e -= 1.0  # start of the last cell touched (v > u, so e >= floor(u))
+        c1 = e.astype(np.intp)
+        np.maximum(e, m, out=e)
+        first = np.subtract(m, u, out=u)
+        last = np.subtract(v, e, out=v)  # 0 when the sample stays in one cell
+        base = index.row[at] * bins
+        c0 += base
+        c1 += base
 
-    def cover(weight: np.ndarray | None) -> np.ndarray:
-        """Exact covered fraction per cell."""
-        if weight is None:
-            out = np.bincount(c0, first, cells)
-            np.add.at(out, c1, last)
-            out += whole
-        else:
-            out = np.bincount(c0, first * weight, cells)
-            np.add.at(out, c1, last * weight)
-            out += (owner & (1 << 24)) != 0
-        return out
-
-    coverage = cover(None)
-    matched_coverage = coverage if ok.all() else cover(ok)
-
-    # Dominant class key as in `_summarise`; an empty end piece only lands in its own first cell.
-    best = owner  # zero outside whole cells, which no piece touches
-    key = np.empty(len(tag), dtype=np.int32)
-    for c, part in ((c0, first), (c1, last)):
-        np.multiply(part, 65535.0, out=key, casting="unsafe")
+        tag = classes[lo:hi].astype(np.int32)
+        if all_ok:
+            tag |= np.int32(1 << 24)
+        else:  # filtered-out samples keep class 0 (GREY) in their keys: they only win when grey
+            good = ok[lo:hi]
+            tag *= good
+            tag |= good.astype(np.int32) << 24
+        owned = tag | whole_key
+        owned *= c1 > c0
+        np.add.at(after, c0, owned)
+        np.subtract.at(owner, c1, owned)
+        np.add.at(coverage, c0, first)
+        np.add.at(coverage, c1, last)
+        if not all_ok:
+            np.add.at(matched_coverage, c0, first * good)
+            np.add.at(matched_coverage, c1, last * good)
+        # Dominant class key as in `_summarise`; an empty end piece only lands in its own first cell.
+        key = np.multiply(first, 65535.0, out=m, casting="unsafe").astype(np.int32)
         key <<= 8
         key |= tag
-        np.maximum.at(best, c, key)
-    cls = best.astype(np.uint8)  # low byte: the class
-    matching = (best >> 24).astype(np.uint8)
-    matching &= 1
-    cls *= matching
+        np.maximum.at(best, c0, key)
+        np.multiply(last, 65535.0, out=key, casting="unsafe")
+        key <<= 8
+        key |= tag
+        np.maximum.at(best, c1, key)
+
+    np.cumsum(owner, out=owner)
+    owner = owner[:cells]
+    coverage += owner != 0
+    if not all_ok:
+        matched_coverage += (owner & (1 << 24)) != 0
+    best |= owner  # no piece lands in a whole cell
+    cls = best.astype(np.uint8)  # the low byte: the class
+    shaped = coverage.reshape(rows, bins)  # one object for both when nothing is filtered out
     return LodWindow(
         start=start,
         end=end,
         bins=bins,
         cls=cls.reshape(rows, bins),
-        coverage=coverage.reshape(rows, bins),
-        matched_coverage=matched_coverage.reshape(rows, bins),
-        sample_count=len(classes),
+        coverage=shaped,
+        matched_coverage=shaped if matched_coverage is coverage else matched_coverage.reshape(rows, bins),
+        sample_count=count,
     )
 
 

@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 from builders import S, T, profile_from_tiles
 
+from ipu_nb import _lod
 from ipu_nb._lod import GREY, KIND_CLASSES, LodWindow, RawWindow, build_index, encode_window, overview, window
 
 KINDS = ["exchange", "compute", "synchronization", "idle"]
 
 
-def random_profile(seed: int, tiles: int = 7, per_tile: int = 40, overlap: bool = False):
+def random_profile(
+    seed: int, tiles: int = 7, per_tile: int = 40, overlap: bool = False, durations=(0, 1, 3, 50, 400, 5000)
+):
     rng = random.Random(seed)
     ids = rng.sample(range(200), tiles)
     out = []
@@ -22,7 +25,7 @@ def random_profile(seed: int, tiles: int = 7, per_tile: int = 40, overlap: bool 
         cursor = rng.randrange(2**32)  # counters wrap: the offsets must not care
         samples = []
         for i in range(rng.randrange(per_tile)):
-            d = rng.choice([0, 1, 3, 50, 400, 5000])
+            d = rng.choice(durations)
             kind = rng.choice(KINDS)
             meta = [("active", "false")] if kind == "compute" and rng.random() < 0.2 else []
             samples.append(S(cursor, cursor + d, kind=kind, kernel=rng.choice(["a", "b", ""]), phase=i, metadata=meta))
@@ -69,7 +72,10 @@ def test_summary_matches_brute_force(seed, overlap):
     span = index.span
     start = rng.randrange(0, max(1, span // 3))
     end = start + rng.randrange(1, span + 1)
-    bins = rng.choice([1, 5, 17, 64])
+    assert_summary_matches_brute(profile, index, start, end, rng.choice([1, 5, 17, 64]), rng)
+
+
+def assert_summary_matches_brute(profile, index, start, end, bins, rng):
     matched_ids = {i for i in range(profile.sample_count) if rng.random() < 0.5}
     mask = np.isin(index.sample, list(matched_ids))
     got = window(index, start, end, bins, mask, raw_limit=0)
@@ -95,6 +101,37 @@ def test_summary_matches_brute_force(seed, overlap):
             top = max(o for ok, o, _ in entries if ok)
             allowed = {kind_class(s) for ok, o, s in entries if ok and o >= top - 1 / 65535}
             assert got.cls[r, j] in allowed, (r, j, entries)
+    unfiltered = window(index, start, end, bins, None, raw_limit=0)
+    np.testing.assert_array_equal(unfiltered.coverage, got.coverage)
+    assert unfiltered.matched_coverage is unfiltered.coverage
+    for r, j in zip(*np.nonzero(unfiltered.coverage), strict=True):
+        top = max(o for _, o, _ in best[(r, j)])
+        allowed = {kind_class(s) for _, o, s in best[(r, j)] if o >= top - 1 / 65535}
+        assert unfiltered.cls[r, j] in allowed, (r, j, best[(r, j)])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_contiguous_rows_in_small_blocks_match_brute_force(seed, monkeypatch):
+    """Runtime-like rows (no overlap, no empty samples) take the exact-search, disjoint path."""
+    monkeypatch.setattr(_lod, "_CHUNK", 7)  # blocks split rows anywhere
+    profile = random_profile(seed + 100, tiles=6, per_tile=60, durations=(1, 3, 50, 400, 5000))
+    index = build_index(profile.samples, profile.tiles)
+    assert not index.overlaps and not index.empty and index.end_key is not None
+    rng = random.Random(seed)
+    span = index.span
+    windows = [(0, span), (span // 3, span // 3 + 1), (rng.randrange(span // 2), rng.randrange(span // 2, span) + 1)]
+    windows.append((span // 2 - 4000, span + 9000))  # past both ends
+    edge = int(index.end[len(index.end) // 3])  # a sample ends exactly at the window's start
+    windows.append((edge, edge + span // 4))
+    for start, end in windows:
+        assert_summary_matches_brute(profile, index, start, end, rng.choice([1, 7, 33, 90]), rng)
+        raw = window(index, start, end, 10, None, raw_limit=10**9)
+        expected = {
+            s["sample"]
+            for s in profile.samples.iter_rows(named=True)
+            if s["offset"] < end and s["offset"] + s["duration"] > start
+        }
+        assert sorted(raw.sample.tolist()) == sorted(expected)
 
 
 def test_raw_window_lists_exactly_the_overlapping_samples():
