@@ -432,7 +432,7 @@ def _summarise_disjoint(
             np.add.at(matched_coverage, c0, first * good)
             np.add.at(matched_coverage, c1, last * good)
         # Dominant class key as in `_summarise`; an empty end piece only lands in its own first cell.
-        key = np.multiply(first, 65535.0, out=m, casting="unsafe").astype(np.int32)
+        key = np.multiply(first, 65535.0, out=m).astype(np.int32)
         key <<= 8
         key |= tag
         np.maximum.at(best, c0, key)
@@ -487,14 +487,16 @@ def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple
             flags.tobytes(),
             answer.sample.astype("<u4").tobytes(),
         ]
-    grey = answer.cls == GREY
     shown = answer.matched_coverage.astype(np.float32)
     if answer.matched_coverage is not answer.coverage:
+        grey = answer.cls == GREY
         shown[grey] = answer.coverage[grey]
     np.minimum(shown, 1.0, out=shown)
     shown *= 7
-    level = np.ceil(shown).astype(np.uint8)
-    cells = answer.cls | (level << 5)
+    np.ceil(shown, out=shown)
+    cells = shown.astype(np.uint8)
+    cells <<= 5
+    cells |= answer.cls
     header = {
         "mode": "lod",
         "start": answer.start,
