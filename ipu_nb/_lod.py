@@ -350,16 +350,7 @@ def _summarise(
             best[whole] = key  # a whole cell has no other overlapping sample
     cls = (best & 0xFF).astype(np.uint8)
     cls[best < (1 << 24)] = GREY
-    shaped = coverage.reshape(rows, bins)  # one object for both when nothing is filtered out
-    return LodWindow(
-        start=start,
-        end=end,
-        bins=bins,
-        cls=cls.reshape(rows, bins),
-        coverage=shaped,
-        matched_coverage=shaped if matched_coverage is coverage else matched_coverage.reshape(rows, bins),
-        sample_count=len(classes),
-    )
+    return _lod_window(start, end, rows, bins, cls, coverage, matched_coverage, len(classes))
 
 
 _CHUNK = 1 << 16
@@ -448,7 +439,29 @@ def _summarise_disjoint(
         matched_coverage += (owner & (1 << 24)) != 0
     best |= owner  # no piece lands in a whole cell
     cls = best.astype(np.uint8)  # the low byte: the class
-    shaped = coverage.reshape(rows, bins)  # one object for both when nothing is filtered out
+    return _lod_window(start, end, rows, bins, cls, coverage, matched_coverage, count)
+
+
+def _add(out: np.ndarray, cells: np.ndarray, value: float | np.ndarray, repeats: bool) -> None:
+    """``out[cells] += value``, accumulating repeated cells only when there can be some."""
+    if repeats:
+        np.add.at(out, cells, value)
+    else:
+        out[cells] += value
+
+
+def _lod_window(
+    start: int,
+    end: int,
+    rows: int,
+    bins: int,
+    cls: np.ndarray,
+    coverage: np.ndarray,
+    matched_coverage: np.ndarray,
+    count: int,
+) -> LodWindow:
+    """Shape flat per-cell arrays into a `LodWindow`; coverage stays one object when nothing is filtered."""
+    shaped = coverage.reshape(rows, bins)
     return LodWindow(
         start=start,
         end=end,
@@ -458,14 +471,6 @@ def _summarise_disjoint(
         matched_coverage=shaped if matched_coverage is coverage else matched_coverage.reshape(rows, bins),
         sample_count=count,
     )
-
-
-def _add(out: np.ndarray, cells: np.ndarray, value: float | np.ndarray, repeats: bool) -> None:
-    """``out[cells] += value``, accumulating repeated cells only when there can be some."""
-    if repeats:
-        np.add.at(out, cells, value)
-    else:
-        out[cells] += value
 
 
 def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple[dict, list[bytes]]:
