@@ -162,6 +162,8 @@ function render({ model, el: host }: RenderProps): () => void {
   let inFlight = false;
   let dirty = false;
   let sentAt = 0;
+  const sentTimes = new Map<number, number>();
+  const waits = new Map<number, number>(); // view change → request sent
   const request = () => {
     // One request in flight; a lost reply (kernel busy or restarted) stops blocking after 5 s.
     if (inFlight && performance.now() - sentAt < 5000) {
@@ -172,6 +174,14 @@ function render({ model, el: host }: RenderProps): () => void {
     inFlight = true;
     dirty = false;
     sentAt = performance.now();
+    if (sentTimes.size > 100) {
+      sentTimes.clear(); // replies lost to a kernel restart
+      waits.clear();
+    }
+    sentTimes.set(requestId + 1, sentAt);
+    waits.set(requestId + 1, changedAt ? sentAt - changedAt : 0);
+    changedAt = 0;
+    root.dataset.requestId = String(requestId + 1);
     model.send({
       type: "window",
       view: id,
@@ -183,7 +193,9 @@ function render({ model, el: host }: RenderProps): () => void {
     });
   };
   let scheduled = false;
+  let changedAt = 0; // when the view first changed since the last request (0: none pending)
   const schedule = () => {
+    if (!changedAt) changedAt = performance.now();
     if (scheduled) return;
     scheduled = true;
     requestAnimationFrame(() => {
@@ -247,13 +259,22 @@ function render({ model, el: host }: RenderProps): () => void {
 
   // ---- messages from the kernel -----------------------------------------------------------
   let windowQueue: Promise<void> = Promise.resolve();
-  const onWindow = async (msg: any, buffers: DataView[]) => {
+  // The latest round trips, for benchmarks: request sent → reply decoded, and its drawing.
+  const trips: { id: number; mode: string; waitMs: number; roundTripMs: number; decodeMs: number; drawMs: number }[] =
+    [];
+  (root as any).ipuTrips = trips;
+  const onWindow = async (msg: any, buffers: DataView[], arrived: number) => {
     const data = { ...(await decodeWindow(msg, buffers)), colorBy: msg.color_by } as WindowData;
     inFlight = false;
     const t0 = performance.now();
     timeline.setData(data);
     const draw = performance.now() - t0;
-    const rt = t0 - sentAt;
+    const rt = t0 - (sentTimes.get(msg.id) ?? sentAt);
+    const wait = waits.get(msg.id) ?? 0;
+    sentTimes.delete(msg.id);
+    waits.delete(msg.id);
+    trips.push({ id: msg.id, mode: data.mode, waitMs: wait, roundTripMs: rt, decodeMs: t0 - arrived, drawMs: draw });
+    if (trips.length > 200) trips.shift();
     status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${draw.toFixed(0)} ms`;
     root.dataset.windowId = String(msg.id);
     root.dataset.roundTripMs = rt.toFixed(1);
@@ -268,7 +289,8 @@ function render({ model, el: host }: RenderProps): () => void {
     if (msg.type === "window") {
       if (msg.view !== id) return; // another view of the same widget asked for this one
       // Replies are decoded in arrival order (inflating is asynchronous).
-      windowQueue = windowQueue.then(() => onWindow(msg, buffers)).catch((err) => {
+      const arrived = performance.now();
+      windowQueue = windowQueue.then(() => onWindow(msg, buffers, arrived)).catch((err) => {
         status.textContent = `error drawing window: ${err}`;
       });
     } else if (msg.type === "overview") {
