@@ -9,6 +9,8 @@ writes its selections back through small synced traits, so every UI state is a
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,86 @@ TOP = 10
 
 def _bundle_path(path: Path) -> Path | str:
     return path if path.exists() else ""
+
+
+def _in_kernel() -> bool:
+    """Whether an IPython kernel runs this process (its IOPub socket takes sends from any thread)."""
+    try:
+        from ipykernel.kernelbase import Kernel
+    except ImportError:  # pragma: no cover - anywidget hosts without ipykernel
+        return False
+    return Kernel.initialized()
+
+
+class _SideViews:
+    """Computes and sends the side views (overview, flame graph, panel, groups) off the kernel's main thread.
+
+    The kernel handles the front end's messages one at a time, so a window request (a
+    pan or zoom) would otherwise wait behind every side view queued before it: the
+    flame graph and overview after creation or a filter change, the inspector panel
+    after a click, the group table. Here they run in order on one worker thread (polars
+    and numpy release the GIL while they compute) and the main thread answers windows
+    at once. A view asked for again before its turn runs once, on the state it finds.
+
+    Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
+    """
+
+    def __init__(self, on_error: Callable[[Exception], None], threaded: bool) -> None:
+        self.threaded = threaded
+        self._on_error = on_error
+        self._pending: dict[str, Callable[[], None]] = {}
+        self._busy = False
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, name: str, job: Callable[[], None]) -> None:
+        if not self.threaded:
+            self._run(job)
+            return
+        with self._cond:
+            if self._closed:
+                return
+            self._pending[name] = job  # replaces a queued one of the same name in its place
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="ipu-nb widget side views", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Block until every submitted view has been sent (for tests and benchmarks)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._pending and not self._busy, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify_all()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending or self._closed)
+                if self._closed:
+                    return
+                name = next(iter(self._pending))
+                job = self._pending.pop(name)
+                self._busy = True
+            try:
+                self._run(job)
+            except Exception as error:  # the worker outlives one failed view
+                self._on_error(error)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _run(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except (TypeError, ValueError, KeyError, QueryError, traitlets.TraitError) as error:
+            self._on_error(error)
 
 
 class ProfileWidget(anywidget.AnyWidget):
@@ -95,6 +177,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._sorted_mask: np.ndarray | None = None
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
         self._stale: set[str] = set()
+        self._side = _SideViews(self._send_error, threaded=_in_kernel())
         span = max(self._index.span, 1)
         traits.setdefault("view", [0, span])
         traits["filters"] = normalise_filters(traits.get("filters"))
@@ -152,7 +235,7 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
-        self._send_panel()
+        self._side.submit("panel", self._send_panel)
 
     def _update_mask(self) -> None:
         mask = filter_mask(self._profile, self.filters)
@@ -219,14 +302,22 @@ class ProfileWidget(anywidget.AnyWidget):
             elif kind == "pick":
                 self._pick(content)
             elif kind == "groups":
-                self._send_groups(content.get("id"))
+                request_id = content.get("id")
+                self._side.submit("groups", lambda: self._send_groups(request_id))
             elif kind == "hello":
                 self._stale.clear()
-                self._send_overview()
-                self._send_flame()
-                self._send_panel()
+                self._side.submit("overview", self._send_overview)
+                self._side.submit("flame", self._send_flame)
+                self._side.submit("panel", self._send_panel)
         except (TypeError, ValueError, KeyError, QueryError, traitlets.TraitError) as error:
-            self.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
+            self._send_error(error)
+
+    def _send_error(self, error: Exception) -> None:
+        self.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
+
+    def close(self) -> None:
+        self._side.close()
+        super().close()
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:
         """The reply to a window request: JSON header and binary buffers (cached per state)."""
@@ -258,7 +349,7 @@ class ProfileWidget(anywidget.AnyWidget):
         stale, self._stale = self._stale, set()
         for name in ("overview", "panel", "flame"):
             if name in stale:
-                getattr(self, f"_send_{name}")()
+                self._side.submit(name, getattr(self, f"_send_{name}"))
 
     def _labels(self, ids: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Operation names of the given samples: a table of distinct names and an index per sample."""

@@ -321,3 +321,32 @@ def test_groups_message_is_the_query_core_aggregation(widget, profile):
     widget.group_by = "metadata"
     msg(widget, {"type": "groups"})
     assert "requires --metadata-key" in widget.recorder.last("groups")[0]["error"]
+
+
+def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
+    """In a kernel the side views go to a worker thread; they still arrive, once per request, for the last state."""
+    widget = ProfileWidget(profile)
+    recorder = Recorder(widget)
+    widget._side.threaded = True
+    row = widget.info["rows"].index(64)
+    msg(widget, {"type": "hello"})
+    msg(widget, {"type": "pick", "row": row, "x": 120})
+    msg(widget, {"type": "groups", "id": 7})
+    msg(widget, {"type": "window", "id": 1, "start": 0, "end": widget.view[1], "pixels": 100})
+    assert widget._side.wait()
+    kinds = [c["type"] for c, _ in recorder.sent]
+    assert {"window", "overview", "flame", "panel", "groups"} <= set(kinds)
+    assert kinds.count("overview") == kinds.count("flame") == 1
+    panel, _ = recorder.last("panel")
+    assert panel["at"]["at"] == 120 and panel["selected"]["sample"] == widget.selected
+    assert recorder.last("groups")[0]["id"] == 7
+    widget.filters = {"kind": "compute"}
+    recorder.sent.clear()
+    msg(widget, {"type": "window", "id": 2, "start": 0, "end": widget.view[1], "pixels": 100})
+    assert widget._side.wait()
+    assert sorted(c["type"] for c, _ in recorder.sent) == ["flame", "overview", "panel", "window"]
+    assert recorder.last("flame")[0]["total"] == profile.samples.filter(kind="compute").get_column("duration").sum()
+    sent = len(recorder.sent)
+    widget.close()
+    widget._side.submit("panel", widget._send_panel)  # closed: nothing more is sent
+    assert widget._side.wait() and len(recorder.sent) == sent
