@@ -42,7 +42,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || ! "$VENV/bin/python" -c 'impo
   echo "$want" > "$stamp"
 fi
 
-# Cheap, and keeps the bundle in step with js/ for editable installs.
+# Cheap, and keeps the bundle and the C interner in step with their sources for editable installs.
 (cd "$ROOT" && npm run --silent build >/dev/null)
+"$VENV/bin/python" "$ROOT/hatch_build.py" || say "C interner not built: loading will use the slower numpy path"
 
 export PATH="$VENV/bin:$PATH"

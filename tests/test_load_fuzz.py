@@ -37,6 +37,9 @@ from ipu_nb._load._wire import decode_bytes
 from ipu_nb._synth import generate_columns
 from ipu_nb._write import encode_columns
 
+#: Every test here runs with the C text interner and with the numpy path.
+pytestmark = pytest.mark.usefixtures("text_path")
+
 CASES = int(os.environ.get("IPU_NB_FUZZ_CASES", "6000"))
 
 

@@ -33,6 +33,9 @@ from ipu_nb._profile import Profile
 from ipu_nb._synth import generate_columns
 from ipu_nb._write import write_columns
 
+#: Every test here runs with the C text interner and with the numpy path.
+pytestmark = pytest.mark.usefixtures("text_path")
+
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
 
 
@@ -448,6 +451,22 @@ def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_
     at = _find_text(words, columns.operation.to_list()[-1].encode())
     words[at] = int.from_bytes(b"\xff" * 8, "little")
     fast_error(words.tobytes(), "ProfileStep.operation", "tile entry 5")
+
+
+@pytest.mark.timeout(60)
+def test_a_fault_in_the_first_chunk_stops_every_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Later chunks wait for the first one's turn to intern their texts: its failure must wake them.
+    import ipu_nb._load._wire as wire
+
+    columns = generate_columns("mlp", "phase", tiles=6, layers=1, phases=3, seed=2)
+    path = write_columns(columns, tmp_path / "p.capnp")
+    monkeypatch.setattr(wire, "CHUNK_SAMPLES", 5)
+    monkeypatch.setattr(wire, "WORKERS", 2)
+    words = _words(path.read_bytes())
+    value = columns.metadata_value.to_list()[0].encode()
+    nul = words.tobytes().index(value + b"\0") + len(value)
+    words[nul // 8] = int.from_bytes(b"\xff" * 8, "little")
+    fast_error(words.tobytes(), "MetadataEntry.value", "tile entry 0, sample 0", "not NUL-terminated")
 
 
 def test_error_names_the_sample_and_entry_past_empty_lists() -> None:

@@ -1,14 +1,12 @@
-"""Dictionary-encode Text fields straight from the file bytes, without a Python object per row.
+"""Text fields decoded by numpy: dictionary-encoded straight from the file bytes.
 
-Each text becomes an Arrow BinaryView (length, inline bytes or prefix + buffer offset)
-over the memory-mapped file; Arrow hashes those into codes + a small dictionary per
-chunk; chunks are merged by re-encoding the concatenated dictionaries; UTF-8 is
-validated once per distinct value.
+The fallback for `_intern.NativeTextColumn` (used when the C interner is not built). Each
+batch of texts is hashed by Arrow, as fixed-width keys when short or as BinaryView arrays
+over the memory-mapped file otherwise, without a Python object per row; batches are merged
+into one dictionary in file order; UTF-8 is validated once per distinct value.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -16,8 +14,9 @@ import pyarrow.compute as pc
 
 from ._columns import Strings
 from ._errors import ProfileFormatError
+from ._message import Describe, Message, Seg, Texts
 
-__all__ = ["TextColumn", "TextEncoder"]
+__all__ = ["CodeBuffer", "TextColumn", "TextEncoder", "utf8"]
 
 _WINDOW = 1 << 30  # data buffer stride for files over 2 GiB (view offsets are int32)
 _32 = np.uint64(32)
@@ -118,58 +117,85 @@ class TextEncoder:
         return codes, [k[: k[-1]] for k in distinct]
 
 
-@dataclass
-class TextColumn:
-    """Accumulates one text field's chunks, in order, into one global dictionary.
+class CodeBuffer:
+    """One text field's codes, appended batch by batch into one growing array.
 
-    Each chunk's small dictionary is mapped into the global one as it arrives (first
-    occurrence order, so the result is deterministic), while other chunks still decode.
-    The global dictionary is a Python dict keyed by the raw bytes: chunk dictionaries are
-    small, so this costs one lookup per distinct value per chunk (an Arrow ``index_in``
-    against the growing value set re-hashed all of it for every chunk).
+    Sized from the caller's estimate of the final row count, so its pages are first touched
+    while other chunks still decode, rather than by one large concatenation at the end.
     """
 
-    what: str
-    index: dict[bytes, int] = field(default_factory=dict)
-    buffer: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
-    size: int = 0
+    def __init__(self) -> None:
+        self.buffer = np.zeros(0, dtype=np.uint32)
+        self.size = 0
 
-    def add(self, codes: np.ndarray, dictionary: list[bytes], expected_rows: int = 0) -> None:
-        """Append a chunk's codes, given its distinct values in code order.
-
-        Codes go straight into one growing array sized from `expected_rows` (the caller's
-        estimate of the final row count), so its pages are first touched here, while
-        other chunks still decode, rather than by one large concatenation at the end.
-        """
-        index = self.index
-        known = len(index)
-        new = [value for value in dictionary if value not in index]
-        index.update(zip(new, range(known, known + len(new)), strict=True))
-        end = self.size + len(codes)
+    def reserve(self, n: int, expected_rows: int = 0) -> np.ndarray:
+        """The next `n` rows, to be filled by the caller."""
+        end = self.size + n
         if end > len(self.buffer):
             grown = np.empty(max(end, expected_rows, len(self.buffer) * 3 // 2), dtype=np.uint32)
             grown[: self.size] = self.buffer[: self.size]
             self.buffer = grown
-        target = self.buffer[self.size : end]
+        rows = self.buffer[self.size : end]
         self.size = end
+        return rows
+
+    def take(self) -> np.ndarray:
+        """All codes so far (the buffer is handed over)."""
+        codes = self.buffer[: self.size]
+        self.buffer = np.zeros(0, dtype=np.uint32)
+        self.size = 0
+        return codes
+
+
+class TextColumn:
+    """One Text field decoded by numpy: each batch encoded on its own, merged into one dictionary.
+
+    Batches arrive in file order; each batch's small dictionary is mapped into the global
+    one (first occurrence order, so the result is deterministic). The global dictionary is
+    a Python dict keyed by the raw bytes: batch dictionaries are small, so this costs one
+    lookup per distinct value per batch.
+    """
+
+    def __init__(self, what: str, msg: Message) -> None:
+        self.what = what
+        self.msg = msg
+        self.encoder = TextEncoder(msg.u8, msg.u64)
+        self.index: dict[bytes, int] = {}
+        self.codes = CodeBuffer()
+
+    def add(
+        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, describe: Describe, expected_rows: int = 0
+    ) -> int:
+        """Resolve and append the Texts at pointer words `addr`; returns the end byte of the last one."""
+        texts = self.msg.texts(addr, seg, present, self.what, describe)
+        codes, dictionary = self.encoder.encode(texts.byte, texts.length)
+        index = self.index
+        known = len(index)
+        new = [value for value in dictionary if value not in index]
+        index.update(zip(new, range(known, known + len(new)), strict=True))
+        target = self.codes.reserve(len(codes), expected_rows)
         if len(new) < len(dictionary) or known:
             mapping = np.fromiter(map(index.__getitem__, dictionary), dtype=np.uint32, count=len(dictionary))
             if not np.array_equal(mapping, np.arange(len(mapping), dtype=np.uint32)):
                 np.take(mapping, codes, out=target)
-                return
+                return _end(texts)
         target[...] = codes
+        return _end(texts)
 
-    def finish(self, where: str, describe_row: object = None) -> Strings:
+    def finish(self, where: str, describe_row: Describe) -> Strings:
         """The codes so far, with UTF-8 validated once per distinct value."""
-        codes = self.buffer[: self.size]
         values = pa.array(list(self.index), type=pa.binary())
-        self.buffer = np.zeros(0, dtype=np.uint32)
-        self.size = 0
         self.index = {}
-        return Strings(codes, _utf8(values, codes, self.what, where, describe_row))
+        codes = self.codes.take()
+        return Strings(codes, utf8(values, codes, self.what, where, describe_row))
 
 
-def _utf8(values: pa.Array, codes: np.ndarray, what: str, where: str, describe_row: object) -> pa.Array:
+def _end(texts: Texts) -> int:
+    return int((texts.byte + texts.length).max()) if len(texts.byte) else 0
+
+
+def utf8(values: pa.Array, codes: np.ndarray, what: str, where: str, describe_row: Describe) -> pa.Array:
+    """`values` as strings; invalid UTF-8 is an error naming the first row that holds it."""
     try:
         return values.cast(pa.string())
     except pa.ArrowInvalid:
@@ -179,7 +205,7 @@ def _utf8(values: pa.Array, codes: np.ndarray, what: str, where: str, describe_r
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             row = int(np.flatnonzero(codes == i)[0])
-            at = describe_row(row) if callable(describe_row) else f"row {row}"
+            at = describe_row(row)
             problem = f"{exc.reason} at byte {exc.start}"
             raise ProfileFormatError(f"{where}: {at}: {what} is not valid UTF-8 ({problem})") from None
     raise ProfileFormatError(f"{where}: {what} is not valid UTF-8")

@@ -5,6 +5,8 @@ are decoded in chunks of about `CHUNK_SAMPLES` samples (bounded temporaries, pro
 updates, and file pages released after each chunk). Every struct size comes from its
 pointer, so older (smaller) and newer (larger) writers both decode: fields beyond a
 struct's data or pointer section read as their defaults, exactly like the C++ reader.
+Text fields, two thirds of the work, go to the C interner (`_intern`) when it is built,
+else to numpy (`_text`); either way each field is interned in file order.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +24,9 @@ import numpy as np
 
 from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
-from ._message import Elements, Message, Texts, uniform
-from ._text import TextColumn, TextEncoder
+from ._intern import NATIVE, NativeTextColumn
+from ._message import Elements, Message, uniform
+from ._text import TextColumn
 
 __all__ = ["CHUNK_SAMPLES", "decode_bytes", "decode_file"]
 
@@ -32,6 +36,8 @@ CHUNK_SAMPLES = 1 << 13
 WORKERS = min(2, os.cpu_count() or 1)
 _PAGE = mmap.PAGESIZE
 
+#: Text fields go to the C interner when it is built, else to the numpy path.
+_TextColumn = NativeTextColumn if NATIVE else TextColumn
 #: ``progress(done, total)`` in samples, called after each chunk.
 Progress = Callable[[int, int], None]
 
@@ -101,8 +107,7 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
     counts, samples_all = msg.struct_lists(addr, tiles.seg, present, "TileProfile.samples", lambda i: f"tile entry {i}")
     del addr, present
     firsts = np.cumsum(counts) - counts
-    encoder = TextEncoder(msg.u8, msg.u64)
-    texts = {name: TextColumn(label) for name, label in _TEXT_FIELDS}
+    texts = {name: _TextColumn(label, msg) for name, label in _TEXT_FIELDS}
     chunks: list[_Chunk] = []
     total = int(counts.sum())
     if progress is not None:
@@ -110,29 +115,27 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
     row_ranges = [
         slice(int(firsts[lo]), int(firsts[lo]) + int(counts[lo:hi].sum())) for lo, hi in _chunk_bounds(counts)
     ]
+    in_order = _InOrder()
 
     # Workers fill these in place: no concatenation (and no fresh pages touched) at the end.
     out = {name: np.empty(total, dtype=dtype) for name, dtype in _SAMPLE_FIELDS.items()}
 
-    def work(rows: slice) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, list[bytes]]]]:
-        return _decode_chunk(msg, encoder, samples_all, rows, firsts, out)
+    def work(k: int) -> tuple[_Chunk, tuple[int, int]]:
+        return _decode_chunk(msg, texts, in_order, k, samples_all, row_ranges[k], firsts, total, out)
 
     workers = min(WORKERS, len(row_ranges))
     with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        results = pool.map(work, row_ranges) if workers > 1 else map(work, row_ranges)
+        indices = range(len(row_ranges))
+        results = pool.map(work, indices) if workers > 1 else map(work, indices)
         try:
-            for rows, (chunk, span, encoded) in zip(row_ranges, results, strict=True):
+            for rows, (chunk, span) in zip(row_ranges, results, strict=True):
                 chunks.append(chunk)
-                for name, (codes, dictionary) in encoded.items():
-                    column = texts[name]
-                    # Rows of this field so far, extrapolated to the whole file (plus a little).
-                    expected = (column.size + len(codes)) * total // max(rows.stop, 1) * 21 // 20 + 1024
-                    column.add(codes, dictionary, expected)
                 if mapped is not None:
                     _release(mapped, span)
                 if progress is not None:
                     progress(rows.stop, total)
         except BaseException:
+            in_order.abandon()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
     sample_tile = _tile_finder(firsts, counts)
@@ -220,15 +223,55 @@ def _slice(elements: Elements, rows: slice) -> Elements:
     return Elements(elements.byte[rows], part(elements.data_bytes), part(elements.ptrs), seg)
 
 
+class _InOrder:
+    """Lets chunks intern each text field strictly in file order, while chunks decode in parallel.
+
+    Codes are assigned in first-occurrence order, so chunk k's texts of a field must be
+    interned after chunk k-1's: `turn(field, k)` waits for that. Workers take chunks in
+    order, so the chunk waited for is always being decoded. When one fails, the caller
+    (which collects results in order, so sees that failure before any chunk waiting on
+    it) calls `abandon`, and the waiters give up.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._next: dict[str, int] = {}
+        self._abandoned = False
+
+    @contextlib.contextmanager
+    def turn(self, field: str, k: int) -> Iterator[None]:
+        with self._cond:
+            while self._next.get(field, 0) != k:
+                if self._abandoned:
+                    raise _Abandoned
+                self._cond.wait()
+        yield
+        with self._cond:
+            self._next[field] = k + 1
+            self._cond.notify_all()
+
+    def abandon(self) -> None:
+        with self._cond:
+            self._abandoned = True
+            self._cond.notify_all()
+
+
+class _Abandoned(Exception):
+    """Another chunk failed: this one stops (the caller reports that chunk's error)."""
+
+
 def _decode_chunk(
     msg: Message,
-    encoder: TextEncoder,
+    texts: dict[str, _TextColumn],
+    in_order: _InOrder,
+    k: int,
     samples_all: Elements,
     rows: slice,
     firsts: np.ndarray,
+    total: int,
     out: dict[str, np.ndarray],
-) -> tuple[_Chunk, tuple[int, int], dict[str, tuple[np.ndarray, list[bytes]]]]:
-    """Decode the samples in `rows`; also returns the byte span they occupy (to release it)."""
+) -> tuple[_Chunk, tuple[int, int]]:
+    """Decode chunk `k`, the samples in `rows`; also returns the byte span they occupy (to release it)."""
     row0 = rows.start
     ends = np.append(firsts[1:], np.iinfo(np.int64).max)
 
@@ -251,16 +294,17 @@ def _decode_chunk(
     out["exchange_event_cycles"][rows] = msg.field(steps, 16, np.uint32)
     span = [int(samples.byte.min()), int(samples.byte.max())] if len(samples) else [0, 0]
 
-    encoded: dict[str, tuple[np.ndarray, object]] = {}
+    def add(name: str, structs: Elements, index: int, describe: Callable[[int], str]) -> None:
+        """Text pointer `index` of each struct, appended to field `name` in its turn."""
+        addr, present = msg.pointer(structs, index)
+        column = texts[name]
+        # Rows of this field so far, extrapolated to the whole file (plus a little).
+        expected = (column.codes.size + len(addr)) * total // max(rows.stop, 1) * 21 // 20 + 1024
+        with in_order.turn(name, k):
+            span[1] = max(span[1], column.add(addr, structs.seg, present, describe, expected))
 
-    def encode(name: str, t: Texts) -> None:
-        if len(t.byte):
-            span[1] = max(span[1], int(t.byte.max()))
-        encoded[name] = encoder.encode(t.byte, t.length)
-
-    for index, name in ((0, "operation"), (1, "kernel")):
-        addr, present = msg.pointer(steps, index)
-        encode(name, msg.texts(addr, steps.seg, present, f"ProfileStep.{name}", at_sample))
+    add("operation", steps, 0, at_sample)
+    add("kernel", steps, 1, at_sample)
 
     addr, present = msg.pointer(steps, 2)
     meta_counts, entries = msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample)
@@ -271,9 +315,8 @@ def _decode_chunk(
         s, position = owner_of(j)
         return f"{at_sample(s)}, metadata entry {position}"
 
-    for index, name in ((0, "name"), (1, "value")):
-        addr, present = msg.pointer(entries, index)
-        encode(name, msg.texts(addr, entries.seg, present, f"MetadataEntry.{name}", at_entry))
+    add("name", entries, 0, at_entry)
+    add("value", entries, 1, at_entry)
     del entries
 
     addr, present = msg.pointer(steps, 3)
@@ -285,7 +328,7 @@ def _decode_chunk(
         activity_start=msg.field(acts, 4, np.uint32),
         activity_end=msg.field(acts, 8, np.uint32),
     )
-    return chunk, (span[0], span[1]), encoded
+    return chunk, (span[0], span[1])
 
 
 def _release(mapped: mmap.mmap, span: tuple[int, int]) -> None:
