@@ -23,6 +23,18 @@ interface RenderProps {
 
 let instances = 0;
 
+/** One window request as the widget saw it (kept on the root element for benchmarks). */
+interface Trip {
+  id: number;
+  mode: string;
+  sentEpochMs: number; // wall clock, to line up with the kernel's log
+  arrivedEpochMs: number;
+  waitMs: number; // view change → request sent (waiting for an earlier reply)
+  roundTripMs: number; // request sent → reply decoded
+  decodeMs: number; // reply arrived → decoded
+  drawMs: number;
+}
+
 function render({ model, el: host }: RenderProps): () => void {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
   const root = el("div", "ipu-nb-widget");
@@ -158,49 +170,57 @@ function render({ model, el: host }: RenderProps): () => void {
   root.append(header, controls.root, legend, main, flame.root, status, tooltip);
 
   // ---- window requests: at most one in flight, always for the latest view ---------------------
+  // A change sends its request at once (drawing waits for the next frame), unless one is in
+  // flight: then the latest view goes out when that reply lands, so a burst of wheel events
+  // never queues stale windows in the kernel.
   let requestId = 0;
   let inFlight = false;
   let dirty = false;
   let sentAt = 0;
+  let sentKey = ""; // what the latest request asked for
+  let changedAt = 0; // when the view first changed since the last request (0: none pending)
   const sentTimes = new Map<number, number>();
   const waits = new Map<number, number>(); // view change → request sent
   const request = () => {
+    if (!changedAt) changedAt = performance.now();
+    const [s, e] = view();
+    const pixels = timeline.pixels();
+    const labels = timeline.wantsLabels();
+    // Filters and colours change the answer for the same window.
+    const key = JSON.stringify([s, e, pixels, labels, model.get("filters"), model.get("color_by")]);
+    if (key === sentKey) {
+      dirty = false; // already asked for (a trait echo, a second listener, a resize to the same width)
+      changedAt = 0;
+      return;
+    }
     // One request in flight; a lost reply (kernel busy or restarted) stops blocking after 5 s.
     if (inFlight && performance.now() - sentAt < 5000) {
       dirty = true;
       return;
     }
-    const [s, e] = view();
     inFlight = true;
     dirty = false;
+    sentKey = key;
     sentAt = performance.now();
     if (sentTimes.size > 100) {
       sentTimes.clear(); // replies lost to a kernel restart
       waits.clear();
     }
     sentTimes.set(requestId + 1, sentAt);
-    waits.set(requestId + 1, changedAt ? sentAt - changedAt : 0);
+    waits.set(requestId + 1, sentAt - changedAt);
     changedAt = 0;
     root.dataset.requestId = String(requestId + 1);
-    model.send({
-      type: "window",
-      view: id,
-      id: ++requestId,
-      start: s,
-      end: e,
-      pixels: timeline.pixels(),
-      labels: timeline.wantsLabels(),
-    });
+    model.send({ type: "window", view: id, id: ++requestId, start: s, end: e, pixels, labels });
   };
-  let scheduled = false;
-  let changedAt = 0; // when the view first changed since the last request (0: none pending)
-  const schedule = () => {
-    if (!changedAt) changedAt = performance.now();
-    if (scheduled) return;
-    scheduled = true;
+  let drawScheduled = false;
+  const drawSoon = () => {
+    if (drawScheduled) return;
+    drawScheduled = true;
     requestAnimationFrame(() => {
-      scheduled = false;
-      request();
+      drawScheduled = false;
+      renderHeader();
+      timeline.draw();
+      overview.draw();
     });
   };
 
@@ -240,40 +260,49 @@ function render({ model, el: host }: RenderProps): () => void {
   };
 
   function onView() {
-    renderHeader();
-    timeline.draw();
-    overview.draw();
-    schedule();
+    request();
+    drawSoon();
   }
   function onFilters() {
     groupsDirty = true;
+    request();
     controls.sync();
     flame.render();
-    schedule();
   }
   function onColour() {
+    request();
     controls.sync();
     renderLegend();
-    schedule();
   }
 
   // ---- messages from the kernel -----------------------------------------------------------
-  let windowQueue: Promise<void> = Promise.resolve();
   // The latest round trips, for benchmarks: request sent → reply decoded, and its drawing.
-  const trips: { id: number; mode: string; waitMs: number; roundTripMs: number; decodeMs: number; drawMs: number }[] =
-    [];
-  (root as any).ipuTrips = trips;
-  const onWindow = async (msg: any, buffers: DataView[], arrived: number) => {
-    const data = { ...(await decodeWindow(msg, buffers)), colorBy: msg.color_by } as WindowData;
-    inFlight = false;
+  const trips: Trip[] = [];
+  (root as HTMLElement & { ipuTrips?: Trip[] }).ipuTrips = trips;
+  const onWindow = (msg: any, buffers: DataView[]) => {
+    const arrived = performance.now();
+    const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by } as WindowData;
     const t0 = performance.now();
-    timeline.setData(data);
-    const draw = performance.now() - t0;
-    const rt = t0 - (sentTimes.get(msg.id) ?? sentAt);
+    const sent = sentTimes.get(msg.id) ?? sentAt;
     const wait = waits.get(msg.id) ?? 0;
     sentTimes.delete(msg.id);
     waits.delete(msg.id);
-    trips.push({ id: msg.id, mode: data.mode, waitMs: wait, roundTripMs: rt, decodeMs: t0 - arrived, drawMs: draw });
+    inFlight = false;
+    if (dirty) request(); // the latest view leaves before this reply is drawn
+    const t1 = performance.now();
+    timeline.setData(data);
+    const draw = performance.now() - t1;
+    const rt = t0 - sent;
+    trips.push({
+      id: msg.id,
+      mode: data.mode,
+      sentEpochMs: performance.timeOrigin + sent,
+      arrivedEpochMs: performance.timeOrigin + arrived,
+      waitMs: wait,
+      roundTripMs: rt,
+      decodeMs: t0 - arrived,
+      drawMs: draw,
+    });
     if (trips.length > 200) trips.shift();
     status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${draw.toFixed(0)} ms`;
     root.dataset.windowId = String(msg.id);
@@ -281,18 +310,18 @@ function render({ model, el: host }: RenderProps): () => void {
     root.dataset.drawMs = draw.toFixed(1);
     root.dataset.mode = data.mode;
     if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
-    if (dirty) request();
-    else if (groupsDirty) askGroups();
+    if (groupsDirty) askGroups();
   };
   const onMessage = (msg: any, buffers: DataView[]) => {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "window") {
       if (msg.view !== id) return; // another view of the same widget asked for this one
-      // Replies are decoded in arrival order (inflating is asynchronous).
-      const arrived = performance.now();
-      windowQueue = windowQueue.then(() => onWindow(msg, buffers, arrived)).catch((err) => {
+      try {
+        onWindow(msg, buffers);
+      } catch (err) {
+        inFlight = false;
         status.textContent = `error drawing window: ${err}`;
-      });
+      }
     } else if (msg.type === "overview") {
       overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
     } else if (msg.type === "groups") {
@@ -375,7 +404,7 @@ function render({ model, el: host }: RenderProps): () => void {
     const width = Math.max(300, left.clientWidth || root.clientWidth - 340);
     timeline.resize(width);
     overview.resize(width);
-    schedule();
+    request();
   };
   const observer = new ResizeObserver(() => resize());
   observer.observe(left);
