@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import random
-import zlib
 
 import numpy as np
 import pytest
 from builders import S, T, profile_from_tiles
 
 from ipu_nb import _lod
-from ipu_nb._lod import GREY, KIND_CLASSES, LodWindow, RawWindow, build_index, encode_window, overview, window
+from ipu_nb._lod import (
+    GREY,
+    KIND_CLASSES,
+    LodWindow,
+    RawWindow,
+    build_index,
+    encode_window,
+    overview,
+    pack_cells,
+    unpack_cells,
+    window,
+)
 
 KINDS = ["exchange", "compute", "synchronization", "idle"]
 
@@ -178,8 +188,9 @@ def test_encode_packs_class_and_coverage_level():
     index = build_index(profile.samples, profile.tiles)
     answer = window(index, 0, 20, 2, None, raw_limit=0)
     header, buffers = encode_window(answer)
-    assert header["mode"] == "lod" and header["bins"] == 2 and header["compressed"] == "deflate"
-    cells = np.frombuffer(zlib.decompress(buffers[0]), dtype=np.uint8)
+    assert header["mode"] == "lod" and header["bins"] == 2 and header["rows"] == 1
+    assert header["compressed"] == "xor-runs"
+    cells = unpack_cells(1, 2, header["runs"], buffers).ravel()
     assert encode_window(answer, compress=False)[1][0] == cells.tobytes()
     # Cell 0: exchange (class 1) fully covered (level 7); cell 1: idle (class 4) half covered (level 4).
     assert cells.tolist() == [1 | 7 << 5, 4 | 4 << 5]
@@ -203,3 +214,25 @@ def test_overview_is_exact_tile_occupancy():
         for j in range(bins):
             expected[j] += max(0.0, min(b, (j + 1) * width) - max(a, j * width)) / width
     np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_packed_cells_round_trip_and_stay_small():
+    rng = np.random.default_rng(5)
+    for rows, bins in ((1, 1), (3, 4), (7, 5), (40, 33), (2, 70_000)):
+        cells = rng.integers(0, 256, (rows, bins)).astype(np.uint8)
+        cells[rng.random((rows, bins)) < 0.6] = 0
+        same = rng.random((rows, bins)) < 0.8  # mostly like the row above, as neighbouring tiles are
+        for r in range(1, rows):
+            cells[r, same[r]] = cells[r - 1, same[r]]
+        runs, buffers = pack_cells(cells)
+        assert np.array_equal(unpack_cells(rows, bins, runs, buffers), cells)
+    # Rows equal to the row above cost nothing; long gaps and runs take the 5-byte form.
+    cells = np.zeros((300, 1000), dtype=np.uint8)
+    cells[:, 10] = 3
+    cells[299, 500:] = 9
+    runs, (gaps, lengths, data) = pack_cells(cells)
+    assert runs == 2 and data == bytes([3]) + bytes([9]) * 500
+    assert gaps == bytes([10]) + bytes([255]) + (299 * 1000 + 500 - 11).to_bytes(4, "little")
+    assert lengths == bytes([1, 255]) + (500).to_bytes(4, "little")
+    assert np.array_equal(unpack_cells(300, 1000, runs, [gaps, lengths, data]), cells)
+    assert pack_cells(np.zeros((3, 3), dtype=np.uint8)) == (0, [b"", b"", b""])
