@@ -73,26 +73,36 @@ def test_codes_and_values_equal_the_numpy_path(seed: int) -> None:
     assert len(values) == len(set(texts))
 
 
-def test_a_batch_with_a_far_pointer_is_resolved_by_the_general_path() -> None:
-    # The fast path declines the batch at its far pointer after interning the texts before it;
-    # the general path then follows it for the whole batch, and the codes stay first-occurrence.
+@pytest.mark.parametrize("far", ["single", "double"])
+def test_far_text_pointers(far: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # C follows single-far pointers itself. At a double-far one it declines the batch, after
+    # interning the texts before it; the general path then resolves the whole batch. Either
+    # way the codes stay in first-occurrence order.
     texts = ["b", "a", "b", "far", "a", "c"]
     data = profile([(1, [Sample(i, i + 1, operation=t) for i, t in enumerate(texts)])]).to_bytes()
     msg, addr, seg = _operation_pointers(data)
-    assert int(msg.u64[addr[3]]) & 3 == 1, "fixture: a near list pointer to re-point"
+    near = int(msg.u64[addr[3]])
+    assert near & 3 == 1, "fixture: a near list pointer to re-point"
     header = np.frombuffer(data[:8], dtype="<u4")
     assert header[0] == 0, "fixture: one segment"
-    # Append a landing pad to the segment: text 3's pointer, re-aimed from there; then point
-    # text 3 at the pad through a far pointer.
-    near = int(msg.u64[addr[3]])
-    target = int(addr[3]) + 1 + (((near & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000 >> 2) - 1  # segment word
+    # Append a landing pad to the segment and point text 3 at it through a far pointer.
+    text_at = int(addr[3]) + 1 + (((near & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000 >> 2) - 1  # segment word
     pad = int(header[1])
-    far_data = bytearray(np.array([0, pad + 1], dtype="<u4").tobytes() + data[8:])
-    far_data += list_word(target - (pad + 1), BYTE, near >> 35).to_bytes(8, "little")
-    far_data[int(addr[3]) * 8 : int(addr[3]) * 8 + 8] = far_word(0, pad).to_bytes(8, "little")
+    if far == "single":  # the pad: text 3's pointer, re-aimed from there
+        pad_words = [list_word(text_at - (pad + 1), BYTE, near >> 35)]
+    else:  # a far pointer to the text itself, then a tag describing it
+        pad_words = [far_word(0, text_at), list_word(0, BYTE, near >> 35)]
+    far_data = bytearray(np.array([0, pad + len(pad_words)], dtype="<u4").tobytes() + data[8:])
+    for word in pad_words:
+        far_data += word.to_bytes(8, "little")
+    far_data[int(addr[3]) * 8 : int(addr[3]) * 8 + 8] = far_word(0, pad, double=far == "double").to_bytes(8, "little")
     far_msg = Message(bytes(far_data), "<test>")
+    general: list[int] = []
+    texts_of = far_msg.texts
+    monkeypatch.setattr(far_msg, "texts", lambda *a: general.append(1) or texts_of(*a))
     column = _intern.NativeTextColumn("ProfileStep.operation", far_msg)
     column.add(addr, seg, None, lambda i: f"text {i}")
     strings = column.finish("<test>", lambda r: f"row {r}")
     assert [strings.values.to_pylist()[c] for c in strings.codes.tolist()] == texts
     assert strings.codes.tolist() == [0, 1, 0, 2, 1, 3]
+    assert len(general) == (far == "double")

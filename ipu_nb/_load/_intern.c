@@ -6,12 +6,12 @@
  * each pointer and looks its text up in a table of distinct texts that persists across
  * batches, so codes come out global, in first-occurrence order.
  *
- * Only the common case is resolved here: null pointers and near byte-list pointers inside
- * their segment, NUL-terminated. Anything else (a far pointer, a wrong kind, an out-of-bounds
- * or unterminated text) makes `ipu_intern_pointers` decline the batch, and the caller
- * resolves it with the general numpy path (which follows far pointers or names the error)
- * and interns the resolved (offset, length) pairs with `ipu_intern_resolved`. Every address
- * is checked before it is read.
+ * Only the common case is resolved here: null, near and single-far pointers to texts (and
+ * composite lists) inside their segment, NUL-terminated. Anything else (a double-far pointer,
+ * a wrong kind, an out-of-bounds or unterminated text) makes a batch decline, and the caller
+ * resolves it with the general numpy path (which names the error), interning the resolved
+ * (offset, length) pairs with `ipu_intern_resolved`. Every address is checked before it is
+ * read, and a declined batch leaves the table as if its texts so far had been interned.
  *
  * hatch_build.py compiles this into a plain shared library, called through ctypes (which
  * releases the GIL, so two chunks decode at once).
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IPU_INTERN_ABI 3
+#define IPU_INTERN_ABI 6
 
 #define TEXT_MASK ((UINT64_C(7) << 32) | UINT64_C(3))
 #define TEXT_TAG ((UINT64_C(2) << 32) | UINT64_C(1))
@@ -29,12 +29,18 @@
 #define NO_MEMORY (-2)
 #define OUT_OF_BOUNDS (-3)
 
+/* A distinct text: its hash, length and where its bytes start in the table's store. */
 typedef struct {
-    uint32_t *slots;  /* code + 1 per slot, 0 when empty */
-    uint64_t mask;    /* slots - 1 (a power of two) */
-    uint64_t *hashes; /* per code */
-    int64_t *lens;    /* per code: the text's length */
-    int64_t *starts;  /* per code: where its bytes start in `store` */
+    uint64_t hash;
+    int64_t len, start;
+} Value;
+
+typedef struct {
+    /* Open addressing: per slot, the value's code + 1 in the low half (0: empty) and the
+     * high half of its hash in the high half, so most mismatches cost no other lookup. */
+    uint64_t *slots;
+    uint64_t mask; /* slots - 1 (a power of two) */
+    Value *values; /* per code */
     int64_t count, capacity;
     uint8_t *store; /* the distinct texts' bytes, each word-aligned and padded with zeros past its end */
     int64_t stored, store_capacity, total_len;
@@ -57,9 +63,7 @@ Table *ipu_table_new(void) {
 void ipu_table_free(Table *t) {
     if (!t) return;
     free(t->slots);
-    free(t->hashes);
-    free(t->lens);
-    free(t->starts);
+    free(t->values);
     free(t->store);
     free(t);
 }
@@ -72,9 +76,9 @@ int64_t ipu_table_total_length(const Table *t) { return t->total_len; }
 /* Copy out the distinct texts in code order: their lengths, and their bytes back to back. */
 void ipu_table_values(const Table *t, int64_t *lens, uint8_t *data) {
     for (int64_t c = 0; c < t->count; c++) {
-        lens[c] = t->lens[c];
-        memcpy(data, t->store + t->starts[c], (size_t)t->lens[c]);
-        data += t->lens[c];
+        lens[c] = t->values[c].len;
+        memcpy(data, t->store + t->values[c].start, (size_t)t->values[c].len);
+        data += t->values[c].len;
     }
 }
 
@@ -111,14 +115,16 @@ static int same_text(const uint8_t *a, const uint8_t *b, int64_t len) {
     return !tail || ((load_word(a + 8 * full) ^ load_word(b + 8 * full)) & keep) == 0;
 }
 
+#define HIGH(h) ((h) & UINT64_C(0xFFFFFFFF00000000))
+
 static int grow_slots(Table *t) {
     uint64_t size = (t->mask + 1) * 2;
-    uint32_t *slots = calloc(size, sizeof *slots);
+    uint64_t *slots = calloc(size, sizeof *slots);
     if (!slots) return 0;
     for (int64_t c = 0; c < t->count; c++) {
-        uint64_t s = t->hashes[c] & (size - 1);
+        uint64_t h = t->values[c].hash, s = h & (size - 1);
         while (slots[s]) s = (s + 1) & (size - 1);
-        slots[s] = (uint32_t)(c + 1);
+        slots[s] = HIGH(h) | (uint64_t)(c + 1);
     }
     free(t->slots);
     t->slots = slots;
@@ -126,19 +132,13 @@ static int grow_slots(Table *t) {
     return 1;
 }
 
-/* Room for one more code (its hash, length and start) and `words` more words of store. */
+/* Room for one more value and `words` more words of store. */
 static int reserve(Table *t, int64_t words) {
     if (t->count == t->capacity) {
         int64_t c = t->capacity ? 2 * t->capacity : 1024;
-        uint64_t *hashes = realloc(t->hashes, (size_t)c * sizeof *hashes);
-        if (!hashes) return 0;
-        t->hashes = hashes;
-        int64_t *lens = realloc(t->lens, (size_t)c * sizeof *lens);
-        if (!lens) return 0;
-        t->lens = lens;
-        int64_t *starts = realloc(t->starts, (size_t)c * sizeof *starts);
-        if (!starts) return 0;
-        t->starts = starts;
+        Value *values = realloc(t->values, (size_t)c * sizeof *values);
+        if (!values) return 0;
+        t->values = values;
         t->capacity = c;
     }
     if (t->stored + 8 * words > t->store_capacity) {
@@ -156,12 +156,14 @@ static int reserve(Table *t, int64_t words) {
 static int64_t intern(Table *t, const uint8_t *p, int64_t len) {
     uint64_t h = hash_text(p, len);
     uint64_t s = h & t->mask;
-    for (uint32_t slot; (slot = t->slots[s]) != 0; s = (s + 1) & t->mask) {
-        int64_t c = slot - 1;
-        if (t->hashes[c] == h && t->lens[c] == len && same_text(t->store + t->starts[c], p, len)) return c;
+    for (uint64_t slot; (slot = t->slots[s]) != 0; s = (s + 1) & t->mask) {
+        if (HIGH(slot) != HIGH(h)) continue;
+        int64_t c = (int64_t)(slot & 0xFFFFFFFF) - 1;
+        const Value *v = &t->values[c];
+        if (v->hash == h && v->len == len && same_text(t->store + v->start, p, len)) return c;
     }
     int64_t words = (len >> 3) + 1;
-    if (!reserve(t, words)) return -1;
+    if (t->count >= INT64_C(0xFFFFFFFF) - 1 || !reserve(t, words)) return -1;
     if (2 * (uint64_t)(t->count + 1) > t->mask + 1) {
         if (!grow_slots(t)) return -1;
         for (s = h & t->mask; t->slots[s]; s = (s + 1) & t->mask) {
@@ -171,70 +173,185 @@ static int64_t intern(Table *t, const uint8_t *p, int64_t len) {
     uint8_t *copy = t->store + t->stored;
     memset(copy + 8 * (words - 1), 0, 8);
     memcpy(copy, p, (size_t)len);
-    t->slots[s] = (uint32_t)(c + 1);
-    t->hashes[c] = h;
-    t->lens[c] = len;
-    t->starts[c] = t->stored;
+    t->slots[s] = HIGH(h) | (uint64_t)(c + 1);
+    t->values[c] = (Value){h, len, t->stored};
     t->stored += 8 * words;
     t->total_len += len;
     return c;
 }
 
-/* Intern the Texts that the `n` pointer words at word addresses `addr` point to (a pointer
- * is absent, and reads as null, where `present` is given and present[i] == 0). Texts must
- * lie in their pointer's segment: words [lo[i], hi[i]) of the `size`-byte `file`, or
- * [seg_lo, seg_hi) for all when `lo` is NULL. Null pointers read as the empty string.
- *
- * Writes codes[i]; returns 0, or NOT_FAST (*stop: the first pointer needing the general
- * path; texts interned before it stay interned), or NO_MEMORY. *words gets the words to
- * charge to the traversal budget (as the numpy path counts them), *end the byte just past
- * the last text. */
-int64_t ipu_intern_pointers(Table *t, const uint8_t *file, int64_t size, const int64_t *addr,
-                            const uint8_t *present, const int64_t *lo, const int64_t *hi, int64_t seg_lo,
-                            int64_t seg_hi, int64_t n, uint32_t *codes, int64_t *stop, int64_t *words,
-                            int64_t *end) {
-    int64_t file_words = size >> 3, bytes = 0, last = 0, i = 0, result = NOT_FAST;
-    for (; i < n; i++) {
-        int64_t start = 0, len = 0;
-        if (!present || present[i]) {
-            int64_t a = addr[i];
-            if (a < 0 || a >= file_words) goto done;
-            uint64_t w = load_word(file + 8 * a);
-            if (w) {
-                int64_t l = lo ? lo[i] : seg_lo, h = lo ? hi[i] : seg_hi;
-                if ((w & TEXT_MASK) != TEXT_TAG || l < 0 || h > file_words) goto done;
-                int64_t target = a + 1 + ((int64_t)(int32_t)(uint32_t)w >> 2); /* signed 30-bit offset */
-                int64_t count = (int64_t)(w >> 35);
-                if (count == 0 || target < l || target * 8 + count > h * 8) goto done;
-                start = target * 8;
-                if (file[start + count - 1] != 0) goto done;
-                len = count - 1;
-                bytes += count;
-                if (start + count > last) last = start + count;
-            }
-        }
-        int64_t c = intern(t, file + start, len);
-        if (c < 0) {
-            result = NO_MEMORY;
-            goto done;
-        }
-        codes[i] = (uint32_t)c;
+/* One framed message: the file's bytes and its segments (absolute word ranges). */
+typedef struct {
+    const uint8_t *file;
+    int64_t words; /* the file's size in whole words */
+    const int64_t *seg_start;
+    const int64_t *seg_end;
+    int64_t segments;
+} Frame;
+
+/* A pointer to resolve: its word, where it sits, and the segment words [lo, hi) it may reach. */
+typedef struct {
+    uint64_t w;
+    int64_t at, lo, hi;
+} Ptr;
+
+/* Read the pointer word at `at` (in segment words [lo, hi)), following a single-far pointer
+ * to its landing pad. 0 when it needs the general path (double-far, a bad far pointer, an
+ * address outside the file); a null pointer has w == 0. */
+static int read_pointer(const Frame *m, int64_t at, int64_t lo, int64_t hi, Ptr *p) {
+    if (at < 0 || at >= m->words || lo < 0 || hi > m->words) return 0;
+    uint64_t w = load_word(m->file + 8 * at);
+    if ((w & 3) == 2) {
+        uint64_t segment = w >> 32;
+        if ((w & 4) || segment >= (uint64_t)m->segments) return 0;
+        lo = m->seg_start[segment];
+        hi = m->seg_end[segment];
+        at = lo + (int64_t)((w >> 3) & ((UINT64_C(1) << 29) - 1));
+        if (at >= hi || hi > m->words) return 0;
+        w = load_word(m->file + 8 * at);
+        if (w == 0 || (w & 3) == 2) return 0; /* a pad must be an ordinary pointer */
     }
-    *words = bytes / 8 + n;
-    *end = last;
-    result = 0;
-done:
-    *stop = i;
-    return result;
+    p->w = w;
+    p->at = at;
+    p->lo = lo;
+    p->hi = hi;
+    return 1;
 }
 
-/* Intern `n` texts already resolved (and checked) by the numpy path: byte offsets and lengths. */
-int64_t ipu_intern_resolved(Table *t, const uint8_t *file, int64_t size, const int64_t *byte, const int64_t *len,
-                            int64_t n, uint32_t *codes) {
+/* The word a struct or list pointer's signed 30-bit offset points to. */
+static int64_t target_of(const Ptr *p) { return p->at + 1 + ((int64_t)(int32_t)(uint32_t)p->w >> 2); }
+
+/* Where the Text that the pointer at word `at` points to lies: *start and *len (null reads as
+ * empty). 0 when the pointer needs the general path. */
+static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int64_t *start, int64_t *len) {
+    Ptr p;
+    *start = *len = 0;
+    if (!read_pointer(m, at, lo, hi, &p)) return 0;
+    if (!p.w) return 1;
+    if ((p.w & TEXT_MASK) != TEXT_TAG) return 0;
+    int64_t target = target_of(&p), count = (int64_t)(p.w >> 35);
+    if (count == 0 || target < p.lo || target * 8 + count > p.hi * 8) return 0;
+    if (m->file[target * 8 + count - 1] != 0) return 0;
+    *start = target * 8;
+    *len = count - 1;
+    return 1;
+}
+
+/* Accumulates the words a batch charges to the traversal budget and the end of its last text. */
+typedef struct {
+    int64_t bytes, pointers, last;
+} Spent;
+
+static void spend_text(Spent *s, int64_t start, int64_t len) {
+    s->pointers++;
+    if (!start) return;
+    s->bytes += len + 1;
+    if (start + len + 1 > s->last) s->last = start + len + 1;
+}
+
+/* A batch of `n` pointer words at word addresses `addr`: absent (read as null) where `present`
+ * is given and present[i] == 0; each may reach segment words [lo[i], hi[i]), or [seg_lo, seg_hi)
+ * for all when `lo` is NULL. */
+#define BATCH_ARGS                                                                                           \
+    const Frame *m, const int64_t *addr, const uint8_t *present, const int64_t *lo, const int64_t *hi, \
+        int64_t seg_lo, int64_t seg_hi, int64_t n
+#define PRESENT(i) (!present || present[i])
+#define LO(i) (lo ? lo[i] : seg_lo)
+#define HI(i) (lo ? hi[i] : seg_hi)
+
+/* Intern the Texts the batch's pointers point to (null reads as the empty string): codes[i].
+ * Returns 0, NOT_FAST (texts interned before the one that needs the general path stay
+ * interned), or NO_MEMORY. *words gets the words to charge to the traversal budget (as the
+ * numpy path counts them), *end the byte just past the last text. */
+int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, int64_t *words, int64_t *end) {
+    Spent spent = {0, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        int64_t start = 0, len = 0;
+        if (PRESENT(i) && !resolve_text(m, addr[i], LO(i), HI(i), &start, &len)) return NOT_FAST;
+        spend_text(&spent, start, len);
+        int64_t c = intern(t, m->file + start, len);
+        if (c < 0) return NO_MEMORY;
+        codes[i] = (uint32_t)c;
+    }
+    *words = spent.bytes / 8 + spent.pointers;
+    *end = spent.last;
+    return 0;
+}
+
+/* A struct list: its first element's word, element count, data words and pointers per element,
+ * the segment words it lies in, and the words the numpy path charges for it. */
+typedef struct {
+    int64_t first, count, data_words, pointers, lo, hi, cost;
+} List;
+
+/* The struct list the pointer at word `at` points to: null (count 0), or a composite list of
+ * structs of at least one word each inside its segment. 0 when it needs the general path. */
+static int resolve_list(const Frame *m, int64_t at, int64_t lo, int64_t hi, List *list) {
+    Ptr p;
+    memset(list, 0, sizeof *list);
+    if (!read_pointer(m, at, lo, hi, &p)) return 0;
+    if (!p.w) return 1;
+    if ((p.w & 3) != 1 || ((p.w >> 32) & 7) != 7) return 0;
+    int64_t tag_at = target_of(&p), list_words = (int64_t)(p.w >> 35);
+    if (tag_at < p.lo || tag_at + 1 + list_words > p.hi) return 0;
+    uint64_t tag = load_word(m->file + 8 * tag_at);
+    int64_t count = (int64_t)((tag >> 2) & ((UINT64_C(1) << 30) - 1));
+    int64_t dw = (int64_t)((tag >> 32) & 0xFFFF), pc = (int64_t)(tag >> 48);
+    if ((tag & 3) != 0 || count >= (INT64_C(1) << 29) || dw + pc == 0 || count * (dw + pc) > list_words) return 0;
+    *list = (List){tag_at + 1, count, dw, pc, p.lo, p.hi, list_words + 1 + (at != p.at)};
+    return 1;
+}
+
+/* Count the entries of the struct lists the batch's pointers point to: counts[i], *total, and
+ * *words to charge to the traversal budget before anything is expanded. 0 or NOT_FAST. */
+int64_t ipu_count_entries(BATCH_ARGS, int64_t *counts, int64_t *words, int64_t *total) {
+    int64_t sum = 0, charged = 0;
+    for (int64_t i = 0; i < n; i++) {
+        List list = {0, 0, 0, 0, 0, 0, 0};
+        if (PRESENT(i) && !resolve_list(m, addr[i], LO(i), HI(i), &list)) return NOT_FAST;
+        counts[i] = list.count;
+        sum += list.count;
+        charged += list.cost;
+    }
+    *total = sum;
+    *words = charged;
+    return 0;
+}
+
+/* Intern Text pointer `field` of every entry of those lists (absent pointers read as empty),
+ * writing exactly `capacity` codes (the total ipu_count_entries gave). Returns 0, NOT_FAST
+ * (the general path redoes the batch) or NO_MEMORY; *words and *end as for ipu_intern_pointers. */
+int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, int64_t *words,
+                           int64_t *end) {
+    Spent spent = {0, 0, 0};
+    int64_t row = 0;
+    for (int64_t i = 0; i < n; i++) {
+        List list = {0, 0, 0, 0, 0, 0, 0};
+        if (PRESENT(i) && !resolve_list(m, addr[i], LO(i), HI(i), &list)) return NOT_FAST;
+        if (list.count > capacity - row) return NOT_FAST;
+        int64_t stride = list.data_words + list.pointers, at = list.first + list.data_words + field;
+        for (int64_t j = 0; j < list.count; j++, row++, at += stride) {
+            int64_t start = 0, len = 0;
+            if (field < list.pointers && !resolve_text(m, at, list.lo, list.hi, &start, &len)) return NOT_FAST;
+            spend_text(&spent, start, len);
+            int64_t c = intern(t, m->file + start, len);
+            if (c < 0) return NO_MEMORY;
+            codes[row] = (uint32_t)c;
+        }
+    }
+    if (row != capacity) return NOT_FAST;
+    *words = spent.bytes / 8 + spent.pointers;
+    *end = spent.last;
+    return 0;
+}
+
+/* Intern `n` texts the numpy path resolved and checked: byte offsets and lengths. */
+int64_t ipu_intern_resolved(Table *t, const Frame *m, const int64_t *byte, const int64_t *len, int64_t n,
+                            uint32_t *codes) {
     for (int64_t i = 0; i < n; i++) {
         /* Word-aligned, with the word holding the NUL inside the file (what hash_text reads). */
-        if (byte[i] < 0 || len[i] < 0 || (byte[i] & 7) || byte[i] > size - (len[i] | 7) - 1) return OUT_OF_BOUNDS;
-        int64_t c = intern(t, file + byte[i], len[i]);
+        if (byte[i] < 0 || len[i] < 0 || (byte[i] & 7) || byte[i] / 8 + len[i] / 8 >= m->words) return OUT_OF_BOUNDS;
+        int64_t c = intern(t, m->file + byte[i], len[i]);
         if (c < 0) return NO_MEMORY;
         codes[i] = (uint32_t)c;
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +20,19 @@ from ._columns import Strings
 from ._message import Describe, Message, Seg
 from ._text import CodeBuffer, utf8
 
-__all__ = ["ABI", "LIBRARY", "NATIVE", "NativeTextColumn"]
+__all__ = ["ABI", "LIBRARY", "NATIVE", "EntryLists", "NativeTextColumn", "count_entries"]
 
 #: Must equal IPU_INTERN_ABI in _intern.c: a library built from older source is not used.
-ABI = 3
+ABI = 6
 LIBRARY = Path(__file__).with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 _NOT_FAST, _NO_MEMORY = -1, -2
 _P, _I = ctypes.c_void_p, ctypes.c_int64
+
+
+class _Frame(ctypes.Structure):
+    """`Frame` in _intern.c: the file's bytes and segment table."""
+
+    _fields_ = (("file", _P), ("words", _I), ("seg_start", _P), ("seg_end", _P), ("segments", _I))
 
 
 def _load() -> ctypes.CDLL | None:
@@ -38,30 +45,108 @@ def _load() -> ctypes.CDLL | None:
             return None
     except (OSError, AttributeError):
         return None
-    lib.ipu_table_new.restype = _P
-    lib.ipu_table_new.argtypes = []
-    lib.ipu_table_free.restype = None
-    lib.ipu_table_free.argtypes = [_P]
-    lib.ipu_table_count.restype = _I
-    lib.ipu_table_count.argtypes = [_P]
-    lib.ipu_table_total_length.restype = _I
-    lib.ipu_table_total_length.argtypes = [_P]
-    lib.ipu_table_values.restype = None
-    lib.ipu_table_values.argtypes = [_P, _P, _P]
-    lib.ipu_intern_pointers.restype = _I
-    lib.ipu_intern_pointers.argtypes = [_P, _P, _I, _P, _P, _P, _P, _I, _I, _I, _P, _P, _P, _P]
-    lib.ipu_intern_resolved.restype = _I
-    lib.ipu_intern_resolved.argtypes = [_P, _P, _I, _P, _P, _I, _P]
+    batch = [_P, _P, _P, _P, _P, _I, _I, _I]  # frame, addr, present, lo, hi, seg_lo, seg_hi, n
+    for name, restype, argtypes in (
+        ("ipu_table_new", _P, []),
+        ("ipu_table_free", None, [_P]),
+        ("ipu_table_count", _I, [_P]),
+        ("ipu_table_total_length", _I, [_P]),
+        ("ipu_table_values", None, [_P, _P, _P]),
+        ("ipu_intern_pointers", _I, [_P, *batch, _P, _P, _P]),
+        ("ipu_count_entries", _I, [*batch, _P, _P, _P]),
+        ("ipu_intern_entries", _I, [_P, _I, *batch, _I, _P, _P, _P]),
+        ("ipu_intern_resolved", _I, [_P, _P, _P, _P, _I, _P]),
+    ):
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
     return lib
 
 
 _LIB = _load()
 #: Whether the compiled interner is loaded.
 NATIVE = _LIB is not None
+#: The C view of each message being decoded (kept while the message lives).
+_FRAMES: weakref.WeakKeyDictionary[Message, _Frame] = weakref.WeakKeyDictionary()
+
+
+def _frame(msg: Message) -> _Frame:
+    frame = _FRAMES.get(msg)
+    if frame is None:
+        frame = _Frame(
+            msg.u8.ctypes.data, len(msg.u8) // 8, msg.seg_start.ctypes.data, msg.seg_end.ctypes.data, msg.segment_count
+        )
+        _FRAMES[msg] = frame
+    return frame
 
 
 def _address(array: np.ndarray | None) -> int | None:
     return None if array is None else array.ctypes.data
+
+
+@dataclass
+class _Pointers:
+    """A batch of pointer words as every C entry point takes it."""
+
+    frame: _Frame
+    addr: np.ndarray
+    present: np.ndarray | None
+    lo: np.ndarray | None  # per-pointer segment bounds, for batches straddling segments
+    hi: np.ndarray | None
+    seg_lo: int
+    seg_hi: int
+
+    @classmethod
+    def of(cls, msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray | None) -> _Pointers:
+        lo = hi = None
+        first = seg
+        if not isinstance(seg, int):
+            lo, hi, first = msg.seg_start[seg], msg.seg_end[seg], 0
+        return cls(
+            _frame(msg),
+            np.ascontiguousarray(addr, dtype=np.int64),
+            None if present is None else np.ascontiguousarray(present, dtype=np.bool_),
+            lo,
+            hi,
+            int(msg.seg_start[first]),
+            int(msg.seg_end[first]),
+        )
+
+    def args(self) -> tuple[object, ...]:
+        return (
+            ctypes.byref(self.frame),
+            self.addr.ctypes.data,
+            _address(self.present),
+            _address(self.lo),
+            _address(self.hi),
+            self.seg_lo,
+            self.seg_hi,
+            len(self.addr),
+        )
+
+
+@dataclass
+class EntryLists:
+    """A batch of struct lists the C fast path accepted: their pointers and entry counts."""
+
+    pointers: _Pointers
+    counts: np.ndarray
+    total: int
+
+
+def count_entries(msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str) -> EntryLists | None:
+    """Entry counts of the struct lists at pointer words `addr`, their words charged to the budget.
+
+    None when some list needs the general path (`Message.struct_lists`).
+    """
+    assert _LIB is not None
+    pointers = _Pointers.of(msg, addr, seg, present)
+    counts = np.empty(len(addr), dtype=np.int64)
+    words, total = _I(0), _I(0)
+    if _LIB.ipu_count_entries(*pointers.args(), counts.ctypes.data, ctypes.byref(words), ctypes.byref(total)):
+        return None
+    msg.charge(words.value, what)
+    return EntryLists(pointers, counts, total.value)
 
 
 class NativeTextColumn:
@@ -90,43 +175,54 @@ class NativeTextColumn:
         assert _LIB is not None
         msg, n = self.msg, len(addr)
         codes = self.codes.reserve(n, expected_rows)
-        addr = np.ascontiguousarray(addr, dtype=np.int64)
-        mask = None if present is None else np.ascontiguousarray(present, dtype=np.bool_)
-        lo = hi = None
-        first = seg
-        if not isinstance(seg, int):  # a batch straddling segments: bounds per text
-            lo, hi, first = msg.seg_start[seg], msg.seg_end[seg], 0
-        stop, words, end = _I(0), _I(0), _I(0)
+        words, end = _I(0), _I(0)
+        pointers = _Pointers.of(msg, addr, seg, present)
         found = _LIB.ipu_intern_pointers(
-            self.table,
-            msg.u8.ctypes.data,
-            len(msg.u8),
-            addr.ctypes.data,
-            _address(mask),
-            _address(lo),
-            _address(hi),
-            int(msg.seg_start[first]),
-            int(msg.seg_end[first]),
-            n,
-            codes.ctypes.data,
-            ctypes.byref(stop),
-            ctypes.byref(words),
-            ctypes.byref(end),
+            self.table, *pointers.args(), codes.ctypes.data, ctypes.byref(words), ctypes.byref(end)
         )
         if found == 0:
             msg.charge(words.value, self.what)
             return end.value
-        if found != _NOT_FAST:
-            raise MemoryError(f"interning {self.what}")
-        texts = msg.texts(addr, seg, present, self.what, describe)
+        self._check(found)
+        texts = msg.texts(pointers.addr, seg, present, self.what, describe)
         byte = np.ascontiguousarray(texts.byte, dtype=np.int64)
         length = np.ascontiguousarray(texts.length, dtype=np.int64)
-        file = msg.u8.ctypes.data
-        if _LIB.ipu_intern_resolved(
-            self.table, file, len(msg.u8), byte.ctypes.data, length.ctypes.data, n, codes.ctypes.data
-        ):
-            raise MemoryError(f"interning {self.what}")
+        found = _LIB.ipu_intern_resolved(
+            self.table, ctypes.byref(pointers.frame), byte.ctypes.data, length.ctypes.data, n, codes.ctypes.data
+        )
+        if found:  # the numpy path checked these texts: out of bounds here would be a bug
+            raise RuntimeError(f"interning {self.what}: error {found}")
         return int((byte + length).max()) if n else 0
+
+    def add_entries(self, lists: EntryLists, field: int, expected_rows: int = 0) -> int | None:
+        """Append Text pointer `field` of every entry of `lists`; returns the end byte of the last text.
+
+        None (nothing appended) when the batch needs the general path.
+        """
+        assert _LIB is not None
+        before = self.codes.size
+        codes = self.codes.reserve(lists.total, expected_rows)
+        words, end = _I(0), _I(0)
+        found = _LIB.ipu_intern_entries(
+            self.table,
+            field,
+            *lists.pointers.args(),
+            lists.total,
+            codes.ctypes.data,
+            ctypes.byref(words),
+            ctypes.byref(end),
+        )
+        if found == 0:
+            self.msg.charge(words.value, self.what)
+            return end.value
+        self._check(found)
+        self.codes.size = before
+        return None
+
+    def _check(self, found: int) -> None:
+        if found == _NO_MEMORY:
+            raise MemoryError(f"interning {self.what}")
+        assert found == _NOT_FAST
 
     def finish(self, where: str, describe_row: Describe) -> Strings:
         """The codes so far and the distinct values, with UTF-8 validated once per value."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
-from ._intern import NATIVE, NativeTextColumn
+from ._intern import NATIVE, NativeTextColumn, count_entries
 from ._message import Elements, Message, uniform
 from ._text import TextColumn
 
@@ -294,30 +294,48 @@ def _decode_chunk(
     out["exchange_event_cycles"][rows] = msg.field(steps, 16, np.uint32)
     span = [int(samples.byte.min()), int(samples.byte.max())] if len(samples) else [0, 0]
 
+    def expected(column: _TextColumn, rows_now: int) -> int:
+        """Rows of a field so far, extrapolated to the whole file (plus a little)."""
+        return (column.codes.size + rows_now) * total // max(rows.stop, 1) * 21 // 20 + 1024
+
     def add(name: str, structs: Elements, index: int, describe: Callable[[int], str]) -> None:
-        """Text pointer `index` of each struct, appended to field `name` in its turn."""
+        """Text pointer `index` of each struct, appended to field `name` (in its turn)."""
         addr, present = msg.pointer(structs, index)
         column = texts[name]
-        # Rows of this field so far, extrapolated to the whole file (plus a little).
-        expected = (column.codes.size + len(addr)) * total // max(rows.stop, 1) * 21 // 20 + 1024
+        span[1] = max(span[1], column.add(addr, structs.seg, present, describe, expected(column, len(addr))))
+
+    for index, name in ((0, "operation"), (1, "kernel")):
         with in_order.turn(name, k):
-            span[1] = max(span[1], column.add(addr, structs.seg, present, describe, expected))
+            add(name, steps, index, at_sample)
 
-    add("operation", steps, 0, at_sample)
-    add("kernel", steps, 1, at_sample)
-
+    # Metadata: the C interner walks the entry lists itself when it can; else numpy lists them.
     addr, present = msg.pointer(steps, 2)
-    meta_counts, entries = msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample)
+    native = all(isinstance(texts[name], NativeTextColumn) for name in ("name", "value"))
+    lists = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata") if native else None
+    listed: list[tuple[np.ndarray, Elements]] = []
 
-    owner_of = entries.owner_of
+    def entries() -> tuple[np.ndarray, Elements]:
+        if not listed:
+            listed.append(msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample))
+        return listed[0]
 
     def at_entry(j: int) -> str:
-        s, position = owner_of(j)
+        s, position = entries()[1].owner_of(j)
         return f"{at_sample(s)}, metadata entry {position}"
 
-    add("name", entries, 0, at_entry)
-    add("value", entries, 1, at_entry)
-    del entries
+    for index, name in ((0, "name"), (1, "value")):
+        column = texts[name]
+        with in_order.turn(name, k):
+            last = None
+            if lists is not None:
+                assert isinstance(column, NativeTextColumn)
+                last = column.add_entries(lists, index, expected(column, lists.total))
+            if last is None:
+                add(name, entries()[1], index, at_entry)
+            else:
+                span[1] = max(span[1], last)
+    meta_counts = lists.counts if lists is not None else entries()[0]
+    listed.clear()
 
     addr, present = msg.pointer(steps, 3)
     act_counts, acts = msg.struct_lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample)
