@@ -191,7 +191,7 @@ class NativeTextColumn:
             self.table, ctypes.byref(pointers.frame), byte.ctypes.data, length.ctypes.data, n, codes.ctypes.data
         )
         if found:  # the numpy path checked these texts: out of bounds here would be a bug
-            raise RuntimeError(f"interning {self.what}: error {found}")
+            self._check(found)
         return int((byte + length).max()) if n else 0
 
     def add_entries(self, lists: EntryLists, field: int, expected_rows: int = 0) -> int | None:
@@ -216,13 +216,15 @@ class NativeTextColumn:
             self.msg.charge(words.value, self.what)
             return end.value
         self._check(found)
-        self.codes.size = before
+        self.codes.truncate(before)
         return None
 
     def _check(self, found: int) -> None:
+        """Let a declined batch through (to the general path); raise for anything else."""
         if found == _NO_MEMORY:
             raise MemoryError(f"interning {self.what}")
-        assert found == _NOT_FAST
+        if found != _NOT_FAST:
+            raise RuntimeError(f"interning {self.what}: error {found}")
 
     def finish(self, where: str, describe_row: Describe) -> Strings:
         """The codes so far and the distinct values, with UTF-8 validated once per value."""

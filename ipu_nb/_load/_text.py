@@ -139,6 +139,10 @@ class CodeBuffer:
         self.size = end
         return rows
 
+    def truncate(self, size: int) -> None:
+        """Forget the rows from `size` on (a batch that was reserved but not filled)."""
+        self.size = size
+
     def take(self) -> np.ndarray:
         """All codes so far (the buffer is handed over)."""
         codes = self.buffer[: self.size]
