@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_load.py [--profile PATH] [--slice-samples N] [--repeat N]
 
 Prints: the floor (reading the file's bytes), the fast path's cold load (seconds,
-µs/sample, peak RSS as a multiple of the file size), pycapnp's µs/sample on a file
+µs/sample, peak RSS as a multiple of the file size), the same load with the numpy text
+path instead of the C interner, pycapnp's µs/sample on a file
 written from the first tiles (about 100k samples) and the fast path on that same file,
 the ratio, and reopening from the frame cache. Every figure comes from its own fresh
 subprocess (peak RSS from ``resource.getrusage``), so none inherits another's memory
@@ -46,7 +47,11 @@ _MEASURE = textwrap.dedent(
         with open(path, "rb") as f:
             data = f.read()
         samples = 0
-    elif what == "fast":
+    elif what in ("fast", "numpy"):
+        if what == "numpy":  # the path taken when the C interner is not built
+            _wire._TextColumn = _text.TextColumn
+        elif not _wire.NATIVE:
+            sys.exit("the C interner is not built: run `python hatch_build.py` (or reinstall)")
         samples = open_profile(path, cache=False, progress=False).sample_count
     elif what == "reference":
         samples = build_profile(decode_reference(path)).sample_count
@@ -103,6 +108,7 @@ def main() -> None:
         piece = head_tiles(path, args.slice_samples, Path(tmp) / "head.capnp")
         floor = measure(path, "floor", cache, args.repeat)
         fast = measure(path, "fast", cache, args.repeat)
+        numpy_only = measure(path, "numpy", cache, args.repeat)
         ref_piece = measure(piece, "reference", cache, args.repeat)
         fast_piece = measure(piece, "fast", cache, args.repeat)
         measure(path, "cached", cache)  # populates the cache
@@ -119,6 +125,11 @@ def main() -> None:
         (
             "fast cold load",
             f"{fast['seconds']:.2f} s   {fast_us:.2f} µs/sample   (CPU {fast['cpu']:.2f} s; target ≤ 2 s)",
+        ),
+        (
+            "  same, numpy text path",
+            f"{numpy_only['seconds']:.2f} s   (without the C interner: {numpy_only['seconds'] / fast['seconds']:.1f}x"
+            " the fast load)",
         ),
         ("fast peak RSS", f"{fast['rss'] / size:.2f}x file size ({fast['rss'] / 1e6:.0f} MB; target ≤ 1.5x)"),
         (
