@@ -29,6 +29,7 @@ __all__ = [
     "encode_window",
     "overview",
     "pack_cells",
+    "samples_at",
     "unpack_cells",
     "window",
 ]
@@ -206,6 +207,12 @@ def _positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice
         return candidates
     keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
     return candidates if keep.all() else candidates[keep]
+
+
+def samples_at(index: TimelineIndex, at: int) -> np.ndarray:
+    """Sorted positions of the samples active at offset ``at`` (``start <= at < end``)."""
+    pos = _positions(index, at, at + 1)
+    return np.arange(len(index.key))[pos] if isinstance(pos, slice) else pos
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ writes its selections back through small synced traits, so every UI state is a
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -175,6 +176,12 @@ class ProfileWidget(anywidget.AnyWidget):
             self._rows[ids] = np.arange(len(ids))
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
+        self._meta_owners: np.ndarray | None = None  # metadata's sample column, once seen sorted
+        self._filtered: tuple[str, dict[str, Any], np.ndarray | None] = ("", {}, None)
+        # Side views that cost 50-200 ms on a full-size profile, kept per state (a few each).
+        self._active_overview: np.ndarray | None = None
+        self._flames: dict[str, dict[str, Any]] = {}
+        self._group_rows: dict[Query, tuple[str | None, list[dict[str, Any]]]] = {}
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
         self._stale: set[str] = set()
         self._side = _SideViews(self._send_error, threaded=_in_kernel())
@@ -198,6 +205,14 @@ class ProfileWidget(anywidget.AnyWidget):
         )
         self._update_mask()
         self.on_msg(self._on_message)
+        # What the front end asks for right after its first window (overview, flame graph,
+        # group table: ~0.25 s on a full-size profile), computed now while nothing else
+        # runs: done later on the worker thread, it would slow down the first zoom or click.
+        self._overview_active()
+        self._flame()
+        self._groups(self.query)
+        self._metadata_of(np.zeros(0, dtype=np.int64))
+        self._stale.clear()  # the front end's hello asks for every view
 
     # ---- traits -----------------------------------------------------------------------------
 
@@ -238,9 +253,12 @@ class ProfileWidget(anywidget.AnyWidget):
         self._side.submit("panel", self._send_panel)
 
     def _update_mask(self) -> None:
-        mask = filter_mask(self._profile, self.filters)
+        filters = self.filters
+        mask = filter_mask(self._profile, filters)
         self._mask = None if mask.all() else mask
         self._sorted_mask = None if self._mask is None else self._mask[self._index.sample]
+        # One object the worker thread reads at once: filters and their mask always agree.
+        self._filtered = (json.dumps(filters, sort_keys=True), filters, self._mask)
         self._cache.clear()
 
     # ---- Python-side views --------------------------------------------------------------------
@@ -316,7 +334,9 @@ class ProfileWidget(anywidget.AnyWidget):
         self.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
 
     def close(self) -> None:
-        self._side.close()
+        side = getattr(self, "_side", None)  # None when __init__ failed early
+        if side is not None:
+            side.close()
         super().close()
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:
@@ -391,21 +411,34 @@ class ProfileWidget(anywidget.AnyWidget):
             "matched": bool(self._mask is None or self._mask[sid]),
         }
         if metadata:
-            entries = self._profile.metadata.filter(pl.col("sample") == sid).sort("position")
+            entries = self._metadata_of(np.array([sid])).sort("position")
             out["metadata"] = [[n, v] for n, v in entries.select("name", "value").iter_rows()]
         return out
 
     # ---- pushes to the front end ---------------------------------------------------------------
 
+    def _overview_active(self) -> np.ndarray:
+        """Tile occupancy by compute over the whole profile (filter-independent, computed once)."""
+        if self._active_overview is None:
+            idx = self._index
+            self._active_overview = _lod.overview(idx, self._compute_positions(), OVERVIEW_BINS)
+        return self._active_overview
+
+    def _compute_positions(self) -> np.ndarray:
+        idx = self._index
+        return (idx.kind_class == _lod.KIND_CLASSES.index("compute") + 1) & (idx.end > idx.start)
+
     def _send_overview(self) -> None:
         idx = self._index
-        compute = (idx.kind_class == _lod.KIND_CLASSES.index("compute") + 1) & (idx.end > idx.start)
-        active = _lod.overview(idx, compute, OVERVIEW_BINS)
+        active = self._overview_active()
+        sorted_mask = self._sorted_mask
         matched = (
-            active if self._sorted_mask is None else _lod.overview(idx, compute & self._sorted_mask, OVERVIEW_BINS)
+            active
+            if sorted_mask is None
+            else _lod.overview(idx, self._compute_positions() & sorted_mask, OVERVIEW_BINS)
         )
         self.send(
-            {"type": "overview", "bins": OVERVIEW_BINS, "span": idx.span, "filtered": self._sorted_mask is not None},
+            {"type": "overview", "bins": OVERVIEW_BINS, "span": idx.span, "filtered": sorted_mask is not None},
             [active.astype("<f4").tobytes(), matched.astype("<f4").tobytes()],
         )
 
@@ -418,17 +451,18 @@ class ProfileWidget(anywidget.AnyWidget):
     def _at_summary(self) -> dict[str, Any] | None:
         if self.at is None:
             return None
-        s = self._profile.samples
-        hit = (pl.col("offset") <= self.at) & (pl.col("offset") + pl.col("duration").cast(pl.UInt64) > self.at)
-        frame = s.filter(hit)
-        if self._mask is not None and frame.height:
-            frame = frame.filter(pl.Series(self._mask[frame.get_column("sample").to_numpy()]))
+        # Samples with offset <= at < offset + duration, from the timeline index (no scan).
+        ids = np.sort(self._index.sample[_lod.samples_at(self._index, self.at)]).astype(np.int64)
+        if self._mask is not None:
+            ids = ids[self._mask[ids]]
+        rows = ids if self._rows is None else self._rows[ids]
+        frame = self._profile.samples[pl.Series(rows, dtype=pl.Int64)]
 
         def top(column: str, empty: str = "(empty)") -> list[list[Any]]:
             counts = frame.group_by(column).len().sort(["len", column], descending=[True, False]).head(TOP)
             return [[str(k) if k else empty, n] for k, n in counts.iter_rows()]
 
-        entries = self._profile.metadata.filter(pl.col("sample").is_in(frame.get_column("sample").implode()))
+        entries = self._metadata_of(ids)
         meta = (
             entries.group_by("name", "value")
             .len()
@@ -445,21 +479,65 @@ class ProfileWidget(anywidget.AnyWidget):
             "metadata": [[f"{n}={v}", c] for n, v, c in meta.iter_rows()],
         }
 
-    def _send_groups(self, request_id: Any = None) -> None:
-        """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
+    def _metadata_of(self, ids: np.ndarray) -> pl.DataFrame:
+        """The metadata entries of the given sample ids (ranges of the sorted ``sample`` column)."""
+        meta = self._profile.metadata
+        if self._meta_owners is None:
+            owners = meta.get_column("sample").to_numpy()
+            self._meta_owners = owners if bool(np.all(owners[1:] >= owners[:-1])) else np.zeros(0, owners.dtype)
+        owners = self._meta_owners
+        if len(owners) != meta.height:  # not sorted by sample: scan
+            return meta.filter(pl.col("sample").is_in(pl.Series(ids).implode()))
+        ids = ids.astype(owners.dtype)  # else searchsorted converts all of owners
+        lo = np.searchsorted(owners, ids, "left")
+        counts = np.searchsorted(owners, ids, "right") - lo
+        total = int(counts.sum())
+        rows = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        return meta[pl.Series(rows, dtype=pl.Int64)]
+
+    def _groups(self, q: Query) -> tuple[str | None, list[dict[str, Any]]]:
+        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
         from ._query import query
 
-        try:
-            result = query(self._profile, dataclasses.replace(self.query, limit=GROUP_ROWS))
-        except QueryError as error:
-            self.send({"type": "groups", "id": request_id, "group_by": self.group_by, "error": str(error), "rows": []})
-            return
-        columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
-        rows = [
-            {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}
-            for row in result.groups.select(columns).iter_rows(named=True)
-        ]
-        self.send({"type": "groups", "id": request_id, "group_by": self.group_by, "error": None, "rows": rows})
+        key = dataclasses.replace(q, limit=GROUP_ROWS)
+        hit = self._group_rows.get(key)
+        if hit is None:
+            try:
+                result = query(self._profile, key)
+            except QueryError as error:
+                hit = (str(error), [])
+            else:
+                columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
+                hit = (
+                    None,
+                    [
+                        {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}
+                        for row in result.groups.select(columns).iter_rows(named=True)
+                    ],
+                )
+            _remember(self._group_rows, key, hit)
+        return hit
+
+    def _send_groups(self, request_id: Any = None) -> None:
+        """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
+        q = self.query
+        error, rows = self._groups(q)
+        self.send({"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows})
+
+    def _flame(self) -> dict[str, Any]:
+        key, filters, mask = self._filtered
+        tree = self._flames.get(key)
+        if tree is None:
+            tree = flame_tree(self._profile, mask, filters)
+            _remember(self._flames, key, tree)
+        return tree
 
     def _send_flame(self) -> None:
-        self.send({"type": "flame", **flame_tree(self._profile, self._mask, self.filters)})
+        self.send({"type": "flame", **self._flame()})
+
+
+def _remember(cache: dict, key: Any, value: Any, size: int = 8) -> None:
+    """``cache[key] = value``, dropping the oldest entries beyond ``size``."""
+    cache[key] = value
+    while len(cache) > size:
+        cache.pop(next(iter(cache)))

@@ -346,6 +346,16 @@ def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
     assert widget._side.wait()
     assert sorted(c["type"] for c, _ in recorder.sent) == ["flame", "overview", "panel", "window"]
     assert recorder.last("flame")[0]["total"] == profile.samples.filter(kind="compute").get_column("duration").sum()
+    widget.filters = {}  # back to a state seen before: its kept flame graph is the fresh one
+    msg(widget, {"type": "window", "id": 3, "start": 0, "end": widget.view[1], "pixels": 100})
+    assert widget._side.wait()
+
+    def nodes(tree: dict) -> list[tuple]:  # sibling order among equal values is arbitrary
+        return sorted((n["level"], n["name"], n["value"], str(n["path"])) for n in tree["nodes"])
+
+    flame, fresh = recorder.last("flame")[0], flame_tree(profile, None, {})
+    assert flame["total"] == fresh["total"] and nodes(flame) == nodes(fresh)
+    assert recorder.last("overview")[0]["filtered"] is False
     sent = len(recorder.sent)
     widget.close()
     widget._side.submit("panel", widget._send_panel)  # closed: nothing more is sent
