@@ -123,8 +123,9 @@ function render({ model, el: host }: RenderProps): () => void {
       }
     },
     pick: (row, x) => {
+      // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
+      // message, one inspector update) and syncs both back.
       model.set("at", x);
-      model.save_changes();
       model.send({ type: "pick", row, x });
       timeline.drawOverlay();
     },
