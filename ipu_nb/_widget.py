@@ -184,6 +184,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._group_rows: dict[Query, tuple[str | None, list[dict[str, Any]]]] = {}
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
         self._stale: set[str] = set()
+        self._picking = False
         self._side = _SideViews(self._send_error, threaded=_in_kernel())
         span = max(self._index.span, 1)
         traits.setdefault("view", [0, span])
@@ -250,7 +251,8 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
-        self._side.submit("panel", self._send_panel)
+        if not self._picking:
+            self._side.submit("panel", self._send_panel)
 
     def _update_mask(self) -> None:
         filters = self.filters
@@ -388,9 +390,14 @@ class ProfileWidget(anywidget.AnyWidget):
     def _pick(self, content: dict[str, Any]) -> None:
         x = int(content["x"])
         sid = self._row_sample(content)
-        with self.hold_trait_notifications():
-            self.at = x
-            self.selected = sid
+        self._picking = True  # one inspector panel for both traits, not one per trait
+        try:
+            with self.hold_trait_notifications():
+                self.at = x
+                self.selected = sid
+        finally:
+            self._picking = False
+        self._side.submit("panel", self._send_panel)
 
     def _describe(self, sid: int, metadata: bool = True) -> dict[str, Any]:
         row = self._profile.samples.row(self._row_of(sid), named=True)

@@ -127,6 +127,7 @@ def test_pick_sets_at_and_selected_and_matches_profile_filter(widget, profile):
     row = widget.info["rows"].index(64)
     msg(widget, {"type": "pick", "row": row, "x": 120})
     assert widget.at == 120
+    assert [c["type"] for c, _ in widget.recorder.sent].count("panel") == 1  # one for both traits
     expected_id = (
         profile.samples.filter(
             (pl.col("tile") == 64) & (pl.col("offset") <= 120) & (pl.col("offset") + pl.col("duration") > 120)
