@@ -313,6 +313,18 @@ function render({ model, el: host }: RenderProps): () => void {
     if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
     if (groupsDirty) askGroups();
   };
+  // Side views (panel, tooltip, groups, flame graph, overview) that arrive while a window is
+  // in flight are applied right after it: their DOM updates would each cost a frame first,
+  // and the window reply would wait behind them.
+  let deferred: (() => void)[] = [];
+  let deferTimer = 0;
+  const flushDeferred = () => {
+    window.clearTimeout(deferTimer);
+    deferTimer = 0;
+    const jobs = deferred;
+    deferred = [];
+    for (const job of jobs) job();
+  };
   const onMessage = (msg: any, buffers: DataView[]) => {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "window") {
@@ -323,7 +335,16 @@ function render({ model, el: host }: RenderProps): () => void {
         inFlight = false;
         status.textContent = `error drawing window: ${err}`;
       }
-    } else if (msg.type === "overview") {
+      flushDeferred();
+    } else if (inFlight && msg.type !== "error") {
+      deferred.push(() => onSideMessage(msg, buffers));
+      if (!deferTimer) deferTimer = window.setTimeout(flushDeferred, 300);
+    } else {
+      onSideMessage(msg, buffers);
+    }
+  };
+  const onSideMessage = (msg: any, buffers: DataView[]) => {
+    if (msg.type === "overview") {
       overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
     } else if (msg.type === "groups") {
       groups.set(msg as GroupsMessage);
@@ -343,6 +364,7 @@ function render({ model, el: host }: RenderProps): () => void {
     } else if (msg.type === "error") {
       status.textContent = `error: ${msg.message}`;
       inFlight = false;
+      flushDeferred();
     }
   };
   const showTooltip = (s: SampleInfo) => {
