@@ -45,6 +45,8 @@ export class Timeline {
   private axis = el("canvas", "ipu-nb-axis");
   private data: WindowData | null = null;
   private image: HTMLCanvasElement | null = null;
+  private offscreen: HTMLCanvasElement | null = null;
+  private pixelsBuffer: ImageData | null = null;
   private width = 600;
   private drag: { x0: number; x1: number } | null = null;
   private hoverRow = -1;
@@ -114,11 +116,18 @@ export class Timeline {
   private rasterise(data: WindowData & { mode: "lod" }): HTMLCanvasElement {
     const rows = this.host.rows().length;
     const colours = classColours(data.colorBy, this.host.legend(data.colorBy));
-    const canvas = document.createElement("canvas");
-    canvas.width = data.bins;
-    canvas.height = Math.max(rows, 1);
+    // One offscreen canvas and pixel buffer, reused while the size stays (a summary is ~6 MB of
+    // pixels: fresh ones per reply kept the garbage collector busy during zooms).
+    const height = Math.max(rows, 1);
+    if (!this.offscreen || this.offscreen.width !== data.bins || this.offscreen.height !== height) {
+      this.offscreen = document.createElement("canvas");
+      this.offscreen.width = data.bins;
+      this.offscreen.height = height;
+      this.pixelsBuffer = this.offscreen.getContext("2d")!.createImageData(data.bins, height);
+    }
+    const canvas = this.offscreen;
     const ctx = canvas.getContext("2d")!;
-    const img = ctx.createImageData(data.bins, Math.max(rows, 1));
+    const img = this.pixelsBuffer!;
     // One RGBA word per possible cell byte (class | level << 5), little-endian ABGR.
     const table = new Uint32Array(256);
     for (let c = 0; c < 256; c++) {
@@ -132,6 +141,7 @@ export class Timeline {
     const cells = data.cells;
     const n = Math.min(cells.length, px.length);
     for (let i = 0; i < n; i++) px[i] = table[cells[i]];
+    if (n < px.length) px.fill(0, n);
     ctx.putImageData(img, 0, 0);
     return canvas;
   }
