@@ -357,7 +357,13 @@ class ProfileWidget(anywidget.AnyWidget):
         start, end = int(content["start"]), int(content["end"])
         pixels = max(1, min(int(content.get("pixels", 1000)), 8192))
         header, buffers = self.window_answer(start, end, pixels)
-        reply = {"type": "window", "view": content.get("view"), "id": content.get("id"), "color_by": self.color_by}
+        reply = {
+            "type": "window",
+            "view": content.get("view"),
+            "id": content.get("id"),
+            "color_by": self.color_by,
+            "filtered": self._mask is not None,
+        }
         reply.update(header)
         if content.get("labels") and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
             names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))

@@ -264,14 +264,17 @@ function render({ model, el: host }: RenderProps): () => void {
     request();
     drawSoon();
   }
+  // The kernel answers with its own filters and colours: ask once the trait update that
+  // `setFilters` / `setColorBy` save right after `model.set` has gone out ahead of the request.
+  const requestAfterSave = () => queueMicrotask(request);
   function onFilters() {
     groupsDirty = true;
-    request();
+    requestAfterSave();
     controls.sync();
     flame.render();
   }
   function onColour() {
-    request();
+    requestAfterSave();
     controls.sync();
     renderLegend();
   }
@@ -310,6 +313,8 @@ function render({ model, el: host }: RenderProps): () => void {
     root.dataset.roundTripMs = rt.toFixed(1);
     root.dataset.drawMs = draw.toFixed(1);
     root.dataset.mode = data.mode;
+    root.dataset.colorBy = data.colorBy; // what the kernel answered with (tests check it follows the controls)
+    root.dataset.filtered = String(Boolean(msg.filtered));
     if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
     if (groupsDirty) askGroups();
   };

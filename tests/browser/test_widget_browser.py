@@ -64,6 +64,25 @@ def test_widget_round_trips_through_the_kernel(lab_page):
         timeout=10_000,
     )
 
+    # Filters and colours chosen in the controls reach the kernel before the window asked for
+    # with them: the timeline's answer follows each change.
+    def answered(key: str, value: str) -> None:
+        page.wait_for_function(
+            "([k, v]) => document.querySelector('.ipu-nb-widget').dataset[k] === v", arg=[key, value], timeout=10_000
+        )
+
+    kind_select, colour_select = page.locator(".ipu-nb-controls select").all()
+    kind_select.select_option("compute")
+    answered("filtered", "true")
+    colour_select.select_option("kernel")
+    answered("colorBy", "kernel")
+    kind_select.select_option("")
+    answered("filtered", "false")
+    colour_select.select_option("kind")
+    answered("colorBy", "kind")
+    assert nb.poll("widget.color_by", lambda c: c == "kind") == "kind"
+    last = int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.windowId"))
+
     # A metadata filter set from Python greys the timeline and shows as a chip.
     nb.kernel("widget.filters", code="widget.filters = {'metadata': ['layer=1']}")
     last = wait_window(page, last)
