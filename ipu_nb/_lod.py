@@ -443,8 +443,8 @@ def _summarise_disjoint(
     np.cumsum(owner, out=owner)
     owner = owner[:cells]
     coverage += owner != 0
-    if not all_ok:
-        matched_coverage += (owner & (1 << 24)) != 0
+    if not all_ok:  # a whole cell's key has bit 25, and bit 24 when its owner matches (lower bits < 2**24)
+        matched_coverage += owner >= np.int32(3 << 24)
     best |= owner  # no piece lands in a whole cell
     cls = best.astype(np.uint8)  # the low byte: the class
     return _lod_window(start, end, rows, bins, cls, coverage, matched_coverage, count)
@@ -502,9 +502,8 @@ def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple
             answer.sample.astype("<u4").tobytes(),
         ]
     shown = answer.matched_coverage.astype(np.float32)
-    if answer.matched_coverage is not answer.coverage:
-        grey = answer.cls == GREY
-        shown[grey] = answer.coverage[grey]
+    if answer.matched_coverage is not answer.coverage:  # grey cells show all their coverage
+        np.copyto(shown, answer.coverage, casting="same_kind", where=answer.cls == GREY)
     np.minimum(shown, 1.0, out=shown)
     shown *= 7
     np.ceil(shown, out=shown)
