@@ -37,7 +37,7 @@ __all__ = [
 RAW_LIMIT = 60_000
 """At most this many intervals are sent raw (15 bytes each); beyond, cells are summarised."""
 MAX_BINS = 1280
-"""Cells per row in a summarised window (1,472 rows × 1,280 one-byte cells ≈ 1.9 MB before zlib)."""
+"""Cells per row in a summarised window (1,472 rows × 1,280 one-byte cells ≈ 1.9 MB before packing)."""
 MAX_CLASSES = 31
 """Colour classes 1..31 fit in 5 bits; class 0 (`GREY`) marks samples not matching the filters."""
 GREY = 0
