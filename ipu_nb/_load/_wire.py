@@ -12,6 +12,7 @@ else to numpy (`_text`); either way each field is interned in file order.
 from __future__ import annotations
 
 import contextlib
+import functools
 import mmap
 import os
 import threading
@@ -312,12 +313,11 @@ def _decode_chunk(
     addr, present = msg.pointer(steps, 2)
     native = all(isinstance(texts[name], NativeTextColumn) for name in ("name", "value"))
     lists = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata") if native else None
-    listed: list[tuple[np.ndarray, Elements]] = []
 
+    @functools.cache
     def entries() -> tuple[np.ndarray, Elements]:
-        if not listed:
-            listed.append(msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample))
-        return listed[0]
+        """The general path's listing (charged again when C counted first: rare, and only ever more strict)."""
+        return msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample)
 
     def at_entry(j: int) -> str:
         s, position = entries()[1].owner_of(j)
@@ -335,7 +335,6 @@ def _decode_chunk(
             else:
                 span[1] = max(span[1], last)
     meta_counts = lists.counts if lists is not None else entries()[0]
-    listed.clear()
 
     addr, present = msg.pointer(steps, 3)
     act_counts, acts = msg.struct_lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample)
