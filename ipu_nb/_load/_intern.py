@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ._columns import Strings
 from ._message import Describe, Message, Seg
-from ._text import CodeBuffer, utf8
+from ._text import CodeBuffer, text_end, utf8
 
 __all__ = ["ABI", "LIBRARY", "NATIVE", "EntryLists", "NativeTextColumn", "count_entries"]
 
@@ -192,7 +192,7 @@ class NativeTextColumn:
         )
         if found:  # the numpy path checked these texts: out of bounds here would be a bug
             self._check(found)
-        return int((byte + length).max()) if n else 0
+        return text_end(texts)
 
     def add_entries(self, lists: EntryLists, field: int, expected_rows: int = 0) -> int | None:
         """Append Text pointer `field` of every entry of `lists`; returns the end byte of the last text.

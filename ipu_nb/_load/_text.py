@@ -16,7 +16,7 @@ from ._columns import Strings
 from ._errors import ProfileFormatError
 from ._message import Describe, Message, Seg, Texts
 
-__all__ = ["CodeBuffer", "TextColumn", "TextEncoder", "utf8"]
+__all__ = ["CodeBuffer", "TextColumn", "TextEncoder", "text_end", "utf8"]
 
 _WINDOW = 1 << 30  # data buffer stride for files over 2 GiB (view offsets are int32)
 _32 = np.uint64(32)
@@ -182,9 +182,9 @@ class TextColumn:
             mapping = np.fromiter(map(index.__getitem__, dictionary), dtype=np.uint32, count=len(dictionary))
             if not np.array_equal(mapping, np.arange(len(mapping), dtype=np.uint32)):
                 np.take(mapping, codes, out=target)
-                return _end(texts)
+                return text_end(texts)
         target[...] = codes
-        return _end(texts)
+        return text_end(texts)
 
     def finish(self, where: str, describe_row: Describe) -> Strings:
         """The codes so far, with UTF-8 validated once per distinct value."""
@@ -194,7 +194,8 @@ class TextColumn:
         return Strings(codes, utf8(values, codes, self.what, where, describe_row))
 
 
-def _end(texts: Texts) -> int:
+def text_end(texts: Texts) -> int:
+    """The byte just past the last of these texts (0 when there are none)."""
     return int((texts.byte + texts.length).max()) if len(texts.byte) else 0
 
 
