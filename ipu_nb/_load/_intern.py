@@ -153,7 +153,7 @@ class NativeTextColumn:
     """One Text field: batches of pointers interned, in file order, into one C table.
 
     Codes come out global (first-occurrence order), so nothing is merged or remapped later.
-    A batch the C fast path declines is resolved by `Message.texts` (far pointers, or the
+    A batch the C fast path declines is resolved by `Message.texts` (double-far pointers, or the
     precise error) and its resolved texts interned.
     """
 
