@@ -44,6 +44,8 @@ GREY = 0
 KIND_CLASSES = ("exchange", "compute", "synchronization", "idle")
 """Class 1 + index of these names when colouring by kind (inactive compute counts as idle)."""
 _KEY_SHIFT = np.int64(40)
+"""Sort keys are ``row << 40 | offset``: exact while offsets stay below 2**40, so every lookup
+first clamps its offsets to ``[0, span]`` (runtime offsets are below 2**33, SPEC §2)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class TimelineIndex:
     row, start, end : np.ndarray
         Row, offset and offset + duration of each sorted position.
     key : np.ndarray
-        ``row << 40 | offset``, sorted: a window is a searchsorted per row.
+        ``row << 40 | offset``, sorted: a window is a searchsorted per row (offsets < 2**40).
     row_max_duration : np.ndarray
         Longest sample per row, so a window also catches samples starting before it.
     kind_class, kernel_class : np.ndarray
@@ -110,7 +112,7 @@ class TimelineIndex:
 
     def sample_at(self, row: int, at: int) -> int | None:
         """Id of the sample of ``row`` covering offset ``at`` (the latest-starting one), or None."""
-        if not 0 <= row < self.rows or at < 0:
+        if not 0 <= row < self.rows or not 0 <= at < self.span:  # no sample ends beyond the span
             return None
         lo = int(np.searchsorted(self.key, (row << 40) + max(0, at - int(self.row_max_duration[row]))))
         hi = int(np.searchsorted(self.key, (row << 40) + at, side="right"))
@@ -157,6 +159,9 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
     kernel_class = lookup[physical] if len(physical) else np.zeros(0, dtype=np.uint8)
     names = [n if n else "(no kernel)" for n in names]
 
+    span = int(end.max()) if len(end) else 0
+    if span >= 1 << int(_KEY_SHIFT):
+        raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{_KEY_SHIFT}")
     row_max = np.zeros(len(row_tiles), dtype=np.int64)
     if len(row):
         np.maximum.at(row_max, row, end - start)
@@ -172,7 +177,7 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
         kind_class=kind_class,
         kernel_class=kernel_class,
         kernel_names=names,
-        span=int(end.max()) if len(end) else 0,
+        span=span,
         overlaps=overlaps,
         start_f=start.astype(np.float64),
         end_f=end.astype(np.float64),
@@ -184,15 +189,20 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
 def _positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
     """Sorted positions of samples overlapping ``[start, end)`` (zero-length ones excluded).
 
-    A slice (no copy) when every sample qualifies, as in the home view.
+    A slice (no copy) when every sample qualifies, as in the home view. Any integers may
+    come in: the range is clamped to ``[0, span]`` (where every sample lies) before it
+    meets the row keys, which hold offsets below 2**40 only.
     """
+    start, end = max(int(start), 0), min(int(end), index.span)
+    if end <= start:
+        return np.zeros(0, dtype=np.int64)
     rows = np.arange(index.rows, dtype=np.int64) << _KEY_SHIFT
     exact = index.end_key is not None and not index.empty
     if exact:  # ends sorted too: the first sample ending after start, none to drop
-        lo = np.searchsorted(index.end_key, rows + max(start, 0), side="right")
+        lo = np.searchsorted(index.end_key, rows + start, side="right")
     else:
         lo = np.searchsorted(index.key, rows + np.maximum(0, start - index.row_max_duration))
-    hi = np.searchsorted(index.key, rows + max(end, 0))
+    hi = np.searchsorted(index.key, rows + end)
     counts = hi - lo
     total = int(counts.sum())
     if total == 0:
@@ -263,7 +273,9 @@ def window(
     ----------
     index : TimelineIndex
     start, end : int
-        Window in per-tile offsets (end exclusive, end > start).
+        Window in per-tile offsets (end exclusive, end > start). Any integers: the samples
+        are found exactly however far the window reaches past ``[0, span]``; cell geometry
+        is float64 (exact below 2**53).
     pixels : int
         Drawn width; summaries use ``min(pixels, MAX_BINS)`` bins.
     matched : np.ndarray or None
@@ -302,9 +314,10 @@ def _summarise(
     rows = index.rows
     cells = rows * bins
     width = (end - start) / bins
-    u = np.maximum(index.start[pos], start) - start
+    # In float64 (exact below 2**53) so that no window, however far out, overflows int64.
+    u = np.maximum(index.start_f[pos], float(start)) - float(start)
     u = u / width
-    v = np.minimum(index.end[pos], end) - start
+    v = np.minimum(index.end_f[pos], float(end)) - float(start)
     v = v / width
     i0 = u.astype(np.int64)
     i1 = v.astype(np.int64)  # cell holding the end; == bins when the sample runs to the window's end
@@ -393,11 +406,11 @@ def _summarise_disjoint(
     for lo in range(0, count, _CHUNK):
         hi = min(lo + _CHUNK, count)
         at = slice(lo, hi) if isinstance(pos, slice) else pos[lo:hi]
-        u = np.subtract(index.start_f[at], start)
+        u = np.subtract(index.start_f[at], float(start))
         if clip_start:
             np.maximum(u, 0.0, out=u)
         u /= width
-        v = np.subtract(index.end_f[at], start)
+        v = np.subtract(index.end_f[at], float(start))
         v /= width
         np.minimum(v, float(bins), out=v)  # clips to the window and keeps the last cell in the row
         m = np.floor(u)
@@ -495,8 +508,8 @@ def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple
         flags = answer.cls.astype(np.uint8) | (answer.matched.astype(np.uint8) << 7)
         header = {"mode": "raw", "start": answer.start, "end": answer.end, "count": len(answer.sample)}
         return header, [
-            (answer.x0 - answer.start).astype("<f4").tobytes(),
-            (answer.x1 - answer.start).astype("<f4").tobytes(),
+            np.subtract(answer.x0, float(answer.start)).astype("<f4").tobytes(),
+            np.subtract(answer.x1, float(answer.start)).astype("<f4").tobytes(),
             answer.row.astype("<u2").tobytes(),
             flags.tobytes(),
             answer.sample.astype("<u4").tobytes(),

@@ -25,6 +25,21 @@ from ._profile import Profile
 from ._query import GROUP_BYS, Query, QueryError
 from ._widget_filters import empty_filters, filter_mask, normalise_filters, query_from_state
 from ._widget_flame import flame_tree
+from ._widget_messages import (
+    MAX_SAFE_INTEGER,
+    Groups,
+    Hello,
+    Hover,
+    Limits,
+    MessageError,
+    Pick,
+    Window,
+    check_integer,
+    check_range,
+    parse_message,
+    reply_address,
+    view_limit,
+)
 
 __all__ = ["ProfileWidget"]
 
@@ -35,6 +50,8 @@ OVERVIEW_BINS = 1024
 LABEL_LIMIT = 20_000
 GROUP_ROWS = 12
 TOP = 10
+WINDOW_PIXELS = 8192
+"""Widest window answered; wider requests are answered at this width (summaries use fewer bins still)."""
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -63,7 +80,7 @@ class _SideViews:
     Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
     """
 
-    def __init__(self, on_error: Callable[[Exception], None], threaded: bool) -> None:
+    def __init__(self, on_error: Callable[[BaseException, dict[str, Any]], None], threaded: bool) -> None:
         self.threaded = threaded
         self._on_error = on_error
         self._pending: dict[str, Callable[[], None]] = {}
@@ -74,7 +91,7 @@ class _SideViews:
 
     def submit(self, name: str, job: Callable[[], None]) -> None:
         if not self.threaded:
-            self._run(job)
+            self._run(name, job)
             return
         with self._cond:
             if self._closed:
@@ -106,23 +123,47 @@ class _SideViews:
                 job = self._pending.pop(name)
                 self._busy = True
             try:
-                self._run(job)
-            except Exception as error:  # the worker outlives one failed view
-                self._on_error(error)
+                self._run(name, job)
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
 
-    def _run(self, job: Callable[[], None]) -> None:
+    def _run(self, name: str, job: Callable[[], None]) -> None:
+        """Run one view; whatever it raises becomes an error reply (the worker and the kernel outlive it)."""
         try:
             job()
-        except (TypeError, ValueError, KeyError, QueryError, traitlets.TraitError) as error:
-            self._on_error(error)
+        except BaseException as error:  # a view's failure is reported, never raised
+            self._on_error(error, {"request": name})
+
+
+class _Integer(traitlets.Int):
+    """`traitlets.Int` (which takes numpy integers and integral floats as int) refusing bools, which are not offsets."""
+
+    info_text = "an int (not a bool)"
+
+    def validate(self, obj: Any, value: Any) -> int:
+        if isinstance(value, (bool, np.bool_)):
+            self.error(obj, value)
+        return super().validate(obj, value)
+
+
+class _OptionalText(traitlets.Unicode):
+    """A str-or-None trait whose None still meets the widget's ``@validate`` (traitlets skips it when allow_none)."""
+
+    info_text = "a str or None"
+
+    def validate(self, obj: Any, value: Any) -> str | None:
+        return None if value is None else super().validate(obj, value)
 
 
 class ProfileWidget(anywidget.AnyWidget):
     """Interactive timeline of one profile whose selections sync back to Python.
+
+    Every trait is checked whether Python or the browser sets it: a bad value raises
+    `traitlets.TraitError` naming the trait and what it must be, and the old value
+    stays (a bad update from the browser gets an error reply and the browser is set
+    back). Messages from the browser are checked the same way (`ipu_nb._widget_messages`).
 
     Parameters
     ----------
@@ -134,9 +175,12 @@ class ProfileWidget(anywidget.AnyWidget):
     Examples
     --------
     >>> widget = ipu_nb.ProfileWidget(profile)  # doctest: +SKIP
-    >>> widget.filters = {"kind": "compute", "metadata": ["layer=3"]}  # doctest: +SKIP
+    >>> widget.filters = {"kind": "compute", "metadata": [["layer", "3"]]}  # doctest: +SKIP
+    >>> widget.filters = {"metadata": ["layer=3"]}  # the same, split at the first "="  # doctest: +SKIP
     >>> widget.at = 120_000  # doctest: +SKIP
     >>> widget.at_slice  # doctest: +SKIP
+    >>> with widget.hold_trait_notifications():  # doctest: +SKIP
+    ...     widget.group_by, widget.metadata_key = "metadata", "layer"
     """
 
     _esm = _bundle_path(_BUNDLE)
@@ -144,17 +188,24 @@ class ProfileWidget(anywidget.AnyWidget):
 
     filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
-    (lists of int) and ``metadata`` (list of ``"name"`` / ``"name=value"``), all ANDed."""
-    at = traitlets.Int(None, allow_none=True).tag(sync=True)
-    """int or None: the cursor, a per-tile offset in cycles (default None)."""
-    view = traitlets.List(traitlets.Int(), default_value=[0, 1], minlen=2, maxlen=2).tag(sync=True)
-    """[start, end]: the visible range of offsets (default: the whole profile)."""
-    selected = traitlets.Int(None, allow_none=True).tag(sync=True)
-    """int or None: id of the inspected sample (default None)."""
+    (lists of int) and ``metadata``, all ANDed. ``metadata`` holds ``[name, value]`` pairs
+    (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
+    accepted and split at the first ``=`` as the CLI does, so names containing ``=`` need
+    a pair. Values are stored normalised (pairs, sorted tiles and phases)."""
+    at = _Integer(None, allow_none=True).tag(sync=True)
+    """int or None: the cursor, a per-tile offset in cycles, ``0 <= at <= 2**53 - 1`` (what the
+    browser holds exactly; default None). An offset at or beyond the span is allowed and, as
+    with ``--at``, nothing is active there: `at_slice` and the panel are empty."""
+    view = traitlets.List(_Integer(), default_value=[0, 1], minlen=2, maxlen=2).tag(sync=True)
+    """[start, end]: the visible range of offsets, ``0 <= start < end <= max(span, 8)``
+    (default: the whole profile)."""
+    selected = _Integer(None, allow_none=True).tag(sync=True)
+    """int or None: id of the inspected sample, one of ``profile.samples["sample"]`` (default None)."""
     group_by = traitlets.Enum(GROUP_BYS, default_value="kernel").tag(sync=True)
-    """str: grouping of `groups` (kind, kernel, operation, phase, tile or metadata)."""
-    metadata_key = traitlets.Unicode(None, allow_none=True).tag(sync=True)
-    """str or None: the key for ``group_by="metadata"``."""
+    """str: grouping of `groups` (kind, kernel, operation, phase, tile or metadata); ``"metadata"``
+    needs `metadata_key` set first, or both set inside ``widget.hold_trait_notifications()``."""
+    metadata_key = _OptionalText(None).tag(sync=True)
+    """str or None: the key for ``group_by="metadata"`` (not None while grouping by metadata)."""
     color_by = traitlets.Enum(("kind", "kernel"), default_value="kind").tag(sync=True)
     """str: timeline colours, "kind" (default) or "kernel"."""
     info = traitlets.Dict(read_only=True).tag(sync=True)
@@ -223,24 +274,86 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.validate("view")
     def _valid_view(self, proposal: Any) -> list[int]:
-        start, end = (int(v) for v in proposal["value"])
-        if end <= start:
-            raise traitlets.TraitError(f"view must be [start, end] with start < end, got {[start, end]}")
-        return [start, end]
+        limit = self._limits.end
+        try:
+            return list(check_range(*proposal["value"], "view", limit))
+        except MessageError as error:
+            raise traitlets.TraitError(
+                f"{error}; view must be [start, end] with integers 0 <= start < end <= {limit}"
+                f" (the profile spans {self._index.span} cycles)"
+            ) from None
 
     @traitlets.validate("at")
     def _valid_at(self, proposal: Any) -> int | None:
         at = proposal["value"]
-        if at is not None and at < 0:
-            raise traitlets.TraitError(f"at must be a non-negative offset or None, got {at}")
+        if at is not None and not 0 <= at <= MAX_SAFE_INTEGER:
+            raise traitlets.TraitError(
+                f"at must be None or an offset in cycles in 0..{MAX_SAFE_INTEGER} (the integers a browser holds"
+                f" exactly; the profile spans {self._index.span} cycles and nothing is active beyond), got {at}"
+            )
         return at
 
     @traitlets.validate("selected")
     def _valid_selected(self, proposal: Any) -> int | None:
         sid = proposal["value"]
-        if sid is not None and not 0 <= sid < self._profile.sample_count:
-            raise traitlets.TraitError(f"selected must be a sample id in 0..{self._profile.sample_count - 1} or None")
+        if sid is not None and not self._is_sample(sid):
+            raise traitlets.TraitError(
+                f"selected must be None or a sample id of this profile (a value of profile.samples['sample'],"
+                f" 0..{self._profile.sample_count - 1} when the ids are contiguous), got {sid}"
+            )
         return sid
+
+    @traitlets.validate("group_by")
+    def _valid_group_by(self, proposal: Any) -> str:
+        if proposal["value"] == "metadata" and self.metadata_key is None:
+            raise traitlets.TraitError(
+                "group_by='metadata' needs a metadata_key: set widget.metadata_key = 'NAME' first, or both inside"
+                " `with widget.hold_trait_notifications():`"
+            )
+        return proposal["value"]
+
+    @traitlets.validate("metadata_key")
+    def _valid_metadata_key(self, proposal: Any) -> str | None:
+        if proposal["value"] is None and self.group_by == "metadata":
+            raise traitlets.TraitError(
+                "metadata_key cannot be None while group_by='metadata': choose another group_by first"
+            )
+        return proposal["value"]
+
+    def set_state(self, sync_data: Any) -> None:
+        """Apply trait updates from the browser, which are untrusted like its messages.
+
+        A refused update (a bad value, a read-only trait) changes nothing: the browser gets
+        an error reply and Python's values back, and no exception reaches the kernel.
+        """
+        keys: list[str] = []
+        try:
+            if not isinstance(sync_data, dict):
+                raise MessageError(f"a trait update must be a JSON object, got {type(sync_data).__name__}")
+            keys = [k for k in sync_data if k in self.keys]
+            read_only = sorted(k for k in keys if self.traits()[k].read_only)
+            if read_only:
+                raise traitlets.TraitError(f"the browser cannot set read-only trait(s) {', '.join(read_only)}")
+            super().set_state(sync_data)
+        except BaseException as error:  # answered, never raised into the kernel
+            self._send_error(error, {"request": "update"})
+            self._resync(keys)
+
+    def _resync(self, keys: list[str]) -> None:
+        """Send Python's values of `keys` to the browser (after refusing its change to them)."""
+        try:
+            self.send_state(keys)
+        except BaseException as error:  # a closed comm: nothing to set back
+            self.log.warning("ipu-nb widget: could not resend %s: %r", keys, error)
+
+    @property
+    def _limits(self) -> Limits:
+        return Limits(end=view_limit(self._index.span), rows=self._index.rows)
+
+    def _is_sample(self, sid: int) -> bool:
+        if self._rows is None:
+            return 0 <= sid < self._profile.sample_count
+        return 0 <= sid < len(self._rows) and bool(self._rows[sid] >= 0)
 
     @traitlets.observe("filters")
     def _filters_changed(self, change: Any) -> None:
@@ -310,30 +423,41 @@ class ProfileWidget(anywidget.AnyWidget):
         return sid if self._rows is None else int(self._rows[sid])
 
     def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
-        if not isinstance(content, dict):
-            return
-        kind = content.get("type")
+        """Answer one message from the browser: checked first, and whatever fails becomes an error reply.
+
+        A refused message changes no state. The catch is the last resort for the kernel:
+        nothing the browser sends raises out of here (the kernel would only log it, and
+        the browser would wait for a reply that never comes).
+        """
         try:
-            if kind == "window":
-                self._answer_window(content)
-            elif kind == "hover":
-                reply = {"type": "hover", "view": content.get("view"), "id": content.get("id")}
-                self.send({**reply, "sample": self._describe_at(content)})
-            elif kind == "pick":
-                self._pick(content)
-            elif kind == "groups":
-                request_id = content.get("id")
-                self._side.submit("groups", lambda: self._send_groups(request_id))
-            elif kind == "hello":
+            message = parse_message(content, self._limits)
+            if isinstance(message, Window):
+                self._answer_window(message)
+            elif isinstance(message, Hover):
+                sid = self._index.sample_at(message.row, message.x)
+                sample = None if sid is None else self._describe(sid, metadata=False)
+                self.send({"type": "hover", "view": message.view, "id": message.id, "sample": sample})
+            elif isinstance(message, Pick):
+                self._pick(message)
+            elif isinstance(message, Groups):
+                self._side.submit("groups", lambda: self._send_groups(message.id))
+            elif isinstance(message, Hello):
                 self._stale.clear()
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-        except (TypeError, ValueError, KeyError, QueryError, traitlets.TraitError) as error:
-            self._send_error(error)
+        except BaseException as error:  # answered, never raised into the kernel
+            address = reply_address(content)
+            self._send_error(error, address)
+            if address.get("request") == "pick":  # the browser drew its cursor already: set it back
+                self._resync(["at", "selected"])
 
-    def _send_error(self, error: Exception) -> None:
-        self.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
+    def _send_error(self, error: BaseException, address: dict[str, Any] | None = None) -> None:
+        """Tell the browser a request failed (``request``, ``id`` and ``view`` say which, where known)."""
+        try:
+            self.send({"type": "error", **(address or {}), "message": f"{type(error).__name__}: {error}"})
+        except BaseException as failure:  # a closed comm: log, never raise
+            self.log.warning("ipu-nb widget: could not send the error %r: %r", error, failure)
 
     def close(self) -> None:
         side = getattr(self, "_side", None)  # None when __init__ failed early
@@ -342,8 +466,14 @@ class ProfileWidget(anywidget.AnyWidget):
         super().close()
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:
-        """The reply to a window request: JSON header and binary buffers (cached per state)."""
-        key = (int(start), int(end), int(pixels), self.color_by)
+        """The reply to a window request: JSON header and binary buffers (cached per state).
+
+        ``0 <= start < end <= max(span, 8)`` and ``pixels >= 1`` (wider than `WINDOW_PIXELS`
+        is answered at that width); a `MessageError` says what is out of range.
+        """
+        start, end = check_range(start, end, "window", self._limits.end)
+        pixels = min(check_integer(pixels, "window pixels", 1, MAX_SAFE_INTEGER), WINDOW_PIXELS)
+        key = (start, end, pixels, self.color_by)
         hit = self._cache.get(key)
         if hit is None:
             answer = _lod.window(self._index, key[0], key[1], key[2], self._sorted_mask, self.color_by)
@@ -353,19 +483,17 @@ class ProfileWidget(anywidget.AnyWidget):
             self._cache[key] = hit
         return hit
 
-    def _answer_window(self, content: dict[str, Any]) -> None:
-        start, end = int(content["start"]), int(content["end"])
-        pixels = max(1, min(int(content.get("pixels", 1000)), 8192))
-        header, buffers = self.window_answer(start, end, pixels)
+    def _answer_window(self, message: Window) -> None:
+        header, buffers = self.window_answer(message.start, message.end, message.pixels)
         reply = {
             "type": "window",
-            "view": content.get("view"),
-            "id": content.get("id"),
+            "view": message.view,
+            "id": message.id,
             "color_by": self.color_by,
             "filtered": self._mask is not None,
         }
         reply.update(header)
-        if content.get("labels") and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
+        if message.labels and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
             names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
             reply["labels"] = names
             buffers = [*buffers, codes.astype("<u4").tobytes()]
@@ -386,20 +514,12 @@ class ProfileWidget(anywidget.AnyWidget):
         _, first, inverse = np.unique(ops.to_physical().to_numpy(), return_index=True, return_inverse=True)
         return ops.gather(first).cast(pl.String).to_list(), inverse
 
-    def _row_sample(self, content: dict[str, Any]) -> int | None:
-        return self._index.sample_at(int(content["row"]), int(content["x"]))
-
-    def _describe_at(self, content: dict[str, Any]) -> dict[str, Any] | None:
-        sid = self._row_sample(content)
-        return None if sid is None else self._describe(sid, metadata=False)
-
-    def _pick(self, content: dict[str, Any]) -> None:
-        x = int(content["x"])
-        sid = self._row_sample(content)
+    def _pick(self, message: Pick) -> None:
+        sid = self._index.sample_at(message.row, message.x)
         self._picking = True  # one inspector panel for both traits, not one per trait
         try:
             with self.hold_trait_notifications():
-                self.at = x
+                self.at = message.x
                 self.selected = sid
         finally:
             self._picking = False
@@ -489,7 +609,7 @@ class ProfileWidget(anywidget.AnyWidget):
             "kinds": top("kind"),
             "operations": top("operation"),
             "kernels": top("kernel", "(no kernel)"),
-            "metadata": [[f"{n}={v}", c] for n, v, c in meta.iter_rows()],
+            "metadata": [[n, v, c] for n, v, c in meta.iter_rows()],
         }
 
     def _metadata_of(self, ids: np.ndarray) -> pl.DataFrame:

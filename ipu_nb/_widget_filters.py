@@ -1,11 +1,14 @@
 """The widget's filters: validation of the `filters` trait, its `Query`, and a fast boolean mask.
 
-`filter_mask` selects exactly the samples `ipu_nb.query` would (tested against
-`Profile.filter`), as a per-sample-id array the timeline greys by.
+`normalise_filters` checks each value with the query core's own flag rules, so every
+state the widget accepts is a valid `Query`. `filter_mask` selects exactly the samples
+`ipu_nb.query` would (tested against `Profile.filter`), as a per-sample-id array the
+timeline greys by.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -13,9 +16,9 @@ import polars as pl
 import traitlets
 
 from ._profile import Profile
-from ._query import KINDS, Query, _metadata_mask
+from ._query import Query, QueryError, _metadata_mask, make_query
 
-__all__ = ["FILTER_KEYS", "empty_filters", "filter_mask", "normalise_filters", "parse_metadata", "query_from_state"]
+__all__ = ["FILTER_KEYS", "empty_filters", "filter_mask", "metadata_pairs", "normalise_filters", "query_from_state"]
 
 FILTER_KEYS = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata")
 
@@ -24,62 +27,60 @@ def empty_filters() -> dict[str, Any]:
     return {"kind": None, "kernel": None, "operation_contains": None, "tiles": [], "phases": [], "metadata": []}
 
 
-def parse_metadata(entry: Any) -> tuple[str, str | None]:
-    """``"name"`` or ``"name=value"`` (split at the first ``=``) to a Query pair."""
-    if not isinstance(entry, str):
-        raise traitlets.TraitError(f"filters['metadata'] entries must be strings like 'name=value', got {entry!r}")
-    name, sep, value = entry.partition("=")
-    if not name:
-        raise traitlets.TraitError(
-            f"filters['metadata'] entry {entry!r} has an empty name; write 'name' or 'name=value'"
-        )
-    return name, (value if sep else None)
-
-
 def normalise_filters(value: Any) -> dict[str, Any]:
-    """Validate a (possibly partial) filters dict and fill in the missing keys."""
+    """Validate a (possibly partial) filters dict and fill in the missing keys.
+
+    Metadata filters become ``[name, value]`` pairs (value None: "has an entry named
+    name"), the form the front end sends and shows; ``"name"`` / ``"name=value"``
+    strings are accepted for convenience and split at the first ``=``, as the CLI does,
+    so a name containing ``=`` needs the pair form. Tiles and phases become sorted
+    lists without repeats; an empty ``kind`` or ``operation_contains`` means no filter.
+
+    Raises
+    ------
+    traitlets.TraitError
+        Naming the key and what it must be.
+    """
     if value is None:
         return empty_filters()
-    if not isinstance(value, dict):
+    if not isinstance(value, Mapping):
         raise traitlets.TraitError(f"filters must be a dict with keys {', '.join(FILTER_KEYS)}; got {value!r}")
-    unknown = sorted(set(value) - set(FILTER_KEYS))
+    unknown = sorted(map(repr, set(value) - set(FILTER_KEYS)))
     if unknown:
-        raise traitlets.TraitError(f"unknown filters key(s) {unknown}; expected some of {', '.join(FILTER_KEYS)}")
+        raise traitlets.TraitError(
+            f"unknown filters key(s) {', '.join(unknown)}; expected some of {', '.join(FILTER_KEYS)}"
+        )
     out = empty_filters()
-    for key in ("kind", "kernel", "operation_contains"):
+    for key in FILTER_KEYS:
         v = value.get(key)
-        if v is not None and not isinstance(v, str):
-            raise traitlets.TraitError(f"filters[{key!r}] must be a string or None, got {v!r}")
-        out[key] = v if v != "" or key == "kernel" else None
-    if out["kind"] is not None and out["kind"] not in KINDS:
-        raise traitlets.TraitError(f"filters['kind'] must be one of {', '.join(KINDS)}, got {out['kind']!r}")
-    for key in ("tiles", "phases"):
-        items = value.get(key) or []
-        if isinstance(items, (str, bytes)) or not all(isinstance(i, int) and i >= 0 for i in items):
-            raise traitlets.TraitError(f"filters[{key!r}] must be a list of non-negative ints, got {items!r}")
-        out[key] = sorted({int(i) for i in items})
-    metadata = value.get("metadata") or []
-    if isinstance(metadata, str):
-        metadata = [metadata]
-    for entry in metadata:
-        parse_metadata(entry)
-    out["metadata"] = list(dict.fromkeys(metadata))
+        if key in ("kind", "operation_contains") and v == "":
+            v = None
+        if key == "metadata" and not (v is None or isinstance(v, (str, list, tuple, Mapping))):
+            raise traitlets.TraitError(
+                f"filters['metadata'] must be a list of [name, value] pairs (value None: any value) or"
+                f" 'name' / 'name=value' strings, got {type(v).__name__} {v!r}"
+            )
+        try:
+            checked = getattr(make_query(**{key: v}), key)
+        except (QueryError, TypeError, ValueError) as error:
+            raise traitlets.TraitError(f"filters[{key!r}]: {error}") from None
+        if key in ("tiles", "phases"):
+            checked = sorted(set(checked))
+        elif key == "metadata":
+            checked = [list(pair) for pair in dict.fromkeys(checked)]
+        out[key] = checked
     return out
+
+
+def metadata_pairs(filters: dict[str, Any]) -> tuple[tuple[str, str | None], ...]:
+    """The metadata filters of normalised `filters` as the query core's ``(name, value)`` tuples."""
+    return tuple((name, value) for name, value in filters["metadata"])
 
 
 def query_from_state(filters: dict[str, Any], group_by: str, metadata_key: str | None) -> Query:
     """The `Query` a widget state stands for (without ``at``)."""
     f = normalise_filters(filters)
-    return Query(
-        group_by=group_by,  # type: ignore[arg-type]
-        metadata_key=metadata_key,
-        kind=f["kind"],
-        kernel=f["kernel"],
-        operation_contains=f["operation_contains"],
-        tiles=tuple(f["tiles"]),
-        phases=tuple(f["phases"]),
-        metadata=tuple(parse_metadata(m) for m in f["metadata"]),
-    )
+    return make_query(group_by=group_by, metadata_key=metadata_key, **{**f, "metadata": metadata_pairs(f)})
 
 
 def _row_mask_to_ids(profile: Profile, rows: np.ndarray) -> np.ndarray:
@@ -117,5 +118,5 @@ def filter_mask(profile: Profile, filters: dict[str, Any]) -> np.ndarray:
     if rows.shape != (samples.height,):
         rows = np.broadcast_to(rows, (samples.height,)).copy()
     if f["metadata"]:
-        rows = rows & _metadata_mask(profile, tuple(parse_metadata(m) for m in f["metadata"]))
+        rows = rows & _metadata_mask(profile, metadata_pairs(f))
     return _row_mask_to_ids(profile, rows)

@@ -20,8 +20,8 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any
 
     Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
     the tree stays small at any profile size. When the filters name an operation, its
-    metadata entries (``name=value``, summed over the samples carrying each) come as a
-    separate list, since entries of one sample overlap.
+    metadata entries (name and value apart, summed over the samples carrying each) come
+    as a separate list, since entries of one sample overlap.
     """
     samples = profile.samples
     ids = samples.get_column("sample").to_numpy()
@@ -75,7 +75,7 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any
 
 
 def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
-    """Per metadata entry ``name=value`` of `samples`: their summed cycles and count."""
+    """Per metadata entry (name, value) of `samples`: their summed cycles and count."""
     owners = profile.metadata.get_column("sample").to_numpy()
     ids = samples.get_column("sample").to_numpy()
     size = int(max(owners.max() if len(owners) else 0, ids.max())) + 1

@@ -3,6 +3,7 @@
 
 import { clear, el } from "./dom";
 import { formatIntList, parseIntList } from "./format";
+import { metadataLabel, parseMetadataText, withMetadata, withoutMetadata } from "./metadata";
 import type { Filters } from "./types";
 
 export interface ControlsHost {
@@ -38,6 +39,8 @@ export class Controls {
     this.kernelList.id = `ipu-nb-kernels-${id}`;
     this.kernel.setAttribute("list", this.kernelList.id);
     this.metadata.placeholder = "metadata name[=value] ⏎";
+    this.metadata.title =
+      "Split at the first '='; for a name containing '=', click the entry in the inspector or flame graph";
     this.tiles.placeholder = "tiles 0-63";
     this.phases.placeholder = "phases 3,5";
     this.colour.append(new Option("colour: kind", "kind"), new Option("colour: kernel", "kernel"));
@@ -69,10 +72,14 @@ export class Controls {
       if (e.key !== "Enter") return;
       const v = this.metadata.value.trim();
       if (!v) return;
-      if (v.startsWith("=")) return this.fail("metadata filter needs a name: name or name=value");
-      const f = this.host.filters();
-      if (!f.metadata.includes(v)) this.update({ metadata: [...f.metadata, v] });
-      this.metadata.value = "";
+      try {
+        const [name, value] = parseMetadataText(v);
+        this.error.textContent = "";
+        this.host.setFilters(withMetadata(this.host.filters(), name, value));
+        this.metadata.value = "";
+      } catch (err) {
+        this.fail((err as Error).message);
+      }
     });
     const ints = (input: HTMLInputElement, key: "tiles" | "phases") =>
       input.addEventListener("change", () => {
@@ -115,11 +122,16 @@ export class Controls {
     this.colour.value = this.host.colorBy();
     clear(this.chips);
     for (const m of f.metadata) {
-      const chip = el("span", "ipu-nb-chip", m);
+      const label = metadataLabel(m);
+      const chip = el("span", "ipu-nb-chip", label);
+      chip.title = m[1] === null ? `has an entry named ${m[0]}` : `entry named ${m[0]} with value ${m[1]}`;
       const x = el("button", "ipu-nb-chip-x", "×");
       x.type = "button";
-      x.title = `remove ${m}`;
-      x.addEventListener("click", () => this.update({ metadata: this.host.filters().metadata.filter((v) => v !== m) }));
+      x.title = `remove ${label}`;
+      x.addEventListener("click", () => {
+        this.error.textContent = "";
+        this.host.setFilters(withoutMetadata(this.host.filters(), m));
+      });
       chip.append(x);
       this.chips.append(chip);
     }

@@ -6,6 +6,7 @@
 import { kindColour } from "./colors";
 import { clear, el } from "./dom";
 import { cycles } from "./format";
+import { metadataLabel, withMetadata } from "./metadata";
 import type { Filters, FlameMessage, FlameNode } from "./types";
 
 const ROW = 20;
@@ -32,7 +33,7 @@ export function crumbs(filters: Filters): { label: string; level: number }[] {
   if (filters.kernel !== null) out.push({ label: filters.kernel || "(no kernel)", level: 2 });
   if (filters.phases.length === 1) out.push({ label: `phase ${filters.phases[0]}`, level: 3 });
   if (filters.operation_contains !== null) out.push({ label: filters.operation_contains, level: 4 });
-  filters.metadata.forEach((m, i) => out.push({ label: m, level: 5 + i }));
+  filters.metadata.forEach((m, i) => out.push({ label: metadataLabel(m), level: 5 + i }));
   return out;
 }
 
@@ -103,18 +104,17 @@ export class Flame {
       this.meta.append(el("div", "ipu-nb-section-title", "Metadata entries of the focused samples (click to filter)"));
       const most = data.metadata[0].cycles || 1;
       for (const m of data.metadata) {
-        const entry = `${m.name}=${m.value}`;
+        const entry = metadataLabel([m.name, m.value]);
         const row = el("div", "ipu-nb-meta-row");
         const bar = el("div", "ipu-nb-meta-bar");
         bar.style.width = `${(100 * m.cycles) / most}%`;
         const label = el("span", "ipu-nb-meta-label", entry);
         const count = el("span", "ipu-nb-meta-count", `${cycles(m.cycles)} cyc · ${m.samples}`);
         row.append(bar, label, count);
-        row.title = `${entry}: ${m.cycles} cycles over ${m.samples} samples`;
-        row.addEventListener("click", () => {
-          const f = this.host.filters();
-          if (!f.metadata.includes(entry)) this.host.setFilters({ ...f, metadata: [...f.metadata, entry] });
-        });
+        row.title = `entry named ${m.name} with value ${m.value}: ${m.cycles} cycles over ${m.samples} samples`;
+        row.dataset.metadataName = m.name;
+        row.dataset.metadataValue = m.value;
+        row.addEventListener("click", () => this.host.setFilters(withMetadata(this.host.filters(), m.name, m.value)));
         this.meta.append(row);
       }
     }

@@ -1,8 +1,10 @@
 // Side-panel table of `widget.groups` (the query core's aggregation for the current
-// filters and grouping). Clicking a row filters by that group.
+// filters and grouping). Clicking a row filters by that group. Grouping by metadata
+// needs a key, so choosing it asks for the key first and sends both at once.
 
 import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
+import { withMetadata } from "./metadata";
 import type { Filters } from "./types";
 
 export interface GroupRow {
@@ -23,9 +25,9 @@ export interface GroupsMessage {
 
 export interface GroupsHost {
   groupBy(): string;
-  setGroupBy(groupBy: string): void;
   metadataKey(): string | null;
-  setMetadataKey(key: string | null): void;
+  /** Set `group_by` and `metadata_key` together (the kernel refuses "metadata" without a key). */
+  setGrouping(groupBy: string, key: string | null): void;
   filters(): Filters;
   setFilters(filters: Filters): void;
 }
@@ -46,11 +48,8 @@ export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): F
       return { ...filters, phases: [Number(d.phase)] };
     case "tile":
       return { ...filters, tiles: [Number(d.physicalTile)] };
-    case "metadata": {
-      if (d.metadataValue === "(missing)") return null;
-      const entry = `${d.metadataKey}=${d.metadataValue}`;
-      return filters.metadata.includes(entry) ? filters : { ...filters, metadata: [...filters.metadata, entry] };
-    }
+    case "metadata":
+      return d.metadataValue === "(missing)" ? null : withMetadata(filters, d.metadataKey, d.metadataValue);
     default:
       return null;
   }
@@ -60,23 +59,57 @@ export class Groups {
   readonly root = el("div", "ipu-nb-groups");
   private select = el("select", "ipu-nb-select");
   private key = el("input", "ipu-nb-input ipu-nb-short");
+  private hint = el("div", "ipu-nb-hint");
   private body = el("div", "ipu-nb-groups-body");
+  /** "metadata" chosen but no key typed yet: nothing sent until there is one. */
+  private wantsKey = false;
 
   constructor(private host: GroupsHost) {
     const head = el("div", "ipu-nb-groups-head");
     head.append(el("span", "ipu-nb-section-title", "Groups by"), this.select, this.key);
     this.select.append(...GROUP_BYS.map((g) => new Option(g, g)));
     this.key.placeholder = "metadata key";
-    this.select.addEventListener("change", () => host.setGroupBy(this.select.value));
-    this.key.addEventListener("change", () => host.setMetadataKey(this.key.value || null));
-    this.root.append(head, this.body);
+    this.hint.hidden = true;
+    this.select.addEventListener("change", () => this.choose(this.select.value));
+    this.key.addEventListener("change", () => this.typed(this.key.value));
+    this.root.append(head, this.hint, this.body);
     this.sync();
   }
 
+  private choose(groupBy: string): void {
+    const key = this.host.metadataKey();
+    this.wantsKey = groupBy === "metadata" && key === null;
+    if (this.wantsKey) {
+      this.sync();
+      this.key.focus();
+      return;
+    }
+    this.host.setGrouping(groupBy, key);
+  }
+
+  private typed(text: string): void {
+    const grouping = this.wantsKey ? "metadata" : this.host.groupBy();
+    if (text === "") {
+      if (grouping === "metadata") {
+        this.key.value = this.host.metadataKey() ?? "";
+        this.sync();
+        return; // grouping by metadata keeps a key; choose another grouping to drop it
+      }
+      this.host.setGrouping(grouping, null);
+      return;
+    }
+    this.wantsKey = false;
+    this.host.setGrouping(grouping, text);
+  }
+
   sync(): void {
-    this.select.value = this.host.groupBy();
-    this.key.hidden = this.host.groupBy() !== "metadata";
+    if (this.host.groupBy() === "metadata") this.wantsKey = false;
+    const shown = this.wantsKey ? "metadata" : this.host.groupBy();
+    this.select.value = shown;
+    this.key.hidden = shown !== "metadata";
     if (document.activeElement !== this.key) this.key.value = this.host.metadataKey() ?? "";
+    this.hint.hidden = !this.wantsKey;
+    this.hint.textContent = this.wantsKey ? "Type a metadata key to group by (⏎)." : "";
   }
 
   set(msg: GroupsMessage): void {

@@ -1,8 +1,17 @@
 // Side panel: what is active at the cursor (`at`) and the clicked sample with all its fields.
+// A click on a metadata entry (of the cursor summary or the sample) filters by that
+// (name, value) pair.
 
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
+import { metadataLabel } from "./metadata";
 import type { AtSummary, SampleInfo } from "./types";
+
+export interface InspectorHost {
+  clockHz(): number;
+  /** Add the metadata filter (name, value). */
+  filterMetadata(name: string, value: string): void;
+}
 
 export class Inspector {
   readonly root = el("div", "ipu-nb-inspector");
@@ -10,7 +19,7 @@ export class Inspector {
   private sampleBox = el("div", "ipu-nb-sample");
 
   constructor(
-    private clockHz: () => number,
+    private host: InspectorHost,
     before: HTMLElement,
   ) {
     this.root.append(before, this.atBox, this.sampleBox);
@@ -33,26 +42,42 @@ export class Inspector {
       el(
         "div",
         "ipu-nb-at-head",
-        `cycle ${grouped(at.at)} (${ms(at.at, this.clockHz())}) · ${grouped(at.count)} matching samples on ${grouped(at.tiles)} tiles`,
+        `cycle ${grouped(at.at)} (${ms(at.at, this.host.clockHz())}) · ${grouped(at.count)} matching samples on ${grouped(at.tiles)} tiles`,
       ),
     );
     this.list("Kinds", at.kinds);
     this.list("Top operations", at.operations);
     this.list("Kernels", at.kernels);
-    this.list("Metadata", at.metadata);
+    const rows = this.list(
+      "Metadata (click to filter)",
+      at.metadata.map(([name, value, count]) => [metadataLabel([name, value]), count]),
+    );
+    rows.forEach((row, i) => this.clickable(row, at.metadata[i][0], at.metadata[i][1]));
   }
 
-  private list(title: string, rows: [string, number][]): void {
-    if (!rows.length) return;
+  /** A titled list of (label, count) rows; returns the rows. */
+  private list(title: string, items: [string, number][]): HTMLElement[] {
+    if (!items.length) return [];
     const box = el("div", "ipu-nb-list");
     box.append(el("div", "ipu-nb-list-title", title));
-    for (const [name, count] of rows) {
+    const rows = items.map(([name, count]) => {
       const row = el("div", "ipu-nb-list-row");
       row.append(el("span", "ipu-nb-list-name", name || "(empty)"), el("span", "ipu-nb-list-count", grouped(count)));
       row.title = name;
-      box.append(row);
-    }
+      return row;
+    });
+    box.append(...rows);
     this.atBox.append(box);
+    return rows;
+  }
+
+  /** Clicking `row` adds the metadata filter (name, value). */
+  private clickable(row: HTMLElement, name: string, value: string): void {
+    row.classList.add("ipu-nb-clickable");
+    row.title = `filter: entry named ${name} with value ${value}`;
+    row.dataset.metadataName = name;
+    row.dataset.metadataValue = value;
+    row.addEventListener("click", () => this.host.filterMetadata(name, value));
   }
 
   private renderSample(s: SampleInfo | null): void {
@@ -74,18 +99,19 @@ export class Inspector {
     add("operation", s.operation);
     add("kernel", s.kernel || "(no kernel)");
     add("phase / epoch", `${s.phase} / ${s.epoch}`);
-    add("offset", `${grouped(s.offset)} (${ms(s.offset, this.clockHz())})`);
-    add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.clockHz())})`);
+    add("offset", `${grouped(s.offset)} (${ms(s.offset, this.host.clockHz())})`);
+    add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.host.clockHz())})`);
     add("local index", String(s.local_index));
     add("raw start / end", `${s.start} / ${s.end}`);
     add("matches filters", s.matched ? "yes" : "no");
     this.sampleBox.append(table);
     const meta = s.metadata ?? [];
-    this.sampleBox.append(el("div", "ipu-nb-list-title", `Metadata (${meta.length})`));
+    this.sampleBox.append(el("div", "ipu-nb-list-title", `Metadata (${meta.length}; click to filter)`));
     const mt = el("table", "ipu-nb-fields ipu-nb-metadata");
     for (const [name, value] of meta) {
       const tr = el("tr");
       tr.append(el("th", undefined, name), el("td", undefined, value));
+      this.clickable(tr, name, value);
       mt.append(tr);
     }
     this.sampleBox.append(mt);

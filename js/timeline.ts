@@ -305,7 +305,8 @@ export class Timeline {
     const fx = (px - GUTTER) / this.plotWidth();
     const rows = this.host.rows().length;
     const row = Math.min(rows - 1, Math.max(0, Math.floor(py / rowHeight(rows))));
-    return { row, x: Math.round(s + fx * (t - s)), fx, px };
+    // Inside the view even when the button is released beyond the plot: the kernel refuses offsets outside it.
+    return { row, x: Math.round(s + Math.min(1, Math.max(0, fx)) * (t - s)), fx, px };
   }
 
   private onDown(e: MouseEvent): void {

@@ -1,12 +1,15 @@
 // Shapes shared by the front-end modules: the synced traits and the kernel's messages.
 
+/** A metadata filter: (name, value), value null meaning "has an entry named name". */
+export type MetadataFilter = [name: string, value: string | null];
+
 export interface Filters {
   kind: string | null;
   kernel: string | null;
   operation_contains: string | null;
   tiles: number[];
   phases: number[];
-  metadata: string[];
+  metadata: MetadataFilter[];
 }
 
 export interface Info {
@@ -68,7 +71,7 @@ export interface AtSummary {
   kinds: [string, number][];
   operations: [string, number][];
   kernels: [string, number][];
-  metadata: [string, number][];
+  metadata: [name: string, value: string, count: number][];
 }
 
 export interface FlameNode {

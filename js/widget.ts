@@ -11,6 +11,7 @@ import { cycles, grouped, ms } from "./format";
 import { Flame } from "./flame";
 import { Groups, type GroupsMessage } from "./groups";
 import { Inspector } from "./inspector";
+import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
 import { Timeline } from "./timeline";
 import type { Filters, Model, SampleInfo, WindowData } from "./types";
@@ -146,22 +147,25 @@ function render({ model, el: host }: RenderProps): () => void {
   };
   const groups = new Groups({
     groupBy: () => model.get("group_by"),
-    setGroupBy: (g) => {
+    metadataKey: () => model.get("metadata_key"),
+    setGrouping: (g, k) => {
+      // One update carrying both: the kernel checks them together.
+      model.set("metadata_key", k);
       model.set("group_by", g);
       model.save_changes();
       groups.sync();
       askGroups();
     },
-    metadataKey: () => model.get("metadata_key"),
-    setMetadataKey: (k) => {
-      model.set("metadata_key", k);
-      model.save_changes();
-      askGroups();
-    },
     filters: () => model.get("filters"),
     setFilters,
   });
-  const inspector = new Inspector(() => info().clock_hz, groups.root);
+  const inspector = new Inspector(
+    {
+      clockHz: () => info().clock_hz,
+      filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)),
+    },
+    groups.root,
+  );
   const flame = new Flame({ filters: () => model.get("filters"), setFilters });
 
   const main = el("div", "ipu-nb-main");
@@ -368,8 +372,11 @@ function render({ model, el: host }: RenderProps): () => void {
       showTooltip(msg.sample as SampleInfo);
     } else if (msg.type === "error") {
       status.textContent = `error: ${msg.message}`;
-      inFlight = false;
-      flushDeferred();
+      root.dataset.error = String(msg.message);
+      if ((msg.request === "window" && (msg.view ?? id) === id) || msg.request === undefined) {
+        inFlight = false; // the window asked for is not coming
+        flushDeferred();
+      }
     }
   };
   const showTooltip = (s: SampleInfo) => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import polars as pl
 import pytest
 from builders import S, T, profile_from_tiles
 
@@ -236,3 +237,77 @@ def test_packed_cells_round_trip_and_stay_small():
     assert lengths == bytes([1, 255]) + (500).to_bytes(4, "little")
     assert np.array_equal(unpack_cells(300, 1000, runs, [gaps, lengths, data]), cells)
     assert pack_cells(np.zeros((3, 3), dtype=np.uint8)) == (0, [b"", b"", b""])
+
+
+# ---- offsets far outside the profile: the row keys (row << 40 | offset) never collide ------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ipu_nb._lod import samples_at  # noqa: E402
+
+INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+
+
+def overlapping(profile, start, end):
+    return sorted(
+        s["sample"]
+        for s in profile.samples.iter_rows(named=True)
+        if s["duration"] > 0 and s["offset"] < end and s["offset"] + s["duration"] > start
+    )
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["disjoint", "overlapping"])
+def indexed(request):
+    profile = random_profile(21, tiles=6, per_tile=30, overlap=request.param)
+    return profile, build_index(profile.samples, profile.tiles)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_any_int64_window_lists_exactly_its_samples(indexed, data):
+    profile, index = indexed
+    span = index.span
+    near = st.integers(min_value=-50, max_value=span + 50)
+    start = data.draw(st.one_of(near, INT64))
+    end = data.draw(st.one_of(near, INT64, st.sampled_from([10**15, 2**40, 2**40 + span // 2, 2**63 - 1])))
+    got = window(index, start, end, 10, None, raw_limit=10**9)
+    expected = overlapping(profile, start, max(end, start + 1))
+    assert sorted(got.sample.tolist()) == expected
+    summary = window(index, start, end, 7, None, raw_limit=0)  # raw only when nothing overlaps
+    assert (summary.sample_count if isinstance(summary, LodWindow) else len(summary.sample)) == len(expected)
+
+
+@pytest.mark.parametrize("shift", [0, 2**32, 2**40, 2**41 + 3, 2**62])
+def test_cursor_and_clicks_beyond_the_span_find_nothing(indexed, shift):
+    profile, index = indexed
+    for at in (index.span // 3, index.span - 1, index.span, index.span + 17):
+        at += shift
+        expected = sorted(s for s in overlapping(profile, at, at + 1))
+        assert sorted(index.sample[samples_at(index, at)].tolist()) == expected
+        for row in range(index.rows):
+            sid = index.sample_at(row, at)
+            tile = index.row_tiles[row]
+            covering = [
+                s["sample"]
+                for s in profile.samples.iter_rows(named=True)
+                if s["tile"] == tile and s["offset"] <= at < s["offset"] + s["duration"]
+            ]
+            assert (sid is None) == (not covering)
+            assert sid is None or sid in covering
+
+
+def test_the_issue_window_counts_only_its_samples():
+    """A window ending at 1e15 used to wrap rows into each other and count samples many times over."""
+    profile = random_profile(4, tiles=8, per_tile=40)
+    index = build_index(profile.samples, profile.tiles)
+    whole = window(index, 0, index.span, 100, None, raw_limit=0)
+    wide = window(index, 0, 10**15, 100, None, raw_limit=0)
+    assert wide.sample_count == whole.sample_count == len(overlapping(profile, 0, index.span))
+
+
+def test_offsets_beyond_the_key_range_are_refused():
+    profile = random_profile(5, tiles=2, per_tile=5, durations=(3, 50))
+    far = profile.samples.with_columns(offset=pl.col("offset") + 2**40)
+    with pytest.raises(ValueError, match=r"below 2\*\*40"):
+        build_index(far, profile.tiles)

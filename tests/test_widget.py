@@ -33,6 +33,8 @@ def profile():
             busy = (p + t) % 3 != 0
             kind = "compute" if busy else "idle"
             meta = [("layer", str(p % 2)), ("role", "gemm" if busy else HOSTILE)]
+            # Names and values with "=": "a=b" -> "c" and "a" -> "b=c" read the same joined.
+            meta.append(("a=b", "c") if p % 2 else ("a", "b=c"))
             if not busy and t == 1:
                 kind, meta = "compute", [*meta, ("active", "false")]
             kernel = "gemm_f32" if busy else ""
@@ -161,6 +163,9 @@ FILTER_CASES = [
     {"operation_contains": "layer 1"},
     {"metadata": ["layer=1", "role"]},
     {"metadata": [f"role={HOSTILE}"]},
+    {"metadata": [["a=b", "c"]]},
+    {"metadata": ["a=b=c"]},
+    {"metadata": [("a=b", None), ["layer", "0"]]},
     {"tiles": [0, 66], "kind": "idle"},
     {"kernel": ""},
 ]
@@ -183,8 +188,10 @@ def test_views_equal_query_core(widget, profile, filters):
 
 def test_query_mirrors_traits(widget):
     widget.filters = {"kind": "compute", "metadata": ["layer=1", "role"], "tiles": [64, 2], "phases": [3]}
-    widget.group_by = "metadata"
-    widget.metadata_key = "layer"
+    assert widget.filters["metadata"] == [["layer", "1"], ["role", None]]
+    with widget.hold_trait_notifications():  # grouping by metadata needs its key: set together
+        widget.group_by = "metadata"
+        widget.metadata_key = "layer"
     assert widget.query == Query(
         group_by="metadata",
         metadata_key="layer",
@@ -247,14 +254,14 @@ def test_hover_describes_the_sample_under_the_cursor(widget, profile):
     first = profile.samples.filter(tile=0).row(0, named=True)
     assert content["id"] == 3 and content["sample"]["sample"] == first["sample"]
     assert content["sample"]["operation"] == first["operation"]
-    msg(widget, {"type": "hover", "id": 4, "row": row, "x": 10**9})
+    msg(widget, {"type": "hover", "id": 4, "row": row, "x": profile.span_cycles})  # nothing ends beyond the span
     assert widget.recorder.last("hover")[0]["sample"] is None
 
 
 def test_python_trait_changes_validate(widget):
     with pytest.raises(traitlets.TraitError, match="unknown filters key"):
         widget.filters = {"knd": "compute"}
-    with pytest.raises(traitlets.TraitError, match="empty name"):
+    with pytest.raises(traitlets.TraitError, match="non-empty NAME"):
         widget.filters = {"metadata": ["=x"]}
     with pytest.raises(traitlets.TraitError, match="kind"):
         widget.filters = {"kind": "bogus"}
@@ -267,13 +274,17 @@ def test_python_trait_changes_validate(widget):
 
 
 def test_bad_messages_reply_with_an_error_not_a_traceback(widget):
-    msg(widget, {"type": "window", "start": "x", "end": 1})
-    assert widget.recorder.last("error")[0]["message"].startswith("ValueError")
+    msg(widget, {"type": "window", "id": 5, "start": "x", "end": 1, "pixels": 10})
+    error = widget.recorder.last("error")[0]
+    assert error["id"] == 5 and error["request"] == "window"
+    assert error["message"] == "MessageError: window start must be an integer, got str 'x'"
     msg(widget, {"type": "pick", "row": 0, "x": -5})
-    assert "TraitError" in widget.recorder.last("error")[0]["message"]
+    assert "pick x must be in 0.." in widget.recorder.last("error")[0]["message"]
     assert widget.at is None
-    msg(widget, {"type": "unknown"})  # ignored
+    msg(widget, {"type": "unknown"})
+    assert "unknown message type 'unknown'" in widget.recorder.last("error")[0]["message"]
     widget._handle_custom_msg("not a dict", [])
+    assert "must be a JSON object" in widget.recorder.last("error")[0]["message"]
 
 
 def test_rejects_non_profiles():
@@ -319,9 +330,14 @@ def test_groups_message_is_the_query_core_aggregation(widget, profile):
     assert [r["name"] for r in content["rows"]] == expected.get_column("name").to_list()
     assert [r["phase_cycles"] for r in content["rows"]] == expected.get_column("phase_cycles").to_list()
     assert content["rows"][0]["dimensions"].keys() == {"phase", "epoch"}
+    widget.metadata_key = "a=b"
     widget.group_by = "metadata"
-    msg(widget, {"type": "groups"})
-    assert "requires --metadata-key" in widget.recorder.last("groups")[0]["error"]
+    msg(widget, {"type": "groups", "id": 8})
+    content, _ = widget.recorder.last("groups")
+    assert content["id"] == 8 and content["error"] is None
+    assert [r["dimensions"] for r in content["rows"]] == [
+        {"metadataKey": "a=b", "metadataValue": v} for v in ipu_nb.query(profile, widget.query).groups["name"]
+    ]
 
 
 def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
@@ -361,3 +377,155 @@ def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
     widget.close()
     widget._side.submit("panel", widget._send_panel)  # closed: nothing more is sent
     assert widget._side.wait() and len(recorder.sent) == sent
+
+
+# ---- traits set from Python: a bad value names the trait and the fix, and changes nothing ----------
+
+STATE = ("filters", "at", "view", "selected", "group_by", "metadata_key", "color_by")
+
+
+def state(widget: ProfileWidget) -> dict[str, Any]:
+    return {name: getattr(widget, name) for name in STATE}
+
+
+BAD_TRAITS = [
+    ("at", 2**63 - 1, "at must be None or an offset"),
+    ("at", 2**53, "at must be None or an offset"),
+    ("at", -1, "at must be None or an offset"),
+    ("at", True, "'at' trait"),
+    ("at", 1.5, "'at' trait"),
+    ("at", float("inf"), "'at' trait"),
+    ("at", "120", "'at' trait"),
+    ("view", [50, 10], "view must have start < end"),
+    ("view", [10, 10], "view must have start < end"),
+    ("view", [-1, 10], "view start must be in 0.."),
+    ("view", [0, 10**15], "view end must be in 0.."),
+    ("view", [0, 2**63], "view end must be in 0.."),
+    ("view", [True, 10], "'view' trait"),
+    ("view", [0.0, float("nan")], "'view' trait"),
+    ("view", [0], "'view' trait"),
+    ("view", "0-10", "'view' trait"),
+    ("selected", -1, "selected must be None or a sample id"),
+    ("selected", 10**9, "selected must be None or a sample id"),
+    ("selected", True, "'selected' trait"),
+    ("selected", np.True_, "'selected' trait"),
+    ("color_by", "phase", "'color_by' trait"),
+    ("color_by", None, "'color_by' trait"),
+    ("group_by", "layer", "'group_by' trait"),
+    ("group_by", "metadata", "group_by='metadata' needs a metadata_key"),
+    ("metadata_key", 5, "'metadata_key' trait"),
+    ("filters", {"tiles": [True]}, "filters['tiles']"),
+    ("filters", {"tiles": [-1]}, "filters['tiles']"),
+    ("filters", {"tiles": [2**40]}, "filters['tiles']"),
+    ("filters", {"tiles": ["3"]}, "filters['tiles']"),
+    ("filters", {"tiles": 3.0}, "filters['tiles']"),
+    ("filters", {"phases": [False]}, "filters['phases']"),
+    ("filters", {"phases": [1.5]}, "filters['phases']"),
+    ("filters", {"kind": "bogus"}, "filters['kind']"),
+    ("filters", {"kind": 1}, "filters['kind']"),
+    ("filters", {"kernel": ["gemm"]}, "filters['kernel']"),
+    ("filters", {"operation_contains": 5}, "filters['operation_contains']"),
+    ("filters", {"metadata": 5}, "filters['metadata']"),
+    ("filters", {"metadata": [5]}, "filters['metadata']"),
+    ("filters", {"metadata": [["a", 5]]}, "filters['metadata']"),
+    ("filters", {"metadata": [["a", "b", "c"]]}, "filters['metadata']"),
+    ("filters", {"metadata": [["", "x"]]}, "filters['metadata']"),
+    ("filters", {"metadata": ["=x"]}, "filters['metadata']"),
+    ("filters", {"knd": "compute"}, "unknown filters key"),
+    ("filters", ["kind"], "'filters' trait"),
+    ("filters", None, "'filters' trait"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "message"), BAD_TRAITS, ids=[f"{n}={v!r}"[:40] for n, v, _ in BAD_TRAITS])
+def test_bad_trait_values_raise_naming_the_trait_and_keep_the_old_value(widget, name, value, message):
+    widget.filters = {"kind": "compute", "metadata": [["a=b", "c"]]}
+    widget.at, widget.selected, widget.view = 120, 3, [10, 500]
+    before = state(widget)
+    with pytest.raises(traitlets.TraitError) as raised:
+        setattr(widget, name, value)
+    assert message in str(raised.value)
+    assert name.split("_")[0] in str(raised.value)  # names the trait
+    assert state(widget) == before
+    assert widget.query.kind == "compute" and widget.groups.height >= 0  # still a usable state
+
+
+def test_grouping_by_metadata_needs_its_key_in_either_order(widget, profile):
+    with pytest.raises(traitlets.TraitError, match="group_by='metadata' needs a metadata_key"):
+        widget.group_by = "metadata"
+    assert widget.group_by == "kernel"
+    with widget.hold_trait_notifications():  # both at once, group_by first
+        widget.group_by = "metadata"
+        widget.metadata_key = "layer"
+    assert sorted(widget.groups.get_column("name").to_list()) == ["(missing)", "0", "1"]
+    with pytest.raises(traitlets.TraitError, match="metadata_key cannot be None while group_by='metadata'"):
+        widget.metadata_key = None
+    assert (widget.group_by, widget.metadata_key) == ("metadata", "layer")
+    with pytest.raises(traitlets.TraitError), widget.hold_trait_notifications():  # a bad pair rolls back whole
+        widget.metadata_key = None
+        widget.color_by = "kernel"
+    assert (widget.group_by, widget.metadata_key, widget.color_by) == ("metadata", "layer", "kind")
+    widget.group_by = "tile"
+    widget.metadata_key = None  # fine once not grouping by metadata
+    widget.metadata_key = "role"  # the reverse order: key first, then the grouping
+    widget.group_by = "metadata"
+    assert widget.query.metadata_key == "role"
+    assert widget.groups.equals(ipu_nb.query(profile, widget.query).groups)
+    with pytest.raises(traitlets.TraitError, match="needs a metadata_key"):
+        ProfileWidget(profile, group_by="metadata")
+    assert ProfileWidget(profile, group_by="metadata", metadata_key="layer").query.group_by == "metadata"
+
+
+def test_traits_take_numpy_integers(widget):
+    widget.at = np.int64(7)
+    widget.view = [np.uint32(0), 100.0]  # integral floats are integers, as traitlets.Int takes them
+    widget.filters = {"tiles": np.array([64, 2]), "phases": [np.int16(3)]}
+    assert (widget.at, widget.view, widget.filters["tiles"], widget.filters["phases"]) == (7, [0, 100], [2, 64], [3])
+    assert type(widget.at) is int and all(type(v) is int for v in widget.view)
+
+
+def test_at_beyond_the_span_matches_nothing_in_the_panel_and_at_slice(widget, profile):
+    span = profile.span_cycles
+    for at in (span - 1, span, span + 1, 2**32, 2**40, 2**40 + 120, 2**53 - 1):
+        widget.at = at
+        panel, _ = widget.recorder.last("panel")
+        assert panel["at"]["at"] == at
+        assert panel["at"]["count"] == widget.at_slice.height == profile.filter(at=at).height
+        assert widget.at_slice.equals(profile.filter(at=at))
+    assert widget.at_slice.height == 0
+    widget.at = span - 1
+    assert widget.recorder.last("panel")[0]["at"]["count"] > 0
+
+
+def test_metadata_filters_are_pairs_and_names_may_hold_equals(widget, profile):
+    widget.filters = {"metadata": [["a=b", "c"]]}
+    assert widget.filters["metadata"] == [["a=b", "c"]]
+    pair = profile.filter(metadata=[("a=b", "c")])
+    joined = profile.filter(metadata=["a=b=c"])  # split at the first "=": name "a", value "b=c"
+    assert pair.height and joined.height and set(pair["sample"]).isdisjoint(joined["sample"])
+    assert widget.filtered.equals(pair)
+    assert widget.query.metadata == (("a=b", "c"),)
+    widget.filters = {"metadata": ["a=b=c", "role", ["a=b", None], ["a=b", None]]}  # strings convert, repeats go
+    assert widget.filters["metadata"] == [["a", "b=c"], ["role", None], ["a=b", None]]
+    assert widget.filtered.equals(profile.filter(metadata=[("a", "b=c"), ("role", None), ("a=b", None)]))
+    widget.filters = {"metadata": {"a=b": "c"}}  # a mapping is name -> value
+    assert widget.filters["metadata"] == [["a=b", "c"]]
+    # The cursor summary lists its entries as (name, value, count), never joined.
+    widget.filters = {}
+    widget.at = 400
+    listed = {(n, v): c for n, v, c in widget.recorder.last("panel")[0]["at"]["metadata"]}
+    at = profile.filter(at=400)
+    expected = at.explode("metadata").select(pl.col("metadata").struct.unnest()).group_by("name", "value").len()
+    assert listed == {(n, v): c for n, v, c in expected.iter_rows() if (n, v) in listed}
+    assert ("a=b", "c") in listed or ("a", "b=c") in listed
+
+
+def test_non_contiguous_sample_ids_bound_selected(profile):
+    subset = dataclasses.replace(profile, samples=profile.samples.filter(pl.col("sample") % 2 == 1))
+    widget = ProfileWidget(subset)
+    Recorder(widget)
+    widget.selected = 3
+    with pytest.raises(traitlets.TraitError, match="selected must be None or a sample id"):
+        widget.selected = 2  # not a sample of this profile
+    assert widget.selected == 3
+    assert widget.selected_sample.get_column("sample").to_list() == [3]

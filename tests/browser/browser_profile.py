@@ -50,6 +50,8 @@ def hostile_profile(tiles: int = 48, phases: int = 6) -> Profile:
                 )
                 op = HOSTILE if logical % 5 == 1 else f"MLP layer {layer}: GEMM block ({logical}, {p})"
                 meta = [("role", "gemm"), ("layer", layer), ("shape", "13x64x64"), ("label", HOSTILE)]
+                # Names and values holding "=": both read "a=b=c" joined, yet are different filters.
+                meta.append(("a=b", "c") if (logical + p) % 2 else ("a", "b=c"))
                 duration = 3000 + 250 * ((logical * 3 + p) % 9)
                 samples.append(
                     S(

@@ -98,7 +98,7 @@ def test_widget_round_trips_through_the_kernel(lab_page):
         timeout=10_000,
     )
     filters = nb.poll("widget.filters", lambda f: f["kind"] is not None)
-    assert filters["kind"] == "compute" and filters["metadata"] == ["layer=1"]
+    assert filters["kind"] == "compute" and filters["metadata"] == [["layer", "1"]]
     page.locator(".ipu-nb-flame-node[data-level='2']").first.click()
     filters = nb.poll("widget.filters", lambda f: f["kernel"] is not None)
     assert filters["kernel"] is not None and filters["kind"] == "compute"
@@ -181,3 +181,68 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     nb.kernel("widget.at", code="widget.filters = {'kind': 'compute'}")
     wait_window(page, last)
     page.locator(".ipu-nb-widget").screenshot(path=str(OUTPUT / "widget.png"))
+
+
+def test_metadata_filters_from_clicks_are_name_value_pairs(lab_page):
+    """A metadata name holding "=" round-trips from a click to `widget.filters` and `widget.filtered`."""
+    nb = lab_page(CELLS)
+    page = nb.page
+    nb.run_all()
+    page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=60_000)
+    wait_window(page, 0)
+    pair = "[('a=b', 'c')]"
+    sid = nb.kernel(f"int(profile.filter(metadata={pair}).get_column('sample')[0])")
+    assert nb.kernel(f"profile.filter(metadata={pair}).height > 0 and profile.filter(metadata='a=b=c').height > 0")
+
+    def filtered_as(pairs: str) -> bool:
+        return nb.kernel(f"widget.filtered.equals(profile.filter(metadata={pairs}))")
+
+    # The selected sample's metadata table: click the entry named "a=b".
+    nb.kernel("widget.selected", code=f"widget.selected = {sid}")
+    entry = page.locator(".ipu-nb-sample tr[data-metadata-name='a=b'][data-metadata-value='c']")
+    entry.click(timeout=10_000)
+    assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a=b", "c"]]
+    assert filtered_as(pair)
+    assert not nb.kernel("widget.filtered.equals(profile.filter(metadata='a=b=c'))")  # never re-split
+    chip = page.locator(".ipu-nb-chip", has_text="a=b=c")
+    assert chip.get_attribute("title") == "entry named a=b with value c"
+    chip.locator(".ipu-nb-chip-x").click()
+    assert nb.poll("widget.filters['metadata']", lambda m: m == []) == []
+
+    # The cursor summary's metadata list: the entry named "a" with value "b=c".
+    at = nb.kernel(
+        "int(profile.filter(metadata=[('a', 'b=c')]).select(pl.col('offset') + 1).item(0, 0))",
+        code="import polars as pl",
+    )
+    nb.kernel("widget.at", code=f"widget.at = {at}")
+    page.locator(".ipu-nb-at .ipu-nb-list-row[data-metadata-name='a'][data-metadata-value='b=c']").click(timeout=10_000)
+    assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a", "b=c"]]
+    assert filtered_as("[('a', 'b=c')]")
+
+    # The flame graph's entries of a focused operation.
+    nb.kernel("widget.filters", code="widget.filters = {'operation_contains': 'MLP layer'}")
+    page.locator(".ipu-nb-meta-row[data-metadata-name='a=b'][data-metadata-value='c']").click(timeout=10_000)
+    assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a=b", "c"]]
+    assert nb.kernel(f"widget.filtered.equals(profile.filter(operation_contains='MLP layer', metadata={pair}))")
+    nb.kernel("widget.filters", code="widget.filters = {'metadata': [['a', 'b=c']]}")
+
+    # Typed text splits at the first "=", as --metadata does.
+    box = page.locator(".ipu-nb-controls input[placeholder^='metadata']")
+    box.fill("layer=1")
+    box.press("Enter")
+    assert nb.poll("widget.filters['metadata']", lambda m: len(m) == 2) == [["a", "b=c"], ["layer", "1"]]
+
+    # Grouping by a metadata key: chosen first, sent with its key; a group row filters by its pair.
+    nb.kernel("widget.filters", code="widget.filters = {}")
+    select = page.locator(".ipu-nb-groups-head select")
+    select.select_option("metadata")
+    page.wait_for_selector(".ipu-nb-hint:has-text('metadata key')", timeout=10_000)
+    assert nb.kernel("widget.group_by") == "kernel"  # nothing sent without a key
+    key = page.locator(".ipu-nb-groups-head input")
+    key.fill("a=b")
+    key.press("Enter")
+    assert nb.poll("[widget.group_by, widget.metadata_key]", lambda g: g[0] == "metadata") == ["metadata", "a=b"]
+    page.locator(".ipu-nb-group-table tr.ipu-nb-clickable", has_text="c").first.click(timeout=10_000)
+    assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a=b", "c"]]
+    assert filtered_as(pair)
+    assert page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.error ?? ''") == ""  # the kernel refused nothing
