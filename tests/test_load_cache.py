@@ -163,16 +163,9 @@ def test_cache_dir_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert _cache.cache_dir() == tmp_path
 
 
-def test_the_suite_never_uses_the_users_cache() -> None:
-    assert _cache.cache_dir() != Path.home() / ".cache" / "ipu-nb" / "frames"
-    assert os.environ["IPU_NB_CACHE"], "tests/conftest.py sets a session-wide temporary cache"
-    out = subprocess.run(
-        [sys.executable, "-c", "from ipu_nb._load._cache import cache_dir; print(cache_dir())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == str(_cache.cache_dir()), "subprocesses inherit the temporary cache"
+def test_the_suite_never_uses_the_users_cache(private_frame_cache: Path) -> None:
+    """tests/conftest.py points the whole run at a temporary cache (test_cli_cache checks subprocesses)."""
+    assert _cache.cache_dir() == private_frame_cache != Path.home() / ".cache" / "ipu-nb" / "frames"
 
 
 def test_reopen_uses_the_cache_and_gives_identical_frames(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
@@ -588,7 +581,9 @@ def test_parse_size_accepts(text: str, size: int) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["", " ", "lots", "-1", "2 GiBs", "1e9", "GiB", "1.2.3", "2PiB", "0x10", "1,000", "∞"])
+@pytest.mark.parametrize(
+    "text", ["", " ", "lots", "-1", "2 GiBs", "1e9", "GiB", "1.2.3", "2PiB", "0x10", "1,000", "∞", "٣GiB", "2\u212aiB"]
+)
 def test_parse_size_refuses_with_one_line(text: str) -> None:
     with pytest.raises(ValueError, match="invalid size") as info:
         parse_size(text)
@@ -728,6 +723,18 @@ def test_unwritable_cache_never_fails_the_load(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("IPU_NB_CACHE", str(blocker / "cache"))  # mkdir fails: parent is a file
     assert open_profile(path).sample_count == 16
     assert store_cached(open_profile(path, cache=False), "k", blocker / "cache") is False
+
+
+def test_a_file_where_an_entry_belongs_is_replaced(tmp_path: Path, cache_root: Path) -> None:
+    path = write(tmp_path / "p.capnp")
+    fresh = open_profile(path, cache=False)
+    cache_root.mkdir()
+    squatter = cache_root / cache_key(path)
+    squatter.write_text("not an entry")
+    assert load_cached(path, squatter.name, cache_root) is None
+    assert_same(open_profile(path), fresh)
+    assert_replaced(path, squatter, fresh)
+    assert [p.name for p in cache_root.iterdir()] == [squatter.name], "nothing left over"
 
 
 def test_read_only_cache_still_serves_hits(tmp_path: Path, cache_root: Path, monkeypatch) -> None:

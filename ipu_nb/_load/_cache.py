@@ -21,7 +21,6 @@ reading, writing or evicting the same cache only ever see whole entries or none.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -93,16 +92,16 @@ def cache_key(path: Path) -> str:
     """Key of a profile file: its resolved path, identity, size, times and a content sample.
 
     The key covers the resolved path, ``st_dev``, ``st_ino``, ``st_size``,
-    ``st_mtime_ns`` and ``st_ctime_ns``, plus BLAKE2b over the whole file up to 6 MiB,
+    ``st_mtime_ns`` and ``st_ctime_ns``, plus XXH3-128 over the whole file up to 6 MiB,
     or over its first and last MiB and 64 evenly spaced 64 KiB blocks beyond that
     (about 6 MB read, a few ms, whatever the file size).
 
     What it guarantees: any write to the file through the operating system (``write``,
     ``truncate``, ``mmap``), a replacement (a rename over it, a copy, an extraction) or
-    a metadata change selects a new entry, because the kernel sets ``st_ctime`` to the
-    current time on each of them and, unlike ``st_mtime``, no call (``os.utime``,
-    ``touch -d``) can set it back; a replacement also has a new inode. A file of up to
-    6 MiB is keyed by its whole content as well. What it does not see: a same-size
+    a metadata change (``chmod``, ``os.utime``) selects a new entry, because the kernel
+    sets ``st_ctime`` to the current time on each of them and, unlike ``st_mtime``, no
+    call can set it back; a replacement also has a new inode, and another path is
+    another key. A file of up to 6 MiB is keyed by its whole content as well. What it does not see: a same-size
     change outside the sampled blocks that leaves all of these fields as they were,
     which takes writing to the block device directly, setting the system clock back,
     a file system that does not keep ``st_ctime`` (some network mounts), or two writes
@@ -111,9 +110,9 @@ def cache_key(path: Path) -> str:
     a fine-grained ``st_ctime``). Pass ``cache=False`` to bypass the cache.
     """
     stat = path.stat()
-    digest = hashlib.blake2b(digest_size=16)
-    identity = (CACHE_FORMAT, path.resolve(), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    digest.update("\0".join(map(str, (*identity, stat.st_ctime_ns))).encode())
+    digest = xxhash.xxh3_128()
+    fields = (CACHE_FORMAT, path.resolve(), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    digest.update("\0".join(map(str, fields)).encode())
     with open(path, "rb") as handle:
         for offset, length in sampled_ranges(stat.st_size):
             handle.seek(offset)
@@ -131,7 +130,7 @@ def sampled_ranges(size: int) -> list[tuple[int, int]]:
 
 def path_tag(path: Path) -> str:
     """Key prefix shared by every entry of one file path (older entries of a rewritten file)."""
-    return hashlib.blake2b(str(path.resolve()).encode(), digest_size=8).hexdigest()
+    return xxhash.xxh3_64_hexdigest(str(path.resolve()).encode())
 
 
 # --- reading an entry ------------------------------------------------------------------
@@ -162,7 +161,7 @@ def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | Non
             frames[name] = frame
     except (OSError, ValueError, TypeError, pa.ArrowException, pl.exceptions.PolarsError, MemoryError):
         return None
-    except pl.exceptions.PanicException:  # a BaseException; unreachable unless a damaged entry matches its checksum
+    except pl.exceptions.PanicException:  # a BaseException: no entry, however damaged, may let one escape
         return None
     _touch(entry)
     return Profile(
@@ -297,9 +296,9 @@ def store_cached(profile: Profile, key: str, root: Path | None = None, limit: in
             "format": CACHE_FORMAT,
             "key": key,
             "profile": str(profile.path.resolve()) if profile.path is not None else "",
-            "clock_hz": profile.clock_hz,
-            "schema_version": profile.schema_version,
-            "granularity": profile.granularity,
+            "clock_hz": int(profile.clock_hz),
+            "schema_version": int(profile.schema_version),
+            "granularity": str(profile.granularity),
             "frames": frames,
         }
         manifest = json.dumps({**body, "digest": _digest(body)}).encode()
@@ -324,7 +323,7 @@ def store_cached(profile: Profile, key: str, root: Path | None = None, limit: in
                 _remove(old)
         evict(root, limit, keep=key)
         return True
-    except (OSError, ValueError, pl.exceptions.PolarsError):
+    except (OSError, ValueError, MemoryError, pl.exceptions.PolarsError):
         return False
     finally:
         if tmp is not None:
@@ -362,7 +361,7 @@ def _schema_text(frame: pl.DataFrame) -> list[list[str]]:
 
 # --- bounding the cache ----------------------------------------------------------------
 
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*", re.IGNORECASE | re.ASCII)
 _UNITS = {"": 1, "b": 1} | {
     unit: scale
     for power, letter in enumerate("kmgt", start=1)
@@ -477,9 +476,10 @@ def _children(root: Path) -> Iterator[Path]:
 
 
 def _remove_stale_temporaries(root: Path) -> None:
+    """Remove writers' temporary and half-removed directories (dot-names) older than an hour."""
     now = time.time_ns()
     for child in _children(root):
-        if child.name.startswith(".tmp-") or child.name.startswith(".trash-"):
+        if child.name.startswith("."):
             try:
                 if now - child.stat().st_mtime_ns >= _STALE_TEMPORARY_NS:
                     shutil.rmtree(child, ignore_errors=True)
@@ -494,5 +494,9 @@ def _remove(directory: Path) -> bool:
         os.rename(directory, trash)
     except OSError:
         return False  # gone already (another process evicted it), or not ours to remove
-    shutil.rmtree(trash, ignore_errors=True)
+    if trash.is_dir() and not trash.is_symlink():
+        shutil.rmtree(trash, ignore_errors=True)
+    else:  # something that is not an entry sat where one belongs
+        with contextlib.suppress(OSError):
+            trash.unlink()
     return True
