@@ -41,6 +41,15 @@ def private_frame_cache() -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache of the test's own (not yet created), at the default size cap."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("IPU_NB_CACHE", str(root))
+    monkeypatch.delenv("IPU_NB_CACHE_SIZE", raising=False)
+    return root
+
+
 @pytest.fixture(params=["native", "numpy"])
 def text_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a loader test once with the C text interner and once with the numpy path."""

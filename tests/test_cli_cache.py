@@ -22,14 +22,6 @@ def write(path: Path, tiles: int) -> Path:
 
 
 @pytest.fixture
-def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("IPU_NB_CACHE", str(root))
-    monkeypatch.delenv("IPU_NB_CACHE_SIZE", raising=False)
-    return root
-
-
-@pytest.fixture
 def two_cached(tmp_path: Path, cache_root: Path) -> list[Path]:
     """Two profiles with cache entries; the second one used last."""
     paths = [write(tmp_path / "first.capnp", 2), write(tmp_path / "second.capnp", 5)]
@@ -119,7 +111,7 @@ def test_clear_one_profile(capsys, cache_root: Path, two_cached: list[Path], mon
     assert code == 0 and out.startswith("removed 1 entry (")
     assert [e.key for e in cache_entries(cache_root)] == [cache_key(second)]
     first.unlink()
-    code, out, _ = run(capsys, "clear", str(first), str(second))  # a deleted profile's entries can be cleared too
+    code, out, _ = run(capsys, "clear", str(first), "--profile", str(second))  # a deleted profile's too
     assert code == 0 and out.startswith("removed 1 entry (")
     assert cache_entries(cache_root) == []
 

@@ -89,14 +89,6 @@ def join_writers() -> Iterator[None]:
 
 
 @pytest.fixture
-def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("IPU_NB_CACHE", str(root))
-    monkeypatch.delenv("IPU_NB_CACHE_SIZE", raising=False)
-    return root
-
-
-@pytest.fixture
 def decodes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Records every decode `open_profile` does (a cache hit does none)."""
     calls: list[Path] = []

@@ -41,6 +41,15 @@ def register(subparsers: Any) -> None:
         description="Remove every cache entry, or only the entries of the given profile paths.",
     )
     clear.add_argument("profiles", nargs="*", type=Path, metavar="PROFILE", help="profile whose entries to remove")
+    clear.add_argument(
+        "--profile",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        dest="profile_options",
+        help="the same, as an option (repeatable)",
+    )
     clear.set_defaults(func=run_clear)
 
 
@@ -98,7 +107,7 @@ def run_clear(args: argparse.Namespace) -> int:
     root = _cache.cache_dir()
     _listing(root)  # a cache path that is not a directory is an error, not "nothing removed"
     removed = freed = 0
-    for profile in args.profiles or [None]:
+    for profile in [*args.profiles, *args.profile_options] or [None]:
         count, size = _cache.clear_cache(root, profile)
         removed += count
         freed += size
