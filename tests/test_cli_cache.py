@@ -90,7 +90,7 @@ def test_info_flags_a_cache_over_its_cap(capsys, cache_root: Path, two_cached: l
 def test_info_shows_a_damaged_entry(capsys, cache_root: Path, two_cached: list[Path]) -> None:
     (cache_root / cache_key(two_cached[0]) / "profile.json").write_text("[]")
     code, out, _ = run(capsys, "info")
-    assert code == 0 and out.splitlines()[-1].endswith("(damaged entry: replaced or evicted when next written)")
+    assert code == 0 and out.splitlines()[-1].endswith("(unreadable: damaged, or from another ipu-nb version)")
     _, out, _ = run(capsys, "info", "--json")
     assert json.loads(out)["entries"][-1]["profile"] is None
 

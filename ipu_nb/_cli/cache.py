@@ -95,7 +95,9 @@ def run_info(args: argparse.Namespace) -> int:
         width = max(len("size"), *map(len, sizes))
         lines += ["", f"{'last used':<19}  {'size':>{width}}  profile"]
         for entry, size in zip(entries, sizes, strict=True):
-            profile = entry.profile or "(damaged entry: replaced or evicted when next written)"
+            profile = entry.profile
+            if profile is None:
+                profile = "(unreadable: damaged, or from another ipu-nb version)"
             lines.append(f"{_when(entry.last_use_ns):%Y-%m-%d %H:%M:%S}  {size:>{width}}  {profile}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
