@@ -1,13 +1,53 @@
-"""Shared pytest set-up: make `tests/` importable for the builders; both text paths of the loader."""
+"""Shared pytest set-up: `tests/` importable for the builders, a private frame cache, both text paths."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_frame_cache() -> Iterator[Path]:
+    """Point ``$IPU_NB_CACHE`` at a temporary directory for the whole run, removed at the end.
+
+    Set in ``os.environ`` (before any other session fixture starts a process), so the CLI
+    and notebook subprocesses, Jupyter servers and their kernels inherit it: the suite
+    never reads or fills the user's ``~/.cache/ipu-nb/frames``. Tests that need an empty
+    cache of their own still set one with ``monkeypatch``.
+    """
+    root = Path(tempfile.mkdtemp(prefix="ipu-nb-test-cache-"))
+    saved = {name: os.environ.get(name) for name in ("IPU_NB_CACHE", "IPU_NB_CACHE_SIZE")}
+    os.environ["IPU_NB_CACHE"] = str(root)
+    os.environ.pop("IPU_NB_CACHE_SIZE", None)  # the documented default cap, whatever the user's shell says
+    try:
+        yield root
+    finally:
+        from ipu_nb._load._cache import wait_for_writes
+
+        wait_for_writes()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache of the test's own (not yet created), at the default size cap."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("IPU_NB_CACHE", str(root))
+    monkeypatch.delenv("IPU_NB_CACHE_SIZE", raising=False)
+    return root
 
 
 @pytest.fixture(params=["native", "numpy"])

@@ -31,8 +31,10 @@ def open_profile(
     path : str or Path
         The profile file the runtime wrote.
     cache : bool, default True
-        Reuse (and write) the decoded frames cached by content (`ipu_nb._load._cache`, under
-        ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``); False bypasses the cache.
+        Reuse (and write) the decoded frames cached by file identity and content
+        (`ipu_nb._load._cache`, under ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``,
+        at most ``$IPU_NB_CACHE_SIZE`` bytes, default 4 GiB, least recently used evicted
+        first); entries are verified before use. False bypasses the cache.
     decoder : {"auto", "fast", "reference"}, default "auto"
         "fast" is the columnar wire decoder; "reference" forces the slow pycapnp decoder (the
         yardstick in tests). "auto" uses the fast one and falls back to pycapnp, with a
@@ -51,6 +53,8 @@ def open_profile(
     ProfileFormatError
         The file is truncated, corrupt, or of a schema version this reader cannot decode
         (`UnsupportedSchemaVersionError`).
+    ValueError
+        ``$IPU_NB_CACHE_SIZE`` is set but is not a size (with ``cache=True``).
 
     Examples
     --------
@@ -71,8 +75,9 @@ def open_profile(
         raise PermissionError(f"profile is not readable: {path}")
     key = None
     if cache:
-        from ._cache import cache_key, load_cached
+        from ._cache import cache_key, cache_size_limit, load_cached
 
+        limit = cache_size_limit()  # a bad $IPU_NB_CACHE_SIZE is reported here, not lost in the writer thread
         try:
             key = cache_key(path)
         except OSError as exc:
@@ -84,7 +89,7 @@ def open_profile(
     if key is not None:
         from ._cache import store_in_background
 
-        store_in_background(profile, key)
+        store_in_background(profile, key, limit=limit)
     return profile
 
 

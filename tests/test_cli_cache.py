@@ -1,0 +1,162 @@
+"""`ipu-nb cache info|clear`: what the frame cache holds, emptying it, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from builders import S, T, columns_from_tiles
+
+from ipu_nb._cli import main
+from ipu_nb._load import open_profile
+from ipu_nb._load._cache import cache_entries, cache_key, wait_for_writes
+from ipu_nb._write import write_columns
+
+
+def write(path: Path, tiles: int) -> Path:
+    return write_columns(columns_from_tiles([T(t, [S(i, i + 1) for i in range(4)]) for t in range(tiles)]), path)
+
+
+@pytest.fixture
+def two_cached(tmp_path: Path, cache_root: Path) -> list[Path]:
+    """Two profiles with cache entries; the second one used last."""
+    paths = [write(tmp_path / "first.capnp", 2), write(tmp_path / "second.capnp", 5)]
+    for path in paths:
+        open_profile(path)
+        wait_for_writes()
+        time.sleep(0.02)
+    return paths
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["cache", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_info_on_an_empty_cache(capsys: pytest.CaptureFixture[str], cache_root: Path) -> None:
+    code, out, err = run(capsys, "info")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"directory  {cache_root}",
+        "size cap   4 GiB (default; set IPU_NB_CACHE_SIZE to change it)",
+        "entries    0, 0 B in total",
+    ]
+
+
+def test_info_lists_every_entry_most_recent_first(
+    capsys: pytest.CaptureFixture[str], cache_root: Path, two_cached: list[Path], monkeypatch
+) -> None:
+    monkeypatch.setenv("IPU_NB_CACHE_SIZE", "2GiB")
+    code, out, err = run(capsys, "info", "--json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    entries = cache_entries(cache_root)
+    assert document["directory"] == str(cache_root)
+    assert (document["limit_bytes"], document["limit_source"]) == (2 << 30, "IPU_NB_CACHE_SIZE")
+    assert document["entry_count"] == 2
+    assert [e["profile"] for e in document["entries"]] == [str(p.resolve()) for p in reversed(two_cached)]
+    assert [e["key"] for e in document["entries"]] == [cache_key(p) for p in reversed(two_cached)]
+    sizes = [sum(f.stat().st_size for f in (cache_root / e["key"]).iterdir()) for e in document["entries"]]
+    assert [e["bytes"] for e in document["entries"]] == sizes
+    assert document["total_bytes"] == sum(sizes) == sum(e.size for e in entries)
+    assert all(e["last_used"][:4].isdigit() and "T" in e["last_used"] for e in document["entries"])
+
+    code, out, err = run(capsys, "info")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[1] == "size cap   2 GiB (from IPU_NB_CACHE_SIZE)"
+    assert lines[2].startswith("entries    2, ") and "KiB in total" in lines[2]
+    assert lines[4].split() == ["last", "used", "size", "profile"]
+    assert [line.split()[-1] for line in lines[5:]] == [str(p.resolve()) for p in reversed(two_cached)]
+
+
+def test_a_hit_moves_an_entry_to_the_front(capsys, cache_root: Path, two_cached: list[Path]) -> None:
+    open_profile(two_cached[0])
+    _, out, _ = run(capsys, "info", "--json")
+    assert [e["profile"] for e in json.loads(out)["entries"]] == [str(p.resolve()) for p in two_cached]
+
+
+def test_info_flags_a_cache_over_its_cap(capsys, cache_root: Path, two_cached: list[Path], monkeypatch) -> None:
+    monkeypatch.setenv("IPU_NB_CACHE_SIZE", "1KiB")
+    _, out, _ = run(capsys, "info")
+    assert "over the cap" in out.splitlines()[2]
+
+
+def test_info_shows_a_damaged_entry(capsys, cache_root: Path, two_cached: list[Path]) -> None:
+    (cache_root / cache_key(two_cached[0]) / "profile.json").write_text("[]")
+    code, out, _ = run(capsys, "info")
+    assert code == 0 and out.splitlines()[-1].endswith("(unreadable: damaged, or from another ipu-nb version)")
+    _, out, _ = run(capsys, "info", "--json")
+    assert json.loads(out)["entries"][-1]["profile"] is None
+
+
+def test_clear_everything(capsys, cache_root: Path, two_cached: list[Path]) -> None:
+    size = sum(e.size for e in cache_entries(cache_root))
+    code, out, err = run(capsys, "clear")
+    assert (code, err) == (0, "")
+    assert out.startswith(f"removed 2 entries ({size / 1024:.1f} KiB) from {cache_root}".replace(".0 KiB", " KiB"))
+    assert cache_entries(cache_root) == []
+    assert run(capsys, "clear")[1] == f"removed 0 entries (0 B) from {cache_root}\n"
+
+
+def test_clear_one_profile(capsys, cache_root: Path, two_cached: list[Path], monkeypatch) -> None:
+    first, second = two_cached
+    monkeypatch.chdir(first.parent)
+    code, out, _ = run(capsys, "clear", first.name)  # a relative path names the same profile
+    assert code == 0 and out.startswith("removed 1 entry (")
+    assert [e.key for e in cache_entries(cache_root)] == [cache_key(second)]
+    first.unlink()
+    code, out, _ = run(capsys, "clear", str(first), "--profile", str(second))  # a deleted profile's too
+    assert code == 0 and out.startswith("removed 1 entry (")
+    assert cache_entries(cache_root) == []
+
+
+def test_bad_size_variable_is_one_line_exit_1(capsys, cache_root: Path, monkeypatch) -> None:
+    monkeypatch.setenv("IPU_NB_CACHE_SIZE", "a lot")
+    code, out, err = run(capsys, "info")
+    assert (code, out) == (1, "")
+    assert err == (
+        "ipu-nb cache: error: IPU_NB_CACHE_SIZE: invalid size 'a lot': "
+        "expected a number of bytes or a size like 2GiB, 500MiB or 1.5GB\n"
+    )
+
+
+def test_cache_path_that_is_a_file_is_one_line_exit_1(capsys, tmp_path: Path, monkeypatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("IPU_NB_CACHE", str(blocker))
+    for action in ("info", "clear"):
+        code, out, err = run(capsys, action)
+        assert (code, out) == (1, "")
+        assert err.count("\n") == 1 and "is not a directory" in err and str(blocker) in err
+
+
+@pytest.mark.parametrize("argv", [[], ["purge"], ["info", "--bogus"], ["info", "extra"]])
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cache", *argv])
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+
+
+def test_the_command_runs_for_real(two_cached: list[Path], cache_root: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ipu_nb", "cache", "info", "--json"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout)["directory"] == str(cache_root)
+    assert json.loads(out.stdout)["entry_count"] == 2
+
+
+def test_subprocesses_inherit_the_suites_temporary_cache(private_frame_cache: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ipu_nb", "cache", "info", "--json"], capture_output=True, text=True, check=True
+    )
+    directory = Path(json.loads(out.stdout)["directory"])
+    assert directory == private_frame_cache
+    assert directory != Path.home() / ".cache" / "ipu-nb" / "frames"
