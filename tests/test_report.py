@@ -162,7 +162,7 @@ def test_report_renders_offline_in_chromium(report):
             )
             # hover the hostile sample's bar: vega-tooltip must show the strings as text
             bars = page.query_selector_all("#ipu-nb-chart-0 path[aria-roledescription='bar']")
-            hostile_bar = next(b for b in bars if "onerror" in (b.get_attribute("aria-label") or ""))
+            hostile_bar = next(b for b in bars if f"operation: {HOSTILE}" in (b.get_attribute("aria-label") or ""))
             hostile_bar.hover()
             page.wait_for_selector("#vg-tooltip-element.visible", timeout=5_000)
             tooltip_text = page.inner_text("#vg-tooltip-element")
