@@ -119,11 +119,9 @@ def duration_distribution(
     shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
     # Encoding titles are copied into expressions (see ipu_nb._sanitize): only known names go there.
     by = group_by if group_by in SAMPLE_GROUPS else "group"
-    # Groups are ordered by a scale domain or a rank column, never a sort list (Vega-Lite compiles those to code).
+    # Groups are ordered by a scale domain or by rank-prefixed facet keys, never a sort list (Vega-Lite
+    # compiles those to code).
     group_color = alt.Color("group:N", title=by, scale=kind_scale() if group_by == "kind" else alt.Scale(domain=order))
-    rank = pl.DataFrame(
-        {"group": list(dist.order), "rank": range(len(order))}, schema={"group": pl.String, "rank": pl.Int64}
-    )
     x_scale = alt.Scale(type="symlog") if dist.log else alt.Scale(zero=False)
     stat_color = alt.Color(
         "stat:N", title="percentile", scale=alt.Scale(domain=["p50", "p95"], range=["#222222", "#e45756"])
@@ -159,14 +157,19 @@ def duration_distribution(
             dist.markers.with_columns(pl.lit("marker").alias("layer")),
         ],
         how="diagonal",
-    ).join(rank, on="group", how="left", maintain_order="left")
+    )
+    # Facet keys start with the zero-padded rank: they sort in drawing order, and none is "__proto__",
+    # which Vega 6.1's facet operator cannot hold (it keys subflows by a plain object).
+    digits = len(str(max(len(order) - 1, 0)))
+    keys = {group: f"{i:0{digits}d} {group}" for i, group in enumerate(order)}
+    combined = chart_data(combined).with_columns(pl.col("group").replace_strict(keys).alias("facet"))
     bars = (
         alt.Chart()
         .mark_bar(color=KIND_COLORS["compute"])
         .encode(
             x=alt.X("start:Q", bin="binned", title="duration (cycles)", scale=x_scale),
             x2="end:Q",
-            y=alt.Y("count:Q", title="samples"),
+            y=alt.Y("count:Q", title="samples", stack=None),  # see breakdown: no stack transform
             tooltip=[
                 alt.Tooltip("start:Q", format=",.0f", title="from"),
                 alt.Tooltip("end:Q", format=",.0f", title="to (excl.)"),
@@ -187,14 +190,13 @@ def duration_distribution(
         .transform_filter(alt.datum.layer == "marker")
     )
     return (
-        alt.layer(bars, rules, data=chart_data(combined))
+        alt.layer(bars, rules, data=combined)
         .properties(width=560, height=70)
         .facet(
             row=alt.Row(
-                "group:N",
-                sort=alt.EncodingSortField("rank", op="min"),
+                "facet:N",
                 title=label(group_by),  # a facet title is drawn as text only
-                header=alt.Header(labelAngle=0, labelAlign="left"),
+                header=alt.Header(labelAngle=0, labelAlign="left", labelExpr=f"slice(datum.value, {digits + 1})"),
             ),
         )
         .resolve_scale(y="independent")

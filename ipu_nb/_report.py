@@ -36,7 +36,11 @@ _EMBED = """<script>
     (function (el) {
       var target = document.getElementById(el.getAttribute("data-target"));
       vegaEmbed(target, JSON.parse(el.textContent), { actions: false, renderer: "svg" })
-        .catch(function (err) { target.textContent = "chart failed to render: " + err; });
+        .then(function () { target.setAttribute("data-ipu-nb-rendered", "ok"); })
+        .catch(function (err) {
+          target.textContent = "chart failed to render: " + err;
+          target.setAttribute("data-ipu-nb-rendered", "error");
+        });
     })(specs[i]);
   }
 })();
