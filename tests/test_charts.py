@@ -164,7 +164,11 @@ def test_duration_distribution_specs(hostile, style):
     text = json.dumps(spec)
     assert '"p50"' in text and '"p95"' in text
     if style == "histogram":
-        assert spec["facet"]["row"]["field"] == "group"
+        # one row per group, keyed by rank then label (drawing order; never a name Vega's facet cannot hold)
+        assert spec["facet"]["row"]["field"] == "facet"
+        keys = sorted({r["facet"] for r in next(iter(spec["datasets"].values()))})
+        assert [k.split(" ", 1)[1] for k in keys] == sorted({r["group"] for r in next(iter(spec["datasets"].values()))})
+        assert spec["facet"]["row"]["header"]["labelExpr"] == "slice(datum.value, 2)"
         layers = spec["spec"]["layer"]
         assert [layer["mark"]["type"] for layer in layers] == ["bar", "rule"]
     else:
