@@ -238,6 +238,20 @@ def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: An
     )
 
 
+#: The Gantt tooltip's fixed rows: (field, type, title, format).
+_GANTT_TOOLTIP: tuple[tuple[str, str, str, str | None], ...] = (
+    ("sample", "quantitative", "sample", None),
+    ("tile", "quantitative", "tile", None),
+    ("phase", "quantitative", "phase", None),
+    ("epoch", "quantitative", "epoch", None),
+    ("kind", "nominal", "kind", None),
+    ("operation", "nominal", "operation", None),
+    ("kernel", "nominal", "kernel", None),
+    ("start", "quantitative", "offset", ","),
+    ("duration", "quantitative", "duration", ","),
+)
+
+
 def gantt(
     source: Profile | pl.DataFrame,
     *,
@@ -285,9 +299,13 @@ def gantt(
         if color == "kind"
         else alt.Color(f"{color}:N", title=color, legend=alt.Legend(labelLimit=240))
     )
-    fixed = ["sample", "tile", "phase", "epoch", "kind", "operation", "kernel", "offset", "duration"]
-    titles = distinct_names([*fixed, *(name for _, name in names)])[len(fixed) :]  # a key named "tile" too
-    extra = [
+    fixed = [row for row in _GANTT_TOOLTIP if row[0] in data.columns]
+    # Metadata names become titles only, made distinct from the fixed ones (a key named "tile" too).
+    titles = distinct_names([*(title for _, _, title, _ in fixed), *(name for _, name in names)])[len(fixed) :]
+    tooltip = [
+        alt.Tooltip(field=field, type=kind, title=title, format=fmt or alt.Undefined)
+        for field, kind, title, fmt in fixed
+    ] + [
         alt.Tooltip(field=field, type="nominal", title=tooltip_title(title))
         for (field, _), title in zip(names, titles, strict=True)
     ]
@@ -299,18 +317,7 @@ def gantt(
             x2="end:Q",
             y=alt.Y("tile:O", title="physical tile", sort=tiles),
             color=encoding,
-            tooltip=[
-                *([alt.Tooltip("sample:Q")] if "sample" in data.columns else []),
-                alt.Tooltip("tile:Q"),
-                alt.Tooltip("phase:Q"),
-                alt.Tooltip("epoch:Q"),
-                alt.Tooltip("kind:N"),
-                alt.Tooltip("operation:N"),
-                alt.Tooltip("kernel:N"),
-                alt.Tooltip("start:Q", format=",", title="offset"),
-                alt.Tooltip("duration:Q", format=","),
-                *extra,
-            ],
+            tooltip=tooltip,
         )
         .properties(
             title=f"{data.height} samples on {len(tiles)} tiles",
