@@ -1,5 +1,6 @@
-"""Profiles for the chart, report, HTML and magics tests: a hand-written one with hostile strings,
-and numpy-built ones of any size (fast: no per-sample Python)."""
+"""Profiles for the chart, report, HTML and magics tests: a hand-written one with hostile strings, a
+"nasty" one whose names hold everything a renderer can choke on (with helpers that export it in a
+child process), and numpy-built ones of any size (fast: no per-sample Python)."""
 
 from __future__ import annotations
 
@@ -179,9 +180,8 @@ def export_nasty_charts(directory: Path) -> subprocess.CompletedProcess[str]:
     return run_isolated(code, str(directory))
 
 
-#: What a report of the nasty profile holds besides its charts (see `save_nasty_report`).
+#: The nasty report's title (see `save_nasty_report`).
 NASTY_REPORT_TITLE = "report " + NASTY_NAMES[4] + NASTY_NAMES[9] + NASTY_NAMES[0]
-NASTY_REPORT_EXTRAS = 4  # the Profile, two QueryResults, a samples table
 
 
 def save_nasty_report(path: Path, *, static: bool) -> subprocess.CompletedProcess[str]:
