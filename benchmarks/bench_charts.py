@@ -8,6 +8,11 @@ the rows and bytes of data embedded, and the full/small ratios side by side. The
 ratio stays near 1 (charts embed aggregates, never samples) except for the heat-maps,
 which hold one row per tile (1,472 vs 64); the time ratio shows how the polars
 aggregation scales with the sample count (~18× more samples).
+
+Then, on the full profile, the cost of making profile strings safe to render
+(`ipu_nb._sanitize`: labelling every chart frame, and `safe_spec` on the spec):
+best of three builds with the rules and with them replaced by the identity, side
+by side, and their ratio.
 """
 
 from __future__ import annotations
@@ -52,6 +57,31 @@ def _measure(profile: ipu_nb.Profile) -> dict[str, tuple[float, int, int]]:
     return out
 
 
+def _best(build: Callable[[], object], repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        charts.to_spec(build())  # type: ignore[arg-type]
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _sanitise_overhead(profile: ipu_nb.Profile) -> None:
+    from unittest import mock
+
+    from ipu_nb import _charts_common, _charts_export
+
+    print(f"\n{'sanitising (full profile)':28} {'with s':>8} {'without':>8} {'ratio':>6}")
+    for name, build in _builders(profile).items():
+        with_rules = _best(build)
+        with (
+            mock.patch.object(_charts_common, "label_frame", lambda frame: frame),
+            mock.patch.object(_charts_export, "safe_spec", lambda spec: spec),
+        ):
+            without = _best(build)
+        print(f"{name:28} {with_rules:8.3f} {without:8.3f} {with_rules / max(without, 1e-9):6.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", type=Path, help="full-size profile (default: the demo, generated on first use)")
@@ -69,6 +99,7 @@ def main() -> None:
             f"{name:28} {seconds:8.3f} {s_seconds:8.3f} {seconds / max(s_seconds, 1e-9):6.1f} "
             f"{rows:6d} {s_rows:6d} {size / 1000:7.1f} {size / max(s_size, 1):6.2f}"
         )
+    _sanitise_overhead(full)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,17 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from ._sanitize import label, label_frame
+
 __all__ = [
     "KIND_COLORS",
     "SelectionTooLargeError",
     "as_profile",
+    "chart_data",
+    "group_title",
     "groups_of",
     "is_profile",
     "kind_scale",
-    "plain",
     "samples_of",
     "spec_names",
 ]
@@ -105,13 +108,19 @@ def spec_names(groups: pl.DataFrame) -> pl.DataFrame:
     return groups.rename({k: v for k, v in _SPEC_NAMES.items() if k in groups.columns and v not in groups.columns})
 
 
+def group_title(group_by: str, q: Any) -> str:
+    """What a groups chart's title says it groups by (``metadata layer`` for a metadata key), as a label."""
+    key = getattr(q, "metadata_key", None)
+    return label(f"metadata {key}" if group_by == "metadata" and key is not None else group_by)
+
+
 def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, str, Any]:
-    """(groups table, group-by label, the Query or None) of a groups-chart source."""
+    """(groups table, what it is grouped by — a `Query.group_by` value or "group" —, the Query or None)."""
     if _is_query_result(source):
         if query_flags:
             raise TypeError("query flags apply to a Profile source; this QueryResult is already computed")
         q = getattr(source, "query", None)
-        return spec_names(source.groups), str(getattr(q, "group_by", "group")), q
+        return spec_names(source.groups), str(getattr(q, "group_by", None) or "group"), q
     profile, base = as_profile(source)
     if profile is not None:
         from ._query import query
@@ -129,12 +138,11 @@ def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, s
     raise TypeError(f"expected a Profile, ProfileWidget, QueryResult or groups DataFrame, got {type(source).__name__}")
 
 
-def plain(frame: pl.DataFrame) -> pl.DataFrame:
-    """Strings for Categorical/Enum columns and no nested ones, so Altair serialises plain JSON."""
+def chart_data(frame: pl.DataFrame) -> pl.DataFrame:
+    """What a chart may embed: no nested columns, and every string a label (`ipu_nb._sanitize.label`).
+
+    Every frame handed to Altair passes here, so no profile string reaches a
+    renderer unescaped; Categorical/Enum columns become plain strings on the way.
+    """
     keep = [c for c, t in frame.schema.items() if not isinstance(t, (pl.Struct, pl.List, pl.Array, pl.Object))]
-    return frame.select(
-        [
-            pl.col(c).cast(pl.String) if isinstance(frame.schema[c], (pl.Categorical, pl.Enum)) else pl.col(c)
-            for c in keep
-        ]
-    )
+    return label_frame(frame.select(keep))

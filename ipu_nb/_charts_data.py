@@ -12,8 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from ._sanitize import distinct_names, safe_field
+
 __all__ = [
     "GRID_COLUMNS",
+    "SAMPLE_GROUPS",
     "Distribution",
     "active_tiles_frame",
     "distribution_frame",
@@ -28,7 +31,8 @@ GRID_COLUMNS = 64
 #: Kinds drawn as work in "active tiles" views; idle samples (and inactive compute) are not activity.
 ACTIVE_KINDS: tuple[str, ...] = ("compute", "exchange", "synchronization")
 
-_SAMPLE_GROUPS = ("kind", "kernel", "operation", "phase", "tile")
+#: Groupings of samples by name (a samples DataFrame may also be grouped by any of its columns).
+SAMPLE_GROUPS = ("kind", "kernel", "operation", "phase", "tile")
 
 
 def _busy() -> pl.Expr:
@@ -149,18 +153,16 @@ def _group_column(samples: pl.DataFrame, group_by: str) -> pl.Expr:
         return pl.format("phase {}/{}", pl.col("phase"), pl.col("epoch"))
     if group_by == "tile":
         return pl.format("tile {}", pl.col("tile"))
-    if group_by == "kernel":
-        kernel = pl.col("kernel").cast(pl.String)
-        return pl.when(kernel == "").then(pl.lit("(no kernel)")).otherwise(kernel)
-    if group_by in ("kind", "operation"):
-        return pl.col(group_by).cast(pl.String)
     if group_by in samples.columns:
         return pl.col(group_by).cast(pl.String)
-    raise ValueError(f"cannot group samples by {group_by!r}: use one of {', '.join(_SAMPLE_GROUPS)}")
+    raise ValueError(f"cannot group samples by {group_by!r}: use one of {', '.join(SAMPLE_GROUPS)}")
 
 
 def grouped_durations(samples: pl.DataFrame, group_by: str, top: int) -> tuple[pl.DataFrame, int]:
-    """(group, duration) for the ``top`` groups with the most work cycles, and the total group count."""
+    """(group, duration) for the ``top`` groups with the most work cycles, and the total group count.
+
+    Groups are the raw values (the empty kernel is its own group, named "" here).
+    """
     keyed = samples.select(_group_column(samples, group_by).alias("group"), pl.col("duration").cast(pl.Int64))
     ranking = (
         keyed.group_by("group")
@@ -178,6 +180,8 @@ class Distribution:
     ``histogram``: group, start, end (bin edges in cycles), count, share (of the group's samples).
     ``ecdf``: group, duration, fraction — ``points + 1`` quantile points per group.
     ``markers``: group, stat (p50 or p95, SPEC §3 indices), cycles, samples.
+    ``group`` is the group's name, "(no kernel)" for the empty kernel (made distinct
+    from a kernel of that name); ``order`` lists the groups as drawn (by name).
     """
 
     histogram: pl.DataFrame
@@ -185,6 +189,7 @@ class Distribution:
     markers: pl.DataFrame
     group_count: int
     log: bool
+    order: tuple[str, ...] = ()
 
 
 def distribution_frame(
@@ -207,6 +212,9 @@ def distribution_frame(
     ecdf_rows: list[pl.DataFrame] = []
     marker_rows: list[dict[str, object]] = []
     durations = keyed.get_column("duration").to_numpy()
+    keyed = keyed.sort("group")
+    raw = keyed.get_column("group").unique(maintain_order=True).to_list()
+    names = dict(zip(raw, distinct_names(raw, empty="(no kernel)" if group_by == "kernel" else "(empty)"), strict=True))
     if len(durations):
         lo, hi = int(durations.min()), int(durations.max())
         if log is None:
@@ -216,23 +224,24 @@ def distribution_frame(
             edges[0] = min(edges[0], lo)  # zero-length samples land in the first bin
         else:
             edges = np.linspace(lo, hi + 1, bins + 1)
-        for (group,), part in keyed.sort("group").group_by("group", maintain_order=True):
+        for (raw_group,), part in keyed.group_by("group", maintain_order=True):
+            group = names[raw_group]
             d = np.sort(part.get_column("duration").to_numpy())
             counts, _ = np.histogram(d, bins=edges)
             hist_rows.append(
                 pl.DataFrame(
                     {"start": edges[:-1], "end": edges[1:], "count": counts.astype(np.int64), "share": counts / len(d)}
-                ).with_columns(pl.lit(str(group)).alias("group"))
+                ).with_columns(pl.lit(group, dtype=pl.String).alias("group"))
             )
             index = (np.arange(points + 1) * (len(d) - 1)) // points
             ecdf_rows.append(
                 pl.DataFrame({"duration": d[index].astype(np.int64), "fraction": (index + 1) / len(d)})
-                .with_columns(pl.lit(str(group)).alias("group"))
+                .with_columns(pl.lit(group, dtype=pl.String).alias("group"))
                 .unique("duration", keep="last", maintain_order=True)
             )
             for stat, percent in (("p50", 50), ("p95", 95)):
                 marker_rows.append(
-                    {"group": str(group), "stat": stat, "cycles": spec_percentile(d, percent), "samples": len(d)}
+                    {"group": group, "stat": stat, "cycles": spec_percentile(d, percent), "samples": len(d)}
                 )
     hist_schema = {"group": pl.String, "start": pl.Float64, "end": pl.Float64, "count": pl.Int64, "share": pl.Float64}
     ecdf_schema = {"group": pl.String, "duration": pl.Int64, "fraction": pl.Float64}
@@ -244,13 +253,13 @@ def distribution_frame(
     )
     ecdf = pl.concat(ecdf_rows).select(list(ecdf_schema)) if ecdf_rows else pl.DataFrame(schema=ecdf_schema)
     markers = pl.DataFrame(marker_rows, schema=marker_schema)
-    return Distribution(histogram, ecdf, markers, group_count, bool(log))
+    return Distribution(histogram, ecdf, markers, group_count, bool(log), tuple(names.values()))
 
 
 def gantt_frame(samples: pl.DataFrame) -> pl.DataFrame:
     """The columns a Gantt bar needs, strings as plain text (Categorical/Enum do not serialise)."""
     samples = _with_inactive(samples)
-    wanted = [c for c in ("tile", "phase", "epoch", "kind", "operation", "kernel") if c in samples.columns]
+    wanted = [c for c in ("sample", "tile", "phase", "epoch", "kind", "operation", "kernel") if c in samples.columns]
     return samples.select(
         *[pl.col(c).cast(pl.String) if c in ("kind", "operation", "kernel") else pl.col(c) for c in wanted],
         # The runtime's timeline draws compute flagged active=false as idle; the stored kind stays in `kind`.
@@ -262,3 +271,52 @@ def gantt_frame(samples: pl.DataFrame) -> pl.DataFrame:
         _end().alias("end"),
         pl.col("duration").cast(pl.Int64),
     ).sort(["tile", "start"])
+
+
+def metadata_entries(samples: pl.DataFrame, metadata: pl.DataFrame | None = None) -> pl.DataFrame:
+    """(sample, name, value) of the selected samples' metadata, in entry order.
+
+    From the samples' own ``metadata`` list column (`Profile.filter` output) or,
+    without it, from the profile's long ``metadata`` frame.
+    """
+    schema = {"sample": pl.UInt32, "name": pl.String, "value": pl.String}
+    if "sample" not in samples.columns:
+        return pl.DataFrame(schema=schema)
+    if "metadata" in samples.columns:
+        long = samples.select("sample", "metadata").explode("metadata").drop_nulls("metadata").unnest("metadata")
+    elif metadata is not None:
+        ids = samples.get_column("sample").implode()
+        long = metadata.filter(pl.col("sample").is_in(ids)).sort(["sample", "position"])
+    else:
+        return pl.DataFrame(schema=schema)
+    return long.select(
+        pl.col("sample").cast(pl.UInt32), pl.col("name").cast(pl.String), pl.col("value").cast(pl.String)
+    )
+
+
+def metadata_columns(entries: pl.DataFrame, top: int) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
+    """Each sample's first value of the ``top`` most common metadata names, one column per name.
+
+    Returns (sample + the columns, [(column, name)]). Columns are named by
+    `ipu_nb._sanitize.safe_field`, never by the names: a profile string never
+    names a chart field (it becomes the column's title).
+    """
+    if entries.height == 0 or top < 1:
+        return pl.DataFrame(schema={"sample": pl.UInt32}), []
+    names = (
+        entries.group_by("name")
+        .agg(pl.col("sample").n_unique().alias("samples"))
+        .sort(["samples", "name"], descending=[True, False])
+        .head(top)
+        .get_column("name")
+        .to_list()
+    )
+    fields = {name: safe_field("metadata", i) for i, name in enumerate(names)}
+    wide = (
+        entries.filter(pl.col("name").is_in(names))
+        .with_columns(pl.col("name").replace_strict(fields).alias("field"))
+        .group_by(["sample", "field"], maintain_order=True)
+        .agg(pl.col("value").first())
+        .pivot(on="field", index="sample", values="value")
+    )
+    return wide.select("sample", *fields.values()), [(fields[n], n) for n in names]

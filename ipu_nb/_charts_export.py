@@ -1,4 +1,9 @@
-"""Exporting charts: the spec without URLs, and PNG/SVG/PDF through vl-convert (offline)."""
+"""Exporting charts: the spec without URLs, and PNG/SVG/PDF through vl-convert (offline).
+
+Every export goes through `to_spec`, which passes the spec through
+`ipu_nb._sanitize.safe_spec`: a chart not built by `ipu_nb.charts`, holding raw
+profile strings, exports too instead of aborting the process inside vl-convert.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import Any
 
 import altair as alt
 
+from ._sanitize import safe_spec
+
 __all__ = ["save", "to_spec", "vegalite_version"]
 
 Chart = alt.TopLevelMixin
@@ -14,10 +21,10 @@ _SAVE_FORMATS = (".png", ".svg", ".pdf", ".html", ".json")
 
 
 def to_spec(chart: Chart) -> dict[str, Any]:
-    """The chart's Vega-Lite spec as a dict, without the ``$schema`` URL (nothing to fetch)."""
+    """The chart's Vega-Lite spec as a dict, without the ``$schema`` URL (nothing to fetch), safe to render."""
     spec = chart.to_dict()
     spec.pop("$schema", None)
-    return spec
+    return safe_spec(spec)
 
 
 def vegalite_version() -> str | None:

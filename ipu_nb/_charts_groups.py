@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
-from ._charts_common import KIND_COLORS, as_profile, groups_of, kind_scale, plain, spec_names
+from ._charts_common import KIND_COLORS, as_profile, chart_data, group_title, groups_of, kind_scale, spec_names
+from ._sanitize import distinct_names
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -56,14 +57,17 @@ def breakdown(
     if as_profile(source)[0] is not None:
         sort_by = "phase-cycles" if measure == "phaseCycles" else "work-cycles"
         flags = {"group_by": by, "sort_by": sort_by, "limit": top, "metadata_key": metadata_key, **flags}
-    groups, label, _ = groups_of(source, flags)
+    groups, group_by, q = groups_of(source, flags)
     total = groups.height
-    data = plain(groups).sort([measure, "name"], descending=[True, False]).head(top)
-    data = data.with_columns(
-        pl.when(pl.col("name") == "").then(pl.lit("(empty)")).otherwise(pl.col("name")).alias("label")
+    data = groups.sort([measure, "name"], descending=[True, False]).head(top)
+    # Bars are ordered by a rank column, not a sort list: Vega-Lite compiles a list into an expression.
+    data = chart_data(
+        data.with_columns(
+            pl.Series("label", distinct_names(data.get_column("name").to_list()), dtype=pl.String),
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("rank"),
+        )
     )
-    order = data.get_column("label").to_list()
-    shown = f"top {len(order)} of {total}" if total > len(order) else f"{len(order)}"
+    shown = f"top {data.height} of {total}" if total > data.height else f"{data.height}"
     tooltip = [
         alt.Tooltip(c, title=c)
         for c in (
@@ -79,8 +83,10 @@ def breakdown(
         if c in data.columns
     ]
     base = alt.Chart(data).encode(
-        y=alt.Y("label:N", sort=order, title=label, axis=alt.Axis(labelLimit=320)),
-        x=alt.X(f"{measure}:Q", title=measure),
+        y=alt.Y("label:N", sort=alt.EncodingSortField("rank", op="min"), title=group_by, axis=alt.Axis(labelLimit=320)),
+        # No stack: Vega 6.1's stack transform keys groups by a plain object, so a group named
+        # "constructor" or "toString" would break the chart (one bar per group needs no stacking).
+        x=alt.X(f"{measure}:Q", title=measure, stack=None),
         tooltip=tooltip,
     )
     color = (
@@ -95,7 +101,7 @@ def breakdown(
             base.mark_text(align="left", dx=3, fontSize=10).encode(text=alt.Text("averageActiveTiles:Q", format=".1f"))
         )
     return alt.layer(*layers).properties(
-        title=f"{measure} by {label} ({shown} groups; label = average active tiles)",
+        title=f"{measure} by {group_title(group_by, q)} ({shown} groups; label = average active tiles)",
         width=520,
         height=alt.Step(18),
     )
@@ -122,7 +128,7 @@ def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.D
     parsed = groups.get_column("name").str.extract_groups(_PHASE_NAME.pattern)
     if parsed.struct.field("1").null_count():
         raise ValueError("a phase waterfall needs groups named 'phase P/E' (query with group_by='phase')")
-    table = plain(groups).with_columns(
+    table = groups.with_columns(
         parsed.struct.field("1").cast(pl.Int64).alias("phase"),
         parsed.struct.field("2").cast(pl.Int64).alias("epoch"),
     )
@@ -191,7 +197,7 @@ def phase_waterfall(
     ] + ([alt.Tooltip("phaseMs:Q", format=".4f")] if clock_hz else [])
     merged = f", runs of {run} phases" if run > 1 else ""
     return (
-        alt.Chart(bars)
+        alt.Chart(chart_data(bars))
         .mark_bar()
         .encode(
             x=alt.X("bar:Q", title="phase, in execution order", axis=alt.Axis(labels=False, ticks=False)),

@@ -7,15 +7,19 @@ from typing import TYPE_CHECKING, Any, Literal
 import altair as alt
 import polars as pl
 
-from ._charts_common import KIND_COLORS, SelectionTooLargeError, kind_scale, samples_of
+from ._charts_common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
 from ._charts_data import (
     ACTIVE_KINDS,
     GRID_COLUMNS,
+    SAMPLE_GROUPS,
     active_tiles_frame,
     distribution_frame,
     gantt_frame,
+    metadata_columns,
+    metadata_entries,
     tile_grid_frame,
 )
+from ._sanitize import distinct_names, label, tooltip_title
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -49,7 +53,7 @@ def tile_heatmap(
     share = value in ("busy_share", "share")
     title = value.replace("_", " ")
     return (
-        alt.Chart(grid)
+        alt.Chart(chart_data(grid))
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
             x=alt.X(
@@ -111,19 +115,21 @@ def duration_distribution(
         raise ValueError(f"style must be histogram or ecdf, got {style!r}")
     samples, _, _ = samples_of(source, flags)
     dist = distribution_frame(samples, group_by, top=top, bins=bins, log=log)
-    order = dist.markers.unique("group", maintain_order=True).get_column("group").to_list()
+    order = [label(g) for g in dist.order]
     shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
-    group_color = alt.Color(
-        "group:N", sort=order, title=group_by, scale=kind_scale() if group_by == "kind" else alt.Undefined
-    )
+    # Encoding titles are copied into expressions (see ipu_nb._sanitize): only known names go there.
+    by = group_by if group_by in SAMPLE_GROUPS else "group"
+    # Groups are ordered by a scale domain or by rank-prefixed facet keys, never a sort list (Vega-Lite
+    # compiles those to code).
+    group_color = alt.Color("group:N", title=by, scale=kind_scale() if group_by == "kind" else alt.Scale(domain=order))
     x_scale = alt.Scale(type="symlog") if dist.log else alt.Scale(zero=False)
     stat_color = alt.Color(
         "stat:N", title="percentile", scale=alt.Scale(domain=["p50", "p95"], range=["#222222", "#e45756"])
     )
-    title = f"duration distribution by {group_by} ({shown} groups)"
+    title = f"duration distribution by {label(group_by)} ({shown} groups)"
     if style == "ecdf":
         curve = (
-            alt.Chart(dist.ecdf)
+            alt.Chart(chart_data(dist.ecdf))
             .mark_line(interpolate="step-after")
             .encode(
                 x=alt.X("duration:Q", title="duration (cycles)", scale=x_scale),
@@ -134,7 +140,7 @@ def duration_distribution(
         )
         marks = dist.markers.with_columns(pl.when(pl.col("stat") == "p50").then(0.5).otherwise(0.95).alias("fraction"))
         points = (
-            alt.Chart(marks)
+            alt.Chart(chart_data(marks))
             .mark_point(filled=True, size=60)
             .encode(
                 x="cycles:Q",
@@ -152,13 +158,18 @@ def duration_distribution(
         ],
         how="diagonal",
     )
+    # Facet keys start with the zero-padded rank: they sort in drawing order, and none is "__proto__",
+    # which Vega 6.1's facet operator cannot hold (it keys subflows by a plain object).
+    digits = len(str(max(len(order) - 1, 0)))
+    keys = {group: f"{i:0{digits}d} {group}" for i, group in enumerate(order)}
+    combined = chart_data(combined).with_columns(pl.col("group").replace_strict(keys).alias("facet"))
     bars = (
         alt.Chart()
         .mark_bar(color=KIND_COLORS["compute"])
         .encode(
             x=alt.X("start:Q", bin="binned", title="duration (cycles)", scale=x_scale),
             x2="end:Q",
-            y=alt.Y("count:Q", title="samples"),
+            y=alt.Y("count:Q", title="samples", stack=None),  # see breakdown: no stack transform
             tooltip=[
                 alt.Tooltip("start:Q", format=",.0f", title="from"),
                 alt.Tooltip("end:Q", format=",.0f", title="to (excl.)"),
@@ -182,7 +193,11 @@ def duration_distribution(
         alt.layer(bars, rules, data=combined)
         .properties(width=560, height=70)
         .facet(
-            row=alt.Row("group:N", sort=order, title=group_by, header=alt.Header(labelAngle=0, labelAlign="left")),
+            row=alt.Row(
+                "facet:N",
+                title=label(group_by),  # a facet title is drawn as text only
+                header=alt.Header(labelAngle=0, labelAlign="left", labelExpr=f"slice(datum.value, {digits + 1})"),
+            ),
         )
         .resolve_scale(y="independent")
         .properties(title=title)
@@ -205,7 +220,7 @@ def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: An
         frame = frame.with_columns(pl.col("start").cast(pl.Float64).alias("time"))
         x_title = "offset (cycles)"
     return (
-        alt.Chart(frame)
+        alt.Chart(chart_data(frame))
         .mark_area(interpolate="step-after")
         .encode(
             x=alt.X("time:Q", title=x_title),
@@ -223,14 +238,32 @@ def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: An
     )
 
 
+#: The Gantt tooltip's fixed rows: (field, type, title, format).
+_GANTT_TOOLTIP: tuple[tuple[str, str, str, str | None], ...] = (
+    ("sample", "quantitative", "sample", None),
+    ("tile", "quantitative", "tile", None),
+    ("phase", "quantitative", "phase", None),
+    ("epoch", "quantitative", "epoch", None),
+    ("kind", "nominal", "kind", None),
+    ("operation", "nominal", "operation", None),
+    ("kernel", "nominal", "kernel", None),
+    ("start", "quantitative", "offset", ","),
+    ("duration", "quantitative", "duration", ","),
+)
+
+
 def gantt(
     source: Profile | pl.DataFrame,
     *,
     color: Literal["kind", "kernel", "operation"] = "kind",
     max_samples: int = 2000,
+    metadata: int = 8,
     **flags: Any,
 ) -> alt.Chart:
     """Each selected sample as a bar on its tile's row: for small selections (a phase, a few tiles).
+
+    The tooltip shows the sample and, for the ``metadata`` most common metadata
+    names of the selection, each sample's value.
 
     Raises
     ------
@@ -242,6 +275,8 @@ def gantt(
         raise ValueError(f"color must be kind, kernel or operation, got {color!r}")
     if not 1 <= max_samples <= 5000:
         raise ValueError(f"max_samples must be between 1 and 5000 (Altair's row limit), got {max_samples}")
+    if metadata < 0:
+        raise ValueError(f"metadata must be at least 0 (metadata names in the tooltip), got {metadata}")
     samples, _, _ = samples_of(source, flags)
     if samples.height > max_samples:
         raise SelectionTooLargeError(
@@ -249,30 +284,40 @@ def gantt(
             "narrow the selection (tiles=, phases=, at=, kind=) or raise max_samples"
         )
     data = gantt_frame(samples)
+    profile, _ = as_profile(source)
+    columns, names = metadata_columns(
+        metadata_entries(samples, profile.metadata if profile is not None else None), metadata
+    )
+    if names:
+        fields = [field for field, _ in names]
+        data = data.join(columns, on="sample", how="left", maintain_order="left").with_columns(
+            pl.col(fields).fill_null("(missing)")  # as the query core names a sample without the key
+        )
     tiles = data.get_column("tile").unique().sort().to_list()
     encoding = (
         alt.Color("drawn_as:N", scale=kind_scale(), title="kind (as drawn)")
         if color == "kind"
         else alt.Color(f"{color}:N", title=color, legend=alt.Legend(labelLimit=240))
     )
+    fixed = [row for row in _GANTT_TOOLTIP if row[0] in data.columns]
+    # Metadata names become titles only, made distinct from the fixed ones (a key named "tile" too).
+    titles = distinct_names([*(title for _, _, title, _ in fixed), *(name for _, name in names)])[len(fixed) :]
+    tooltip = [
+        alt.Tooltip(field=field, type=kind, title=title, format=fmt or alt.Undefined)
+        for field, kind, title, fmt in fixed
+    ] + [
+        alt.Tooltip(field=field, type="nominal", title=tooltip_title(title))
+        for (field, _), title in zip(names, titles, strict=True)
+    ]
     return (
-        alt.Chart(data)
+        alt.Chart(chart_data(data))
         .mark_bar()
         .encode(
             x=alt.X("start:Q", title="offset (cycles)", scale=alt.Scale(zero=False)),
             x2="end:Q",
             y=alt.Y("tile:O", title="physical tile", sort=tiles),
             color=encoding,
-            tooltip=[
-                alt.Tooltip("tile:Q"),
-                alt.Tooltip("phase:Q"),
-                alt.Tooltip("epoch:Q"),
-                alt.Tooltip("kind:N"),
-                alt.Tooltip("operation:N"),
-                alt.Tooltip("kernel:N"),
-                alt.Tooltip("start:Q", format=",", title="offset"),
-                alt.Tooltip("duration:Q", format=","),
-            ],
+            tooltip=tooltip,
         )
         .properties(
             title=f"{data.height} samples on {len(tiles)} tiles",

@@ -1,16 +1,18 @@
 """Rich HTML reprs of `Profile` and `QueryResult`: a summary line and tables, every string escaped.
 
 Profile strings (operations, kernels, metadata) are untrusted, so every value
-passes through `html.escape` here; nothing else builds markup from them.
+passes through `ipu_nb._sanitize.html_text` (a visible label, HTML-escaped)
+here; nothing else builds markup from them.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
+
+from ._sanitize import html_text
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -62,36 +64,33 @@ _SAMPLE_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _cell(value: object, fmt: str) -> str:
     if value is None:
         return '<td class="ipu-nb-text"></td>'
     if fmt == "int":
-        return f"<td>{_esc(f'{int(value):,}')}</td>"
+        return f"<td>{html_text(f'{int(value):,}')}</td>"
     if fmt == "ms":
-        return f"<td>{_esc(f'{float(value):.6f}')}</td>"
+        return f"<td>{html_text(f'{float(value):.6f}')}</td>"
     if fmt == "2f":
-        return f"<td>{_esc(f'{float(value):,.2f}')}</td>"
+        return f"<td>{html_text(f'{float(value):,.2f}')}</td>"
     if fmt == "meta":
         entries = value if isinstance(value, list) else []
         text = ", ".join(f"{e.get('name')}={e.get('value')}" for e in entries if isinstance(e, dict))
-        return f'<td class="ipu-nb-text" title="{_esc(text)}"><span class="ipu-nb-clip">{_esc(text)}</span></td>'
+        shown = html_text(text)
+        return f'<td class="ipu-nb-text" title="{shown}"><span class="ipu-nb-clip">{shown}</span></td>'
     if isinstance(value, float):
-        return f"<td>{_esc(f'{value:.6g}')}</td>"
+        return f"<td>{html_text(f'{value:.6g}')}</td>"
     if isinstance(value, int):
-        return f"<td>{_esc(f'{value:,}')}</td>"
-    text = str(value)
-    shown = f'<span class="ipu-nb-clip">{_esc(text)}</span>' if text else "<em>(empty)</em>"
-    return f'<td class="ipu-nb-text" title="{_esc(text)}">{shown}</td>'
+        return f"<td>{html_text(f'{value:,}')}</td>"
+    text = html_text(value)
+    shown = f'<span class="ipu-nb-clip">{text}</span>' if text else "<em>(empty)</em>"
+    return f'<td class="ipu-nb-text" title="{text}">{shown}</td>'
 
 
 def table_html(rows: Sequence[dict[str, Any]], columns: Iterable[tuple[str, str, str]], *, total: int) -> str:
     """An escaped HTML table of ``rows`` (dicts), noting how many of ``total`` are shown."""
     columns = [c for c in columns if not rows or c[0] in rows[0]]
-    head = "".join(f"<th>{_esc(title)}</th>" for _, title, _ in columns)
+    head = "".join(f"<th>{html_text(title)}</th>" for _, title, _ in columns)
     body = "".join("<tr>" + "".join(_cell(row.get(key), fmt) for key, _, fmt in columns) + "</tr>" for row in rows)
     note = f'<div class="ipu-nb-note">{len(rows):,} of {total:,} rows shown</div>' if total > len(rows) else ""
     return f'<table class="ipu-nb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}'
@@ -106,7 +105,7 @@ def frame_html(frame: pl.DataFrame, *, max_rows: int = MAX_ROWS) -> str:
 
 def summary_html(items: Sequence[tuple[str, object]]) -> str:
     """``key=value`` pairs as one escaped summary line."""
-    parts = " ".join(f"<b>{_esc(k)}</b>={_esc(v)}" for k, v in items)
+    parts = " ".join(f"<b>{html_text(k)}</b>={html_text(v)}" for k, v in items)
     return f'<div class="ipu-nb-summary">{parts}</div>'
 
 
@@ -126,7 +125,7 @@ def profile_html(profile: Profile) -> str:
         ("clockHz", f"{profile.clock_hz:,}"),
         ("schema", f"v{profile.schema_version}"),
     ]
-    source = f'<div class="ipu-nb-summary">Profile <code>{_esc(profile.path)}</code></div>' if profile.path else ""
+    source = f'<div class="ipu-nb-summary">Profile <code>{html_text(profile.path)}</code></div>' if profile.path else ""
     kinds = (
         profile.samples.group_by("kind")
         .agg(

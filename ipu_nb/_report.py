@@ -1,25 +1,24 @@
 """Self-contained offline HTML reports: charts, tables and text in one file with no external URL.
 
 Vega, Vega-Lite and vega-embed come inline from vl-convert's bundle; each
-chart's spec sits in a ``<script type="application/json">`` with ``<``, ``>``
-and ``&`` written as JSON escapes, so no profile string can close the script
-or inject markup. ``static=True`` inlines vl-convert's SVG renderings instead
-(no JavaScript at all).
+chart's spec sits in a ``<script type="application/json">`` written by
+`ipu_nb._sanitize.script_safe_json`, so no profile string can close the script
+or inject markup; text goes through `ipu_nb._sanitize.html_text`. ``static=True``
+inlines vl-convert's SVG renderings instead (no JavaScript at all).
 """
 
 from __future__ import annotations
 
 import functools
-import html
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
-__all__ = ["report_html", "save_report", "script_safe_json"]
+from ._sanitize import html_text, script_safe_json
+
+__all__ = ["report_html", "save_report"]
 
 _STYLE = """<style>
 body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1200px; color: #222; }
@@ -37,25 +36,15 @@ _EMBED = """<script>
     (function (el) {
       var target = document.getElementById(el.getAttribute("data-target"));
       vegaEmbed(target, JSON.parse(el.textContent), { actions: false, renderer: "svg" })
-        .catch(function (err) { target.textContent = "chart failed to render: " + err; });
+        .then(function () { target.setAttribute("data-ipu-nb-rendered", "ok"); })
+        .catch(function (err) {
+          target.textContent = "chart failed to render: " + err;
+          target.setAttribute("data-ipu-nb-rendered", "error");
+        });
     })(specs[i]);
   }
 })();
 </script>"""
-
-
-def script_safe_json(value: Any) -> str:
-    """JSON that can sit inside a ``<script>`` element: ``<``, ``>``, ``&`` and U+2028/9 as ``\\uXXXX``."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    for char, escape in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(char, escape)
-    return text
 
 
 @functools.lru_cache(maxsize=2)
@@ -96,7 +85,7 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
             True,
         )
     if isinstance(item, str):
-        return f'<p class="ipu-nb-item">{html.escape(item)}</p>', False
+        return f'<p class="ipu-nb-item">{html_text(item)}</p>', False
     if isinstance(item, pl.DataFrame):
         return f'<div class="ipu-nb-item">{STYLE}<div class="ipu-nb-repr">{frame_html(item)}</div></div>', False
     repr_html = getattr(item, "_repr_html_", None)
@@ -125,14 +114,14 @@ def report_html(
         from .charts import vegalite_version
 
         head_script = f"<script>{_vega_bundle(vegalite_version())}</script>"
-    desc = f'<p class="ipu-nb-description">{html.escape(description)}</p>' if description else ""
+    desc = f'<p class="ipu-nb-description">{html_text(description)}</p>' if description else ""
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f'<meta name="generator" content="ipu-nb {html.escape(__version__)}">{_STYLE}{head_script}</head>\n'
-        f"<body><h1>{html.escape(title)}</h1>{desc}\n"
+        f'<html lang="en"><head><meta charset="utf-8"><title>{html_text(title)}</title>'
+        f'<meta name="generator" content="ipu-nb {html_text(__version__)}">{_STYLE}{head_script}</head>\n'
+        f"<body><h1>{html_text(title)}</h1>{desc}\n"
         + "\n".join(parts)
-        + f'\n<div class="ipu-nb-footer">Written by ipu-nb {html.escape(__version__)}; works offline.</div>\n'
+        + f'\n<div class="ipu-nb-footer">Written by ipu-nb {html_text(__version__)}; works offline.</div>\n'
         + (_EMBED if needs_vega else "")
         + "\n</body></html>\n"
     )

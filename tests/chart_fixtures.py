@@ -1,15 +1,22 @@
-"""Profiles for the chart, report, HTML and magics tests: a hand-written one with hostile strings,
-and numpy-built ones of any size (fast: no per-sample Python)."""
+"""Profiles for the chart, report, HTML and magics tests: a hand-written one with hostile strings, a
+"nasty" one whose names hold everything a renderer can choke on (with helpers that export it in a
+child process), and numpy-built ones of any size (fast: no per-sample Python)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 
+from ipu_nb import charts
 from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._frames import build_profile
 from ipu_nb._profile import Profile
@@ -56,6 +63,149 @@ def hostile_profile() -> Profile:
 
 def write_hostile(path: Path) -> Path:
     return write_with_pycapnp(columns_from_tiles(hostile_tiles()), path)
+
+
+#: Profile strings no renderer may choke on: each is a kernel, an operation, a metadata name and a value.
+NASTY_NAMES: tuple[str, ...] = (
+    "nul\x00byte",
+    "soh\x01 esc\x1b[31m bel\x07",
+    "tab\tnew\nline\rreturn",
+    "del\x7f c1\x80\x85\x9f",
+    "line\u2028separator",
+    "para\u2029graph \u2028\u2028twice",
+    "non\ufffechar\uffff",
+    "plane\U0001fffe \U0010ffff \ufdd0",
+    "bidi\u202eoverride\u202c \u2066isolate\u2069",
+    "</script><script>alert(3)</script>",
+    "\"'&<>",
+    "back\\slash\\",
+    "\\u{1}",  # a literal backslash-u-brace: must stay distinct from "\x01"
+    "\x01",
+    "\\\x01",
+    "{{ 7*7 }} ${x} `y` %s {0}",
+    "a.b[0]['c'].d\\.e",
+    "constructor",
+    "toString",
+    "__proto__",
+    "(no kernel)",
+    "(empty)",
+    "long " + "x" * 4000 + " a",
+    "long " + "x" * 4000 + " b",  # differs from the previous one only after any sensible cut
+)
+
+
+def shows_safely(char: str) -> bool:
+    """An independent statement of what drawn text may hold: an XML 1.0 Char that is no control,
+    line/paragraph separator, bidi embedding/override/isolate, surrogate or noncharacter."""
+    cp = ord(char)
+    xml = cp in (0x9, 0xA, 0xD) or 0x20 <= cp <= 0xD7FF or 0xE000 <= cp <= 0xFFFD or 0x10000 <= cp <= 0x10FFFF
+    noncharacter = 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
+    bidi = 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
+    return xml and not noncharacter and not bidi and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
+
+
+#: Names that must come out exactly as they went in.
+ORDINARY_NAMES: tuple[str, ...] = (
+    "gemm_f32",
+    "café crème",
+    "矩阵乘法",
+    "🚀 fused 👩\u200d👩\u200d👧 ✔\ufe0f",
+    "ConvPartial<half,float>",
+    "C:\\models\\bert",
+    "a.b[0]",
+)
+#: Metadata names on every nasty sample (the most common, so they reach every Gantt tooltip).
+NASTY_KEY = "a.b[0]['c']"
+NASTY_KEY_2 = 'say "hi" \\u{1} \x01 \u2028\\'
+#: Every character of the nasty strings that must never reach a renderer raw.
+RAW_CHARACTERS = frozenset(c for name in (*NASTY_NAMES, NASTY_KEY_2) for c in name if not shows_safely(c))
+
+
+def nasty_tiles() -> list[T]:
+    """One sample per name (kernel, operation, metadata name and value all that name) over four tiles."""
+    names = NASTY_NAMES + ORDINARY_NAMES
+    tiles: list[list[S]] = [[] for _ in range(4)]
+    for i, name in enumerate(names):
+        start = 100 * (i // 4)
+        meta = [(NASTY_KEY, name), (NASTY_KEY_2, name), (name, name), ("layer", str(i % 3))]
+        tiles[i % 4].append(S(start, start + 40 + i, "compute", name, name, phase=i, metadata=meta))
+    tiles[0].append(S(10_000, 10_100, "compute", "no kernel here", "", phase=len(names)))  # the empty kernel
+    tiles[1].append(S(10_000, 10_050, "exchange", "exchange", "", phase=len(names)))
+    return [T(tile, samples) for tile, samples in zip((0, 1, 64, 1471), tiles, strict=True)]
+
+
+def nasty_profile() -> Profile:
+    return profile_from_tiles(nasty_tiles())
+
+
+def write_nasty(path: Path) -> Path:
+    return write_with_pycapnp(columns_from_tiles(nasty_tiles()), path)
+
+
+#: Every chart builder, the way each can show profile strings (group names, legends, facets, tooltips).
+NASTY_CHARTS: dict[str, Callable[[Profile], object]] = {
+    "breakdown-kernel": lambda p: charts.breakdown(p, by="kernel", top=100),
+    "breakdown-operation": lambda p: charts.breakdown(p, by="operation", measure="workCycles", top=100),
+    "breakdown-metadata": lambda p: charts.breakdown(p, by="metadata", metadata_key=NASTY_KEY, top=100),
+    "breakdown-hostile-key": lambda p: charts.breakdown(p, by="metadata", metadata_key=NASTY_NAMES[4], top=5),
+    "tile_heatmap": lambda p: charts.tile_heatmap(p),
+    "histogram-kernel": lambda p: charts.duration_distribution(p, "kernel", top=100),
+    "ecdf-operation": lambda p: charts.duration_distribution(p, "operation", style="ecdf", top=100),
+    "active_tiles": lambda p: charts.active_tiles(p),
+    "phase_waterfall": lambda p: charts.phase_waterfall(p),
+    "gantt-kernel": lambda p: charts.gantt(p, color="kernel"),
+    "gantt-operation": lambda p: charts.gantt(p, color="operation", kind="compute"),
+}
+EXPORT_FORMATS = ("html", "svg", "png", "pdf", "json")
+
+
+def export_nasty_charts(directory: Path) -> subprocess.CompletedProcess[str]:
+    """Export every `NASTY_CHARTS` chart in every format, in a child process (a renderer abort kills only it).
+
+    Writes ``<chart>.<format>`` into ``directory``; prints one line per finished export, and
+    ``FAILED <chart> <format>: <error>`` on stderr for an export that raised (the others go on).
+    """
+    code = (
+        "import sys; from pathlib import Path; import chart_fixtures as f; from ipu_nb import charts\n"
+        "p = f.nasty_profile(); out = Path(sys.argv[1])\n"
+        "for name, build in f.NASTY_CHARTS.items():\n"
+        "    for fmt in f.EXPORT_FORMATS:\n"
+        "        try:\n"
+        "            charts.save(build(p), out / f'{name}.{fmt}', scale=1.0)\n"
+        "        except Exception as exc:\n"
+        "            print(f'FAILED {name} {fmt}: {type(exc).__name__}: {exc}', file=sys.stderr, flush=True)\n"
+        "        else:\n"
+        "            print(name, fmt, flush=True)\n"
+    )
+    return run_isolated(code, str(directory))
+
+
+#: The nasty report's title (see `save_nasty_report`).
+NASTY_REPORT_TITLE = "report " + NASTY_NAMES[4] + NASTY_NAMES[9] + NASTY_NAMES[0]
+
+
+def save_nasty_report(path: Path, *, static: bool) -> subprocess.CompletedProcess[str]:
+    """`save_report` of every `NASTY_CHARTS` chart, the profile, query results, a table and the names as
+    paragraphs, in a child process (a renderer abort kills only it)."""
+    code = (
+        "import sys; import chart_fixtures as f; import ipu_nb\n"
+        "p = f.nasty_profile()\n"
+        "items = [build(p) for build in f.NASTY_CHARTS.values()]\n"
+        "items += [p, ipu_nb.query(p, group_by='operation', samples=60), p.samples.head(60)]\n"
+        "items += [ipu_nb.query(p, group_by='metadata', metadata_key=f.NASTY_KEY_2, limit=0)]\n"
+        "items += list(f.NASTY_NAMES)\n"
+        "ipu_nb.save_report(sys.argv[1], *items, title=f.NASTY_REPORT_TITLE, description='\\n'.join(f.NASTY_NAMES),"
+        " static=sys.argv[2] == 'static')\n"
+    )
+    return run_isolated(code, str(path), "static" if static else "interactive")
+
+
+def run_isolated(code: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run Python ``code`` in a fresh interpreter that can import the test helpers; capture its output."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
 
 
 def sized_columns(per_tile: int, tiles: int = 1472, seed: int = 0) -> Columns:

@@ -11,10 +11,27 @@ import numpy as np
 import polars as pl
 import pytest
 from builders import S, T, profile_from_tiles
-from chart_fixtures import HOSTILE, hostile_profile, sized_profile, spec_rows
+from chart_fixtures import (
+    EXPORT_FORMATS,
+    HOSTILE,
+    NASTY_CHARTS,
+    NASTY_KEY,
+    NASTY_KEY_2,
+    NASTY_NAMES,
+    ORDINARY_NAMES,
+    RAW_CHARACTERS,
+    export_nasty_charts,
+    hostile_profile,
+    nasty_profile,
+    sized_profile,
+    spec_rows,
+    without_vega_bundle,
+)
+from test_report import parse
 
 from ipu_nb import charts
 from ipu_nb._charts_data import active_tiles_frame, distribution_frame, tile_grid_frame
+from ipu_nb._sanitize import label
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +164,11 @@ def test_duration_distribution_specs(hostile, style):
     text = json.dumps(spec)
     assert '"p50"' in text and '"p95"' in text
     if style == "histogram":
-        assert spec["facet"]["row"]["field"] == "group"
+        # one row per group, keyed by rank then label (drawing order; never a name Vega's facet cannot hold)
+        assert spec["facet"]["row"]["field"] == "facet"
+        keys = sorted({r["facet"] for r in next(iter(spec["datasets"].values()))})
+        assert [k.split(" ", 1)[1] for k in keys] == sorted({r["group"] for r in next(iter(spec["datasets"].values()))})
+        assert spec["facet"]["row"]["header"]["labelExpr"] == "slice(datum.value, 2)"
         layers = spec["spec"]["layer"]
         assert [layer["mark"]["type"] for layer in layers] == ["bar", "rule"]
     else:
@@ -261,7 +282,9 @@ def test_breakdown_of_a_profile_matches_the_query_core(hostile):
     bars, labels = spec["layer"]
     assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
     assert bars["encoding"]["x"]["field"] == "workCycles"
-    assert bars["encoding"]["y"]["sort"] == [r["label"] for r in rows]
+    # ordered by a rank column (data), not a sort list (which Vega-Lite compiles into an expression)
+    assert bars["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
+    assert [r["rank"] for r in rows] == list(range(len(rows)))
     assert bars["encoding"]["color"]["field"] == labels["encoding"]["text"]["field"] == "averageActiveTiles"
     assert "dimensions" not in rows[0]  # nested columns are not embedded
 
@@ -272,7 +295,8 @@ def test_breakdown_of_a_query_result_and_by_metadata_value(hostile):
     result = query(hostile, group_by="metadata", metadata_key="layer", limit=0)
     spec = charts.to_spec(charts.breakdown(result, top=2))
     rows = next(iter(spec["datasets"].values()))
-    assert len(rows) == 2 and spec["title"].startswith("phaseCycles by metadata (top 2 of 3 groups")
+    assert len(rows) == 2 and spec["title"].startswith("phaseCycles by metadata layer (top 2 of 3 groups")
+    assert spec["layer"][0]["encoding"]["y"]["title"] == "metadata"  # encoding titles are constants
     again = charts.to_spec(charts.breakdown(hostile, by="metadata", metadata_key="layer"))
     names = {r["name"] for r in next(iter(again["datasets"].values()))}
     assert names == {"0", "1", "(missing)"}
@@ -333,3 +357,152 @@ def test_a_widget_is_a_source_under_its_current_filters(hostile):
     assert names == query(hostile, kind="compute", group_by="kernel").groups.get_column("name").to_list()
     steps = charts.to_spec(charts.phase_waterfall(widget))
     assert [r["label"] for r in next(iter(steps["datasets"].values()))] == ["phase 1/0"]
+
+
+# ---------------------------------------------------------------- nasty profile strings, every chart × every format
+
+DRAWN_RAW = RAW_CHARACTERS - set("\t\n\r")  # documents hold newlines of their own
+
+
+@pytest.fixture(scope="module")
+def nasty():
+    return nasty_profile()
+
+
+@pytest.fixture(scope="module")
+def nasty_exports(tmp_path_factory):
+    """Every chart of the nasty profile exported in every format, by a child process."""
+    out = tmp_path_factory.mktemp("nasty-exports")
+    return out, export_nasty_charts(out)
+
+
+def strings_of(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for k, v in node.items() for s in (k, *strings_of(v))]
+    if isinstance(node, list):
+        return [s for v in node for s in strings_of(v)]
+    return []
+
+
+def test_nasty_exports_finish_without_renderer_errors(nasty_exports):
+    _, process = nasty_exports
+    assert process.returncode == 0, process.stderr[-3000:]
+    # vl-convert logs Vega's runtime errors (e.g. a group named "constructor" breaking a transform) and
+    # then draws an empty chart: any such line is a failure.
+    assert "ERROR" not in process.stderr, process.stderr[-3000:]
+    assert len(process.stdout.splitlines()) == len(NASTY_CHARTS) * len(EXPORT_FORMATS)
+
+
+@pytest.mark.parametrize("fmt", EXPORT_FORMATS)
+@pytest.mark.parametrize("name", list(NASTY_CHARTS))
+def test_every_chart_exports_nasty_names_in_every_format(nasty_exports, name, fmt):
+    out, process = nasty_exports
+    path = out / f"{name}.{fmt}"
+    failed = [line for line in process.stderr.splitlines() if line.startswith(f"FAILED {name} {fmt}:")]
+    assert failed == []
+    assert path.exists(), f"the exporting process died before {path.name} (exit {process.returncode})"
+    if fmt == "png":
+        width, height = png_size(path.read_bytes())
+        assert width > 100 and height > 50
+    elif fmt == "pdf":
+        pdf = path.read_bytes()
+        assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:]
+    elif fmt == "svg":
+        svg = path.read_text(encoding="utf-8")
+        root = ET.fromstring(svg)  # well-formed XML 1.0: nothing XML cannot hold
+        assert root.tag.endswith("svg")
+        assert not DRAWN_RAW & set(svg)
+        assert "<script" not in svg and "<img" not in svg
+    elif fmt == "json":
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        assert not RAW_CHARACTERS & set("".join(strings_of(spec)))
+    else:
+        document = path.read_text(encoding="utf-8")
+        page = parse(document)
+        # the bundle, this chart's spec and the embed call: no script opened or closed by a string
+        assert [a.get("type") for a, _ in page.scripts] == [None, "application/json", None]
+        assert document.lower().count("<script") == document.lower().count("</script") == 3
+        ours = without_vega_bundle(document)
+        assert not DRAWN_RAW & set(ours)
+        spec = json.loads(page.scripts[1][1])
+        assert not RAW_CHARACTERS & set("".join(strings_of(spec)))
+
+
+def svg_of(out, name: str) -> tuple[list[str], list[str]]:
+    """(text nodes, aria-labels) of an exported SVG."""
+    root = ET.fromstring((out / f"{name}.svg").read_text(encoding="utf-8"))
+    texts = [node.text for node in root.iter() if node.tag.endswith("text") and node.text]
+    return texts, [node.get("aria-label") for node in root.iter() if node.get("aria-label")]
+
+
+SHORT = [n for n in (*NASTY_NAMES, *ORDINARY_NAMES) if len(label(n)) <= 30]
+
+
+def test_nasty_names_are_drawn_as_their_labels_and_stay_distinct(nasty_exports):
+    out, _ = nasty_exports
+    for chart in ("breakdown-kernel", "histogram-kernel"):  # axis labels, facet headers
+        texts, _ = svg_of(out, chart)
+        missing = [label(n) for n in SHORT if label(n) not in texts]
+        assert missing == [], chart
+        assert len({label(n) for n in SHORT}) == len(set(SHORT))
+    texts, _ = svg_of(out, "histogram-kernel")
+    assert "(no kernel) (2)" in texts  # the empty kernel, beside a kernel really named "(no kernel)"
+    for name in ORDINARY_NAMES:
+        assert name in svg_of(out, "breakdown-kernel")[0]  # unchanged
+
+
+def test_gantt_tooltips_carry_every_name_and_the_metadata_named_by_profile_strings(nasty_exports):
+    out, _ = nasty_exports
+    _, arias = svg_of(out, "gantt-kernel")
+    bars = [a for a in arias if a.startswith("offset (cycles)")]
+    assert len(bars) == len(NASTY_NAMES) + len(ORDINARY_NAMES) + 2
+    for name in (*NASTY_NAMES, *ORDINARY_NAMES):
+        shown = label(name)
+        bar = next((a for a in bars if f"; kernel: {shown}; " in a), None)
+        assert bar is not None, shown
+        # a metadata name with dots, brackets, quotes and backslashes is a tooltip title, shown as its label
+        assert f"; {label(NASTY_KEY)}: {shown}; " in bar
+        assert f"; {label(NASTY_KEY_2)}: {shown}; " in bar
+
+
+EXPRESSION_KEYS = {"expr", "signal", "update", "test", "calculate", "filter", "labelExpr"}
+
+
+def expressions(node: object, path: str = "") -> list[tuple[str, str]]:
+    """(path, code) of every expression string in a Vega spec."""
+    if isinstance(node, dict):
+        found = []
+        for key, value in node.items():
+            if key in EXPRESSION_KEYS and isinstance(value, str):
+                found.append((f"{path}/{key}", value))
+            else:
+                found += expressions(value, f"{path}/{key}")
+        return found
+    if isinstance(node, list):
+        return [e for i, v in enumerate(node) for e in expressions(v, f"{path}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("name", list(NASTY_CHARTS))
+def test_profile_strings_never_reach_vega_expressions(nasty, name):
+    """Data, not code: no group name in sort lists, filters or calculate strings of the compiled Vega."""
+    import vl_convert as vlc
+
+    vega = vlc.vegalite_to_vega(charts.to_spec(NASTY_CHARTS[name](nasty)), vl_version=charts.vegalite_version())
+    names = [label(n) for n in (*NASTY_NAMES, *ORDINARY_NAMES) if len(n) > 6]
+    for where, code in expressions(vega):
+        if name.startswith("gantt") and where.endswith(("/tooltip/signal", "/description/signal")):
+            continue  # metadata names as tooltip titles: checked as rendered, above
+        leaked = [n for n in names if n in code]
+        assert leaked == [], (where, code[:300])
+
+
+def test_charts_embed_labels_not_raw_strings(nasty):
+    spec = charts.to_spec(charts.gantt(nasty, color="operation"))
+    rows = next(iter(spec["datasets"].values()))
+    operations = {r["operation"] for r in rows}
+    assert {label(n) for n in NASTY_NAMES} <= operations
+    assert set(ORDINARY_NAMES) <= operations
+    assert not RAW_CHARACTERS & set("".join(strings_of(spec)))

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
-from chart_fixtures import HOSTILE, HOSTILE_KERNEL, external_references, write_hostile
+from chart_fixtures import (
+    HOSTILE,
+    HOSTILE_KERNEL,
+    NASTY_NAMES,
+    RAW_CHARACTERS,
+    external_references,
+    without_vega_bundle,
+    write_hostile,
+    write_nasty,
+)
 from test_report import parse
 
 from ipu_nb._cli import main
+from ipu_nb._sanitize import html_text, label
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +117,35 @@ def test_the_installed_command_reports_a_bad_file_in_one_line(tmp_path):
     assert process.returncode == 1
     assert process.stdout == ""
     assert process.stderr.count("\n") == 1 and "Traceback" not in process.stderr
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["interactive", "static"])
+def test_render_of_nasty_names_and_a_nasty_file_name(tmp_path, static):
+    """Control characters, separators and noncharacters in names and in the file name: the installed
+    command (a child process, so an abort inside vl-convert fails the test) writes the report."""
+    profile = write_nasty(tmp_path / "nasty \x01 \u2028 \ufdd0.capnp")
+    out = tmp_path / "report.html"
+    argv = [sys.executable, "-m", "ipu_nb", "profile-render", str(profile), "-o", str(out), "--top", "100"]
+    process = subprocess.run([*argv, *(["--static"] if static else [])], capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stderr[-3000:]
+    assert "ERROR" not in process.stderr, process.stderr[-3000:]  # Vega errors vl-convert logged
+    document = out.read_text(encoding="utf-8")
+    page = parse(document)
+    ours = without_vega_bundle(document)
+    assert not (RAW_CHARACTERS - set("\t\n\r")) & set(ours)
+    assert html_text(str(profile)) in document  # the description: the path, labelled
+    assert "nasty \\u{1} \\u{2028} \\u{fdd0}.capnp" in document
+    if static:
+        assert page.scripts == []
+        svgs = re.findall(r"<svg\b.*?</svg>", document, flags=re.DOTALL)
+        assert len(svgs) == 6
+        texts = {node.text for svg in svgs for node in ET.fromstring(svg).iter() if node.text}
+        assert {label(n) for n in NASTY_NAMES if len(label(n)) <= 30} & texts  # the kernel breakdown's axis
+    else:
+        specs = [json.loads(text) for attrs, text in page.scripts if attrs.get("type") == "application/json"]
+        assert len(specs) == 6 and document.lower().count("</script") == 8
+        rows = [row for spec in specs for values in spec.get("datasets", {}).values() for row in values]
+        names = {row.get("name") for row in rows}
+        assert {label(n) for n in NASTY_NAMES} - {"(no kernel)"} <= names  # every kernel is a group
+    for name in NASTY_NAMES:  # the longest-samples table and the kernel table of the HTML reprs
+        assert html_text(name) in document, name

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from chart_fixtures import HOSTILE, HOSTILE_KERNEL, hostile_profile
+from chart_fixtures import (
+    HOSTILE,
+    HOSTILE_KERNEL,
+    NASTY_KEY_2,
+    NASTY_NAMES,
+    RAW_CHARACTERS,
+    hostile_profile,
+    write_nasty,
+)
 from test_report import parse
 
 from ipu_nb._html import frame_html, profile_html, table_html
+from ipu_nb._sanitize import html_text
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +89,22 @@ def test_query_result_repr_caps_long_group_lists():
     assert result.groups.height == 80
     assert "50 of 80 rows shown" in document
     assert document.count("<tr>") == 51
+
+
+def test_reprs_of_nasty_names_show_each_as_its_label_and_nothing_raw(tmp_path):
+    from ipu_nb import open_profile, query
+
+    path = write_nasty(tmp_path / "nasty \x01 \u2028.capnp")
+    profile = open_profile(path)
+    documents = {
+        "profile": profile._repr_html_(),
+        "by kernel": query(profile, group_by="kernel", samples=50, limit=0)._repr_html_(),
+        "by metadata": query(profile, group_by="metadata", metadata_key=NASTY_KEY_2, limit=0)._repr_html_(),
+    }
+    for what, document in documents.items():
+        assert not (RAW_CHARACTERS - set("\t\n\r")) & set(document), what
+        assert not {tag for tag, _ in parse(document).tags} & {"img", "script", "iframe"}, what
+    assert "nasty \\u{1} \\u{2028}.capnp" in documents["profile"]
+    for name in NASTY_NAMES:  # group rows, and the samples table's kernel and operation cells
+        assert documents["by kernel"].count(f">{html_text(name)}</span>") >= 2, name
+        assert html_text(name) in documents["by metadata"], name

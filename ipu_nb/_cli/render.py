@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     profile = open_profile(args.profile)
     # Its HTML shows the header, the kernel table and the longest samples with their metadata.
     by_kernel = query(profile, Query(group_by="kernel", limit=args.top, samples=args.samples))
-    items: list[object] = [profile, by_kernel, charts.breakdown(by_kernel)]
-    items.append(charts.breakdown(profile, by="kind", measure="workCycles"))
+    items: list[object] = [profile, by_kernel, charts.breakdown(by_kernel, top=args.top)]
+    items.append(charts.breakdown(profile, by="kind", measure="workCycles", top=args.top))
     if profile.sample_count:
         items += [
             charts.active_tiles(profile),
