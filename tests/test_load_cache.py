@@ -173,6 +173,14 @@ def test_reopen_uses_the_cache_and_gives_identical_frames(tmp_path: Path, cache_
     assert_same(again, open_profile(str(path)))
 
 
+def test_a_file_name_that_is_not_utf8_is_cached_and_reopened(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
+    path = write(tmp_path / os.fsdecode(b"pro\xfffile.capnp"))
+    first = open_profile(path)
+    assert len(entries(cache_root)) == 1
+    forbid_decoding(monkeypatch)
+    assert_same(first, open_profile(path))
+
+
 def test_cache_false_bypasses_reading_and_writing(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
     path = write(tmp_path / "p.capnp")
     open_profile(path, cache=False)

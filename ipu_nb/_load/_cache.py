@@ -111,8 +111,8 @@ def cache_key(path: Path) -> str:
     """
     stat = path.stat()
     digest = xxhash.xxh3_128()
-    fields = (CACHE_FORMAT, path.resolve(), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    digest.update("\0".join(map(str, fields)).encode())
+    fields = (CACHE_FORMAT, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    digest.update(os.fsencode(path.resolve()) + b"\0" + "\0".join(map(str, fields)).encode())
     with open(path, "rb") as handle:
         for offset, length in sampled_ranges(stat.st_size):
             handle.seek(offset)
@@ -130,7 +130,7 @@ def sampled_ranges(size: int) -> list[tuple[int, int]]:
 
 def path_tag(path: Path) -> str:
     """Key prefix shared by every entry of one file path (older entries of a rewritten file)."""
-    return xxhash.xxh3_64_hexdigest(str(path.resolve()).encode())
+    return xxhash.xxh3_64_hexdigest(os.fsencode(path.resolve()))
 
 
 # --- reading an entry ------------------------------------------------------------------
