@@ -41,10 +41,10 @@ def _operation_pointers(data: bytes) -> tuple[Message, np.ndarray, int]:
     original = _wire._TextColumn
 
     class Spy(original):  # type: ignore[misc,valid-type]
-        def add(self, addr, seg, present, describe, expected_rows=0):  # type: ignore[no-untyped-def]
+        def add(self, addr, seg, present, describe):  # type: ignore[no-untyped-def]
             if self.what == "ProfileStep.operation":
                 seen.append((np.array(addr), seg))
-            return super().add(addr, seg, present, describe, expected_rows)
+            return super().add(addr, seg, present, describe)
 
     _wire._TextColumn = Spy
     try:
