@@ -17,6 +17,8 @@ they make a reader do:
 - `void_entries`: one shared step whose metadata (or exchange activities) is a VOID list
   of many entries.
 - `void_tiles`: a VOID list of tile entries.
+- `colliding_texts`: distinct texts whose C interner hashes agree in their low 32 bits, so
+  every lookup probes past all the texts before it (hash flooding).
 - `metadata_heavy_then_long`: a *valid* profile (Columns) whose first chunk carries many
   metadata entries and whose second tile is long: it must load.
 """
@@ -293,6 +295,46 @@ def void_tiles(size: int, tiles: int | None = None) -> bytes:
     lay.seg[prof] = 3
     lay.seg[prof + 2] = list_word(prof + 2, prof + 3, VOID, tiles)
     lay.alloc(max(0, size // 8 - lay.used - 1))
+    return lay.done()
+
+
+_M64 = (1 << 64) - 1
+
+
+def _unshift(x: int, shift: int) -> int:
+    """Invert x ^= x >> shift on 64 bits."""
+    y = x
+    for _ in range(64 // shift + 1):
+        y = x ^ (y >> shift)
+    return y
+
+
+def _text_word_with_hash(h: int) -> int:
+    """The 8-byte text whose hash in _intern.c (hash_text) is `h`: the hash of one word inverted."""
+    k, c1, c2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+    x = _unshift(h, 29) * pow(c2, -1, 1 << 64) & _M64  # undo the finish
+    x = _unshift(x, 31) * pow(c1, -1, 1 << 64) & _M64  # undo mix(h0, word)
+    return x ^ (8 * k & _M64)
+
+
+def colliding_texts(size: int) -> bytes:
+    """Samples with their own steps, each naming a distinct 8-byte text; all the texts' hashes
+    share their low 32 bits (the slot in any table of up to 2**32 slots)."""
+    samples = max(1, size // 80)
+    lay = _Layout(size // 8 + 64)
+    tile = lay.profile(1)
+    tag = lay.alloc(1 + 2 * samples)
+    lay.seg[tile + 1] = list_word(tile + 1, tag, COMPOSITE, 2 * samples)
+    lay.seg[tag] = tag_word(samples, 1, 1)
+    steps = lay.alloc(5 * samples)
+    texts = lay.alloc(2 * samples)
+    i = np.arange(samples)
+    at = tag + 2 + 2 * i
+    lay.seg[at] = struct_word(at, steps + 5 * i, 2, 3)
+    words = [_text_word_with_hash(((j + 1) << 32) | 0x5EED) for j in range(samples)]
+    lay.seg[texts + 2 * i] = np.array(words, dtype=_U64)
+    ptr = steps + 5 * i + 2
+    lay.seg[ptr] = list_word(ptr, texts + 2 * i, BYTE, 9)
     return lay.done()
 
 

@@ -20,6 +20,7 @@ from hostile_inputs import (
     FOUR,
     TWO,
     byte_list_samples,
+    colliding_texts,
     frame,
     load_in_subprocess,
     metadata_heavy_then_long,
@@ -76,6 +77,7 @@ REFUSALS = {
         ("ProfileStep.exchangeActivities", "memory budget"),
     ),
     "void tile list": (lambda: void_tiles(8 * MB), ("Profile.tiles", "memory budget")),
+    "colliding texts": (lambda: colliding_texts(32 * MB), ("ProfileStep.operation", "budget exceeded")),
 }
 
 

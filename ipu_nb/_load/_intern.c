@@ -161,14 +161,24 @@ static int reserve(Table *t, int64_t words) {
     return 1;
 }
 
-/* The code of the `len` bytes at `p` (hash `h`), or -1 with *slot the empty slot where it belongs. */
-static int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t *slot) {
+/* Probes of a lookup paid for by the text's own words: a longer probe sequence (texts crafted to
+ * collide in the table) costs a word a probe, and a failed comparison of equal hashes its words. */
+#define FREE_PROBES 8
+
+/* The code of the `len` bytes at `p` (hash `h`), or -1 with *slot the empty slot where it belongs.
+ * Work beyond FREE_PROBES is taken from *work (which may go below zero: the caller's next check
+ * stops the call, and the debt is charged when the allowance is settled). */
+static int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t *slot, int64_t *work) {
     uint64_t s = h & t->mask;
+    int64_t probes = 0;
     for (uint64_t used; (used = t->slots[s]) != 0; s = (s + 1) & t->mask) {
+        if (++probes > FREE_PROBES) --*work;
         if (HIGH(used) != HIGH(h)) continue;
         int64_t c = (int64_t)(used & 0xFFFFFFFF) - 1;
         const Value *v = &t->values[c];
-        if (v->hash == h && v->len == len && same_text(t->store + v->start, p, len)) return c;
+        if (v->hash != h || v->len != len) continue;
+        if (same_text(t->store + v->start, p, len)) return c;
+        *work -= 1 + (len >> 3);
     }
     *slot = s;
     return -1;
@@ -223,7 +233,7 @@ static int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t 
     }
     const uint8_t *p = file + start;
     uint64_t h = hash_text(p, len), slot = 0;
-    int64_t found = lookup(t, p, len, h, &slot);
+    int64_t found = lookup(t, p, len, h, &slot, &c->work);
     if (found < 0) {
         int64_t cost = c->value_bytes + c->byte_cost * len;
         if (cost > c->memory) {

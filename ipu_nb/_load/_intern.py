@@ -293,9 +293,11 @@ class NativeTextColumn:
                 cursor.memory = memory
                 found = call()
             finally:
-                if not prepaid:
+                if not prepaid:  # what a call spent past its allowance (colliding probes) is charged here
                     msg.traversal.settle(work, cursor.work)
                 msg.memory.settle(memory, cursor.memory)
+            if prepaid and cursor.work < 0:
+                msg.charge(-cursor.work, what)
             need_work, need_memory = 1, 0
             if found == _NEED_WORK:
                 need_work = cursor.want

@@ -17,7 +17,8 @@ the budget, the field and where) having cost time and memory linear in its size:
   word plus the text's words, *each time it is referenced*: texts shared by pointer
   aliasing are legal, but hashing a text a million times is a million texts' work. The
   C interner spends from allowances lent by this budget and stops before a text it
-  cannot pay for.
+  cannot pay for; a lookup in its table that probes past the first few slots pays a word
+  a probe (texts crafted to collide cannot make interning quadratic).
 - **Memory** (`Message.memory`, in bytes): ``MEMORY_PER_BYTE`` bytes per byte of file
   plus ``MEMORY_SLACK``. Every output row (tile entry, sample, metadata entry, exchange
   activity) is charged the peak bytes it costs through to the finished frames (the
@@ -332,12 +333,12 @@ class Message:
 
     def _traversal_refusal(self, what: str, need: int, left: int) -> str:
         return (
-            f"{self.where}: {what}: traversal budget exceeded ({need} more words, {left} left of "
+            f"{self.where}: {what}: traversal budget exceeded ({need} more words, {max(left, 0)} left of "
             f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop, aliased texts or amplified list"
         )
 
     def _memory_refusal(self, what: str, need: int, left: int) -> str:
-        mb = 1e6
+        mb, left = 1e6, max(left, 0)
         return (
             f"{self.where}: {what}: memory budget exceeded ({need / mb:.1f} MB more, {left / mb:.1f} MB left of "
             f"{MEMORY_PER_BYTE}x the file's {self.size / mb:.1f} MB + {MEMORY_SLACK / mb:.0f} MB): "
