@@ -30,6 +30,15 @@
 
 #define IPU_INTERN_ABI 7
 
+/* The hot path (resolve, hash, look up) inlined into each loop; the cold one (a new text) not. */
+#if defined(__GNUC__)
+#define INLINE inline __attribute__((always_inline))
+#define COLD __attribute__((noinline))
+#else
+#define INLINE inline
+#define COLD
+#endif
+
 #define TEXT_MASK ((UINT64_C(7) << 32) | UINT64_C(3))
 #define TEXT_TAG ((UINT64_C(2) << 32) | UINT64_C(1))
 #define NOT_FAST (-1)
@@ -104,7 +113,7 @@ static uint64_t mix(uint64_t h, uint64_t w) {
 
 /* Hash of the `len` bytes at `p`. Texts are word-aligned and NUL-terminated, so the word
  * holding byte `len` is readable whole; bytes past the text are masked off. */
-static uint64_t hash_text(const uint8_t *p, int64_t len) {
+static INLINE uint64_t hash_text(const uint8_t *p, int64_t len) {
     uint64_t h = (uint64_t)len * UINT64_C(0x9E3779B97F4A7C15);
     int64_t full = len >> 3;
     for (int64_t k = 0; k < full; k++) h = mix(h, load_word(p + 8 * k));
@@ -115,7 +124,7 @@ static uint64_t hash_text(const uint8_t *p, int64_t len) {
 }
 
 /* Whether the `len` bytes at `a` and `b` are equal (both readable as hash_text reads them). */
-static int same_text(const uint8_t *a, const uint8_t *b, int64_t len) {
+static INLINE int same_text(const uint8_t *a, const uint8_t *b, int64_t len) {
     int64_t full = len >> 3;
     for (int64_t k = 0; k < full; k++)
         if (load_word(a + 8 * k) != load_word(b + 8 * k)) return 0;
@@ -166,26 +175,26 @@ static int reserve(Table *t, int64_t words) {
 #define FREE_PROBES 8
 
 /* The code of the `len` bytes at `p` (hash `h`), or -1 with *slot the empty slot where it belongs.
- * Work beyond FREE_PROBES is taken from *work (which may go below zero: the caller's next check
- * stops the call, and the debt is charged when the allowance is settled). */
-static int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t *slot, int64_t *work) {
+ * Work beyond FREE_PROBES is added to *work, to be charged after the fact (it may overdraw the
+ * allowance: the caller's next check stops the call, and the debt is charged when it settles). */
+static INLINE int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t *slot, int64_t *work) {
     uint64_t s = h & t->mask;
     int64_t probes = 0;
     for (uint64_t used; (used = t->slots[s]) != 0; s = (s + 1) & t->mask) {
-        if (++probes > FREE_PROBES) --*work;
+        if (++probes > FREE_PROBES) ++*work;
         if (HIGH(used) != HIGH(h)) continue;
         int64_t c = (int64_t)(used & 0xFFFFFFFF) - 1;
         const Value *v = &t->values[c];
         if (v->hash != h || v->len != len) continue;
         if (same_text(t->store + v->start, p, len)) return c;
-        *work -= 1 + (len >> 3);
+        *work += 1 + (len >> 3);
     }
     *slot = s;
     return -1;
 }
 
 /* Add the `len` bytes at `p` (hash `h`, not in the table, belonging at `s`); its code, or -1: out of memory. */
-static int64_t insert(Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t s) {
+static COLD int64_t insert(Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t s) {
     int64_t words = (len >> 3) + 1;
     if (t->count >= INT64_C(0xFFFFFFFF) - 1 || !reserve(t, words)) return -1;
     if (2 * (uint64_t)(t->count + 1) > t->mask + 1) {
@@ -211,40 +220,36 @@ typedef struct {
     int64_t want;        /* on NEED_WORK / NEED_MEMORY: what the next text needs */
     int64_t next;        /* the next pointer (entries: row) to intern: where a call starts and stops */
     int64_t list, at;    /* entries: the list holding row `next`, and the row's position in it */
-    int64_t paid;        /* the next text's words are spent already (the call stopped for memory) */
     int64_t end;         /* the byte just past the last text so far */
     int64_t value_bytes; /* a new distinct text of n bytes costs value_bytes + byte_cost * n of memory */
     int64_t byte_cost;
 } Cursor;
 
-/* Intern the text of `len` bytes at byte `start` (0: null, the empty text) into *code, paying its
- * traversal words (one for the pointer, one for a single-far landing pad when `far`, and its
- * words with the NUL) before hashing it, and its memory before copying it if it is new. */
-static int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t len, int64_t far, Cursor *c,
-                          uint32_t *code) {
-    if (!c->paid) {
-        int64_t cost = start ? 2 + (len >> 3) + far : 1;
-        if (cost > c->work) {
-            c->want = cost;
-            return NEED_WORK;
-        }
-        c->work -= cost;
-        c->paid = 1;
+/* Intern the text of `len` bytes at byte `start` (0: null, the empty text) into *code: its traversal
+ * words (one for the pointer, one for a single-far landing pad when `far`, and its words with the
+ * NUL) must fit the allowance before it is hashed, and if it is new its memory before it is copied.
+ * On NEED_MEMORY nothing is spent: the next call starts with this text again. */
+static INLINE int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t len, int64_t far, Cursor *c,
+                                 uint32_t *code) {
+    int64_t cost = start ? 2 + (len >> 3) + far : 1;
+    if (cost > c->work) {
+        c->want = cost;
+        return NEED_WORK;
     }
     const uint8_t *p = file + start;
     uint64_t h = hash_text(p, len), slot = 0;
-    int64_t found = lookup(t, p, len, h, &slot, &c->work);
+    int64_t probed = 0, found = lookup(t, p, len, h, &slot, &probed);
     if (found < 0) {
-        int64_t cost = c->value_bytes + c->byte_cost * len;
-        if (cost > c->memory) {
-            c->want = cost;
+        int64_t need = c->value_bytes + c->byte_cost * len;
+        if (need > c->memory) {
+            c->want = need;
             return NEED_MEMORY;
         }
         found = insert(t, p, len, h, slot);
         if (found < 0) return NO_MEMORY;
-        c->memory -= cost;
+        c->memory -= need;
     }
-    c->paid = 0;
+    c->work -= cost + probed;
     *code = (uint32_t)found;
     if (start && start + len + 1 > c->end) c->end = start + len + 1;
     return 0;
@@ -324,18 +329,21 @@ static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int6
  * from pointer c->next on. Returns 0 (c->next == n), NEED_WORK or NEED_MEMORY (call again once
  * the cursor's allowance is topped up), NOT_FAST (pointer c->next needs the general path; the
  * texts before it are interned) or NO_MEMORY. */
-int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, Cursor *c) {
-    for (int64_t i = c->next; i < n; i++) {
+int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, Cursor *out) {
+    Cursor c = *out; /* a local copy the compiler keeps in registers; written back when the call stops */
+    for (int64_t i = c.next; i < n; i++) {
         int64_t start = 0, len = 0, far = 0;
         int64_t found = NOT_FAST;
         if (!PRESENT(i) || resolve_text(m, addr[i], LO(i), HI(i), &start, &len, &far))
-            found = intern_one(t, m->file, start, len, far, c, &codes[i]);
+            found = intern_one(t, m->file, start, len, far, &c, &codes[i]);
         if (found) {
-            c->next = i;
+            c.next = i;
+            *out = c;
             return found;
         }
     }
-    c->next = n;
+    c.next = n;
+    *out = c;
     return 0;
 }
 
@@ -383,11 +391,12 @@ int64_t ipu_count_entries(BATCH_ARGS, int64_t *counts, int64_t *words, int64_t *
  * codes[row], for the `capacity` rows ipu_count_entries counted, from row c->next (entry c->at of
  * list c->list) on. Returns as ipu_intern_pointers; on NOT_FAST, rows from c->next need the
  * general path. */
-int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, Cursor *c) {
-    int64_t row = c->next;
-    for (int64_t i = c->list; i < n; i++) {
+int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, Cursor *out) {
+    Cursor c = *out;
+    int64_t row = c.next;
+    for (int64_t i = c.list; i < n; i++) {
         List list = {0, 0, 0, 0, 0, 0, 0};
-        int64_t j = i == c->list ? c->at : 0;
+        int64_t j = i == c.list ? c.at : 0;
         int64_t found = NOT_FAST;
         if (PRESENT(i) && !resolve_list(m, addr[i], LO(i), HI(i), &list)) goto stop;
         if (list.count - j > capacity - row) goto stop;
@@ -396,20 +405,22 @@ int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity
             int64_t start = 0, len = 0, far = 0;
             found = NOT_FAST;
             if (field >= list.pointers || resolve_text(m, at, list.lo, list.hi, &start, &len, &far))
-                found = intern_one(t, m->file, start, len, far, c, &codes[row]);
+                found = intern_one(t, m->file, start, len, far, &c, &codes[row]);
             if (found) goto stop;
         }
         continue;
     stop:
-        c->list = i;
-        c->at = j;
-        c->next = row;
+        c.list = i;
+        c.at = j;
+        c.next = row;
+        *out = c;
         return found;
     }
     if (row != capacity) return NOT_FAST;
-    c->list = n;
-    c->at = 0;
-    c->next = row;
+    c.list = n;
+    c.at = 0;
+    c.next = row;
+    *out = c;
     return 0;
 }
 
@@ -417,16 +428,19 @@ int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity
  * from c->next on; c->work bounds the call (it is lent, not charged), c->memory pays for new
  * texts. Returns as ipu_intern_pointers, or OUT_OF_BOUNDS. */
 int64_t ipu_intern_resolved(Table *t, const Frame *m, const int64_t *byte, const int64_t *len, int64_t n,
-                            uint32_t *codes, Cursor *c) {
-    for (int64_t i = c->next; i < n; i++) {
+                            uint32_t *codes, Cursor *out) {
+    Cursor c = *out;
+    for (int64_t i = c.next; i < n; i++) {
         /* Word-aligned, with the word holding the NUL inside the file (what hash_text reads). */
         if (byte[i] < 0 || len[i] < 0 || (byte[i] & 7) || byte[i] / 8 + len[i] / 8 >= m->words) return OUT_OF_BOUNDS;
-        int64_t found = intern_one(t, m->file, byte[i], len[i], 0, c, &codes[i]);
+        int64_t found = intern_one(t, m->file, byte[i], len[i], 0, &c, &codes[i]);
         if (found) {
-            c->next = i;
+            c.next = i;
+            *out = c;
             return found;
         }
     }
-    c->next = n;
+    c.next = n;
+    *out = c;
     return 0;
 }

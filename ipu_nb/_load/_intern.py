@@ -49,8 +49,7 @@ class _Cursor(ctypes.Structure):
     """`Cursor` in _intern.c: what one call may spend, and where it stopped."""
 
     _fields_ = tuple(
-        (name, _I)
-        for name in ("work", "memory", "want", "next", "list", "at", "paid", "end", "value_bytes", "byte_cost")
+        (name, _I) for name in ("work", "memory", "want", "next", "list", "at", "end", "value_bytes", "byte_cost")
     )
 
     @classmethod

@@ -14,6 +14,7 @@ charged to the memory budget before the dictionary keeps it.
 from __future__ import annotations
 
 import hashlib
+import mmap
 
 import numpy as np
 import pyarrow as pa
@@ -127,27 +128,37 @@ class TextEncoder:
 
 
 class CodeBuffer:
-    """One text field's codes, appended batch by batch into one array grown geometrically.
+    """One text field's codes, appended batch by batch into one array that grows with them.
 
     Sized from `capacity` when the file states the row count (samples), else grown as rows
-    are appended (doubling: copying costs one pass over the codes in all); never sized from
-    a guess at the rows still to come.
+    arrive, never sized from a guess at the rows still to come. The codes live in an
+    anonymous memory map, which grows by doubling without copying (mremap, where the
+    kernel has it: its pages are touched once, as rows are written); elsewhere, or if a
+    view of it is still alive, growing copies the codes into a new map.
     """
 
     def __init__(self, capacity: int = 0) -> None:
-        self.buffer = np.empty(capacity, dtype=np.uint32)
+        self._map = _anonymous(capacity)
         self.size = 0
 
+    @property
+    def capacity(self) -> int:
+        return len(self._map) // 4
+
     def reserve(self, n: int) -> np.ndarray:
-        """The next `n` rows, to be filled by the caller."""
+        """The next `n` rows, to be filled by the caller (before the next `reserve`)."""
         end = self.size + n
-        if end > len(self.buffer):
-            grown = np.empty(max(end, 2 * len(self.buffer), 1 << 14), dtype=np.uint32)
-            grown[: self.size] = self.buffer[: self.size]
-            self.buffer = grown
-        rows = self.buffer[self.size : end]
+        if end > self.capacity:
+            rows = max(end, 2 * self.capacity, 1 << 14)
+            try:
+                self._map.resize(4 * rows)
+            except (BufferError, OSError, SystemError, ValueError):  # no mremap here, or a view still alive
+                grown = _anonymous(rows)
+                grown[: 4 * self.size] = self._map[: 4 * self.size]
+                self._map = grown
+        rows_view = np.frombuffer(self._map, dtype=np.uint32, count=n, offset=4 * self.size)
         self.size = end
-        return rows
+        return rows_view
 
     def truncate(self, size: int) -> None:
         """Forget the rows from `size` on (a batch that was reserved but not filled)."""
@@ -155,10 +166,20 @@ class CodeBuffer:
 
     def take(self) -> np.ndarray:
         """All codes so far (the buffer is handed over)."""
-        codes = self.buffer[: self.size]
-        self.buffer = np.zeros(0, dtype=np.uint32)
+        codes = np.frombuffer(self._map, dtype=np.uint32, count=self.size)
+        self._map = _anonymous(0)
         self.size = 0
         return codes
+
+
+def _anonymous(rows: int) -> mmap.mmap:
+    """Zeroed private memory for `rows` codes (pages are only committed as they are written)."""
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+    size = max(4 * rows, mmap.PAGESIZE)
+    memory = mmap.mmap(-1, size, flags=flags) if flags else mmap.mmap(-1, size)
+    if hasattr(mmap, "MADV_HUGEPAGE"):  # as numpy does for large arrays: far fewer page faults (kept by mremap)
+        memory.madvise(mmap.MADV_HUGEPAGE)
+    return memory
 
 
 class TextColumn:
