@@ -280,7 +280,7 @@ class NativeTextColumn:
         `prepaid`: the texts' words were charged already; the work allowance only bounds each call.
         """
         msg = self.msg
-        need_work, need_memory = 1, 0
+        need_work, need_memory, stuck_at, retries = 1, 0, (-1, -1, -1), 0
         while True:
             msg.stop_if_cancelled()
             work = memory = 0
@@ -297,7 +297,11 @@ class NativeTextColumn:
                 msg.memory.settle(memory, cursor.memory)
             if prepaid and cursor.work < 0:
                 msg.charge(-cursor.work, what)
-            need_work, need_memory = 1, 0
+            where = (cursor.next, cursor.list, cursor.at)
+            if where != stuck_at:  # moved on: what the last text needed no longer holds
+                need_work, need_memory, stuck_at, retries = 1, 0, where, 0
+            elif (retries := retries + 1) > 2:  # it had both it asked for: a bug, not a reason to spin
+                raise RuntimeError(f"interning {self.what}: no progress at {where}")
             if found == _NEED_WORK:
                 need_work = cursor.want
             elif found == _NEED_MEMORY:
