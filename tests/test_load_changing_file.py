@@ -93,16 +93,19 @@ def test_guard_works_under_faulthandler(tmp_path: Path, profile_bytes: bytes, fa
     assert "file changed while reading" in done.stdout
 
 
-#: Print "loading", then load argv[1] whole (the test truncates it meanwhile, from another process).
+#: Print "loading", then load argv[1] whole (the test truncates it meanwhile, from another process),
+#: then the outcome and the seconds the load took.
 LOAD = r"""
-import sys
+import sys, time
 from ipu_nb._load import ProfileFormatError, open_profile
 print("loading", flush=True)
+t = time.perf_counter()
 try:
     open_profile(sys.argv[1], cache=False, progress=False)
     print("accepted")
 except ProfileFormatError as exc:
     print("refused:", exc)
+print(time.perf_counter() - t)
 """
 
 
@@ -110,22 +113,26 @@ except ProfileFormatError as exc:
 def test_truncated_by_another_process(tmp_path: Path) -> None:
     columns = generate_columns("mlp", "phase", tiles=128, layers=2, phases=120, seed=6)
     original = write_columns(columns, tmp_path / "original.capnp").read_bytes()
-    outcomes = set()
-    for delay in (0.0, 0.05, 0.1, 0.2, 0.4):
-        path = tmp_path / f"p{delay}.capnp"
+    (tmp_path / "whole.capnp").write_bytes(original)
+    untouched = _run(LOAD, str(tmp_path / "whole.capnp"))
+    assert untouched.stdout.splitlines()[:2] == ["loading", "accepted"], untouched.stderr
+    seconds = float(untouched.stdout.splitlines()[2])
+    outcomes = []
+    for fraction in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8):  # of the time a load takes: most land mid-load
+        path = tmp_path / f"p{fraction}.capnp"
         path.write_bytes(original)
         loader = subprocess.Popen([sys.executable, "-c", LOAD, str(path)], stdout=subprocess.PIPE, text=True)
         assert loader.stdout is not None
         assert loader.stdout.readline() == "loading\n"
-        time.sleep(delay)
+        time.sleep(fraction * seconds)
         os.truncate(path, len(original) // 3)
         out, _ = loader.communicate(timeout=300)
         assert loader.returncode == 0, f"killed by signal {-loader.returncode}"
-        outcome = out.strip()
+        outcome = out.splitlines()[0]
         changed = outcome.startswith(f"refused: {path}: file changed while reading")
         before = outcome.startswith(f"refused: {path}: truncated:")  # truncated before it was opened
         assert outcome == "accepted" or changed or before, outcome
-        outcomes.add("changed" if changed else outcome[:8])
+        outcomes.append("changed" if changed else outcome[:8])
     assert "changed" in outcomes, outcomes  # at least one truncation landed during the load
 
 

@@ -128,7 +128,7 @@ def test_texts_are_charged_before_they_are_hashed() -> None:
     # Every sample names a different long text (each starts a word later in one run of bytes):
     # with budget for three, the fourth is refused before it is hashed or copied.
     msg, addr = _step_text_pointers(overlapping_texts(400_000, text_fraction=0.8))
-    cost = [1 + ((int(msg.u64[a]) >> 35) + 7) // 8 for a in addr[:4].tolist()]  # the pointer, the text's words
+    cost = [8 + (int(msg.u64[a]) >> 35) for a in addr[:4].tolist()]  # traversal bytes: the pointer, the text
     msg.traversal.left = sum(cost[:3]) + cost[3] // 2
     column = _intern.NativeTextColumn("ProfileStep.operation", msg)
     with pytest.raises(ProfileFormatError, match=r"ProfileStep.operation: text 3: traversal budget exceeded"):

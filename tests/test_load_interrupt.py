@@ -2,7 +2,7 @@
 
 A load is made long by lifting the traversal budget for a file whose samples all share
 one huge text (what the budget exists to refuse): the interner then has hours of
-hashing to do. The C interner returns to Python every ``QUANTUM`` words, and a
+hashing to do. The C interner returns to Python every ``QUANTUM`` bytes of it, and a
 cancelled decode stops at the next return, so SIGINT ends the command in moments.
 """
 

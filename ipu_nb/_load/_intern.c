@@ -170,8 +170,8 @@ static int reserve(Table *t, int64_t words) {
     return 1;
 }
 
-/* Probes of a lookup paid for by the text's own words: a longer probe sequence (texts crafted to
- * collide in the table) costs a word a probe, and a failed comparison of equal hashes its words. */
+/* Probes of a lookup paid for by the text itself: a longer probe sequence (texts crafted to collide
+ * in the table) costs a word a probe, and a failed comparison of equal hashes the text's bytes. */
 #define FREE_PROBES 8
 
 /* The code of the `len` bytes at `p` (hash `h`), or -1 with *slot the empty slot where it belongs.
@@ -181,13 +181,13 @@ static INLINE int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint
     uint64_t s = h & t->mask;
     int64_t probes = 0;
     for (uint64_t used; (used = t->slots[s]) != 0; s = (s + 1) & t->mask) {
-        if (++probes > FREE_PROBES) ++*work;
+        if (++probes > FREE_PROBES) *work += 8;
         if (HIGH(used) != HIGH(h)) continue;
         int64_t c = (int64_t)(used & 0xFFFFFFFF) - 1;
         const Value *v = &t->values[c];
         if (v->hash != h || v->len != len) continue;
         if (same_text(t->store + v->start, p, len)) return c;
-        *work += 1 + (len >> 3);
+        *work += 8 + len;
     }
     *slot = s;
     return -1;
@@ -215,7 +215,7 @@ static COLD int64_t insert(Table *t, const uint8_t *p, int64_t len, uint64_t h, 
 
 /* What a call may spend and where it stopped (see the top of this file). */
 typedef struct {
-    int64_t work;        /* traversal words it may still spend */
+    int64_t work;        /* traversal bytes it may still spend */
     int64_t memory;      /* memory-budget bytes it may still spend on new distinct texts */
     int64_t want;        /* on NEED_WORK / NEED_MEMORY: what the next text needs */
     int64_t next;        /* the next pointer (entries: row) to intern: where a call starts and stops */
@@ -226,12 +226,12 @@ typedef struct {
 } Cursor;
 
 /* Intern the text of `len` bytes at byte `start` (0: null, the empty text) into *code: its traversal
- * words (one for the pointer, one for a single-far landing pad when `far`, and its words with the
+ * cost (a word for the pointer, one for a single-far landing pad when `far`, and its bytes with the
  * NUL) must fit the allowance before it is hashed, and if it is new its memory before it is copied.
  * On NEED_MEMORY nothing is spent: the next call starts with this text again. */
 static INLINE int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t len, int64_t far, Cursor *c,
                                  uint32_t *code) {
-    int64_t cost = start ? 2 + (len >> 3) + far : 1;
+    int64_t cost = start ? 8 + len + 1 + 8 * far : 8;
     if (cost > c->work) {
         c->want = cost;
         return NEED_WORK;

@@ -8,7 +8,7 @@ the guard for memory-mapped files (`_guard.c`, used by `_mapped`).
 Every C call is lent an allowance from the message's budgets (`Message.traversal`,
 `Message.memory`) and stops before a text it cannot pay for; this module charges more,
 or lets the budget refuse the file, and calls again. A call never works past about
-``QUANTUM`` words, so a cancelled decode (`Message.cancel`) stops within milliseconds.
+``QUANTUM`` bytes of traversal, so a cancelled decode (`Message.cancel`) stops within milliseconds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._columns import Strings
-from ._message import ENTRY_BYTES, TEXT_BYTE_COST, TEXT_VALUE_BYTES, Describe, Message, Seg, Texts
+from ._message import ENTRY_BYTES, TEXT_BYTE_COST, TEXT_VALUE_BYTES, Describe, Message, Seg, Texts, rows_of
 from ._text import CodeBuffer, text_end, utf8
 
 __all__ = ["ABI", "LIBRARY", "NATIVE", "QUANTUM", "EntryLists", "NativeTextColumn", "count_entries"]
@@ -32,8 +32,8 @@ __all__ = ["ABI", "LIBRARY", "NATIVE", "QUANTUM", "EntryLists", "NativeTextColum
 #: Must equal IPU_INTERN_ABI in _intern.c: a library built from older source is not used.
 ABI = 7
 LIBRARY = Path(__file__).with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
-#: Traversal words one C call may spend (about a millisecond of hashing), and memory-budget bytes.
-QUANTUM = 1 << 20
+#: Traversal bytes one C call may spend (about a millisecond of hashing), and memory-budget bytes.
+QUANTUM = 8 << 20
 MEMORY_QUANTUM = 1 << 24
 _NOT_FAST, _NO_MEMORY, _OUT_OF_BOUNDS, _NEED_WORK, _NEED_MEMORY = -1, -2, -3, 1, 2
 _P, _I = ctypes.c_void_p, ctypes.c_int64
@@ -165,7 +165,9 @@ class EntryLists:
         return j, row - int(ends[j] - self.counts[j])
 
 
-def count_entries(msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str) -> EntryLists | None:
+def count_entries(
+    msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
+) -> EntryLists | None:
     """Entry counts of the struct lists at pointer words `addr`, charged (words and rows) before use.
 
     None when some list needs the general path (`Message.lists`).
@@ -177,7 +179,7 @@ def count_entries(msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray 
     if _LIB.ipu_count_entries(*pointers.args(), counts.ctypes.data, ctypes.byref(words), ctypes.byref(total)):
         return None
     msg.charge(words.value, what)
-    msg.charge_memory(total.value * ENTRY_BYTES, f"{what}: {total.value:,} rows")
+    msg.charge_memory(total.value * ENTRY_BYTES, lambda: rows_of(what, counts, describe))
     return EntryLists(pointers, counts, total.value)
 
 
@@ -280,7 +282,7 @@ class NativeTextColumn:
         `prepaid`: the texts' words were charged already; the work allowance only bounds each call.
         """
         msg = self.msg
-        need_work, need_memory, stuck_at, retries = 1, 0, (-1, -1, -1), 0
+        need_work, need_memory, stuck_at, retries = 8, 0, (-1, -1, -1), 0
         while True:
             msg.stop_if_cancelled()
             work = memory = 0
@@ -296,10 +298,10 @@ class NativeTextColumn:
                     msg.traversal.settle(work, cursor.work)
                 msg.memory.settle(memory, cursor.memory)
             if prepaid and cursor.work < 0:
-                msg.charge(-cursor.work, what)
+                msg.traversal.charge(-cursor.work, what)
             where = (cursor.next, cursor.list, cursor.at)
             if where != stuck_at:  # moved on: what the last text needed no longer holds
-                need_work, need_memory, stuck_at, retries = 1, 0, where, 0
+                need_work, need_memory, stuck_at, retries = 8, 0, where, 0
             elif (retries := retries + 1) > 2:  # it had both it asked for: a bug, not a reason to spin
                 raise RuntimeError(f"interning {self.what}: no progress at {where}")
             if found == _NEED_WORK:

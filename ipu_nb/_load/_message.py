@@ -10,11 +10,11 @@ Two budgets bound what any file can cost, and each is charged *before* the work 
 allocation it pays for, so a hostile file is refused with a `ProfileFormatError` (naming
 the budget, the field and where) having cost time and memory linear in its size:
 
-- **Traversal** (`Message.traversal`, in words): ``BUDGET_PER_WORD`` words per word of
-  file plus ``BUDGET_SLACK``. Every struct costs its words, every list its words (a list
-  of zero-sized elements one word per element: that is how Cap'n Proto's own reader
-  bounds amplification), every far pointer its landing pad, and every text pointer one
-  word plus the text's words, *each time it is referenced*: texts shared by pointer
+- **Traversal** (`Message.traversal`, kept in bytes, spoken of in words): ``BUDGET_PER_WORD``
+  words per word of file plus ``BUDGET_SLACK``. Every struct costs its words, every list
+  its words (a list of zero-sized elements one word per element: that is how Cap'n Proto's
+  own reader bounds amplification), every far pointer its landing pad, and every text
+  pointer one word plus the text's bytes, *each time it is referenced*: texts shared by pointer
   aliasing are legal, but hashing a text a million times is a million texts' work. The
   C interner spends from allowances lent by this budget and stops before a text it
   cannot pay for; a lookup in its table that probes past the first few slots pays a word
@@ -57,8 +57,9 @@ __all__ = [
     "Lists",
     "Message",
     "Texts",
+    "rows_of",
+    "text_bytes",
     "text_memory",
-    "text_words",
     "uniform",
 ]
 
@@ -109,10 +110,16 @@ def _signed_offset(w: np.ndarray) -> np.ndarray:
     return (w.astype(np.uint32).view(np.int32) >> 2).astype(np.int64)
 
 
-def text_words(count: np.ndarray) -> int:
-    """Traversal words of text pointers whose byte lists hold `count` bytes (0 for null): one
-    for the pointer and the text's words. The one rule both text paths and the C interner charge."""
-    return int(((count + 7) >> 3).sum()) + len(count)
+def text_bytes(count: np.ndarray) -> int:
+    """Traversal bytes of text pointers whose byte lists hold `count` bytes (0 for null): a word
+    for the pointer and the text's bytes. The one rule both text paths and the C interner charge."""
+    return 8 * len(count) + int(count.sum())
+
+
+def rows_of(what: str, count: np.ndarray, describe: Describe) -> str:
+    """'what (N rows from <where the first is>)': what a memory charge for lists of `count` rows names."""
+    first = int(np.flatnonzero(count)[0]) if count.any() else 0
+    return f"{what} ({int(count.sum()):,} rows from {describe(first)} on)"
 
 
 def text_memory(length: np.ndarray | int, values: int = 1) -> int:
@@ -296,7 +303,7 @@ class Message:
         self.size = size
         #: Set when the decode is abandoned; long-running work polls it (`stop_if_cancelled`).
         self.cancel = threading.Event()
-        self.traversal = Budget(BUDGET_PER_WORD * total + BUDGET_SLACK, self._traversal_refusal, self.cancel)
+        self.traversal = Budget(8 * (BUDGET_PER_WORD * total + BUDGET_SLACK), self._traversal_refusal, self.cancel)
         self.memory = Budget(MEMORY_PER_BYTE * size + MEMORY_SLACK, self._memory_refusal, self.cancel)
         if sizes[0] == 0:
             raise ProfileFormatError(f"{where}: segment 0 is empty: no root pointer")
@@ -320,7 +327,7 @@ class Message:
 
     def charge(self, words: int, what: str | Callable[[], str]) -> None:
         """Spend traversal budget before the work it pays for (loops and amplification stop here)."""
-        self.traversal.charge(words, what)
+        self.traversal.charge(8 * words, what)
 
     def charge_memory(self, nbytes: int, what: str | Callable[[], str]) -> None:
         """Spend memory budget before allocating what it pays for."""
@@ -332,8 +339,9 @@ class Message:
             raise Cancelled
 
     def _traversal_refusal(self, what: str, need: int, left: int) -> str:
+        need, left = -(-need // 8), max(left, 0) // 8  # bytes, in words
         return (
-            f"{self.where}: {what}: traversal budget exceeded ({need} more words, {max(left, 0)} left of "
+            f"{self.where}: {what}: traversal budget exceeded ({need} more words, {left} left of "
             f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop, aliased texts or amplified list"
         )
 
@@ -516,7 +524,7 @@ class Message:
         total = int(count.sum())
         if charge:
             self.charge(int(words.sum()) + int(amplified.sum()), what)
-            self.charge_memory(total * row_bytes, f"{what}: {total:,} rows")
+            self.charge_memory(total * row_bytes, lambda: rows_of(what, count, describe))
         live = count > 0
         any_live = bool(live.any())
 
@@ -566,7 +574,7 @@ class Message:
         last = self.u8[end]
         if last.any() if present is None else (last != 0)[present].any():
             return self._texts_general(w, addr, seg, present, what, describe)
-        self.charge(text_words(cnt), what)
+        self.traversal.charge(text_bytes(cnt), what)
         cnt -= 1
         np.maximum(cnt, 0, out=cnt)
         return Texts(start, cnt)
@@ -586,7 +594,7 @@ class Message:
         words = (cnt + 7) >> 3
         _, hi = self._bounds(seg)
         self._check(~null & (target + words > hi), f"{what}: text out of bounds", loc, describe)
-        self.charge(text_words(cnt), what)
+        self.traversal.charge(text_bytes(cnt), what)
         self._check(~null & (cnt == 0), f"{what}: text is not NUL-terminated (empty byte list)", loc, describe)
         last = np.where(null, 0, target * 8 + cnt - 1)
         self._check(~null & (self.u8[last] != 0), f"{what}: text is not NUL-terminated", loc, describe)

@@ -307,7 +307,7 @@ def _decode_chunk(
     # Metadata: the C interner walks the entry lists itself when it can; else numpy lists them.
     addr, present = msg.pointer(steps, 2)
     native = all(isinstance(texts[name], NativeTextColumn) for name in ("name", "value"))
-    counted = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata") if native else None
+    counted = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata", at_sample) if native else None
 
     @functools.cache
     def entries() -> Lists:
