@@ -27,24 +27,32 @@ from ipu_nb._write import write_columns
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="truncating a mapped file is a POSIX matter")
 
 #: Load argv[1], truncating it to argv[2] bytes in the middle of decoding a chunk: just before
-#: interning a batch of texts, whose bytes are read next (argv[3]: text path; argv[4]: faulthandler).
+#: interning a batch of texts, whose bytes are read next (argv[3]: text path; argv[4]: when
+#: faulthandler is enabled, if at all: before the load, between a first load and this one, or
+#: in the middle of the load).
 TRUNCATE_WHILE_LOADING = r"""
-import os, sys
+import faulthandler, os, shutil, sys
 from ipu_nb._load import ProfileFormatError, _text, _wire
-path, size = sys.argv[1], int(sys.argv[2])
+path, size, when = sys.argv[1], int(sys.argv[2]), sys.argv[4]
 _wire.CHUNK_SAMPLES = 256
 column = _text.TextColumn if sys.argv[3] == "numpy" else _wire._TextColumn
-if sys.argv[4] == "faulthandler":
-    import faulthandler
+if when == "before":
     faulthandler.enable()
+if when == "between":
+    shutil.copy(path, path + ".first")
+    _wire.decode_file(path + ".first")
+    faulthandler.enable()
+if when == "during":
+    # faulthandler's handler then runs first and dumps every thread's traceback from inside the
+    # signal handler, which is not safe while other threads run Python: one worker.
+    _wire.WORKERS = 1
 calls = []
 
 class Truncating(column):
     def add(self, *args):
         calls.append(1)
         if len(calls) == 5:
-            if sys.argv[4] == "faulthandler-late":
-                import faulthandler
+            if when == "during":
                 faulthandler.enable()  # a handler installed over the guard in the middle of a load
             os.truncate(path, size)
         return super().add(*args)
@@ -75,7 +83,7 @@ def test_truncated_while_loading(tmp_path: Path, profile_bytes: bytes, text_path
     path = tmp_path / "p.capnp"
     path.write_bytes(profile_bytes)
     size = int(keep * len(profile_bytes)) if isinstance(keep, float) else keep
-    done = _run(TRUNCATE_WHILE_LOADING, str(path), str(size), text_path, "")
+    done = _run(TRUNCATE_WHILE_LOADING, str(path), str(size), text_path, "never")
     assert done.returncode == 0, f"killed by signal {-done.returncode}" if done.returncode < 0 else done.stderr
     assert done.stdout.startswith("refused:"), done.stdout
     assert f"{path}: file changed while reading" in done.stdout
@@ -83,12 +91,12 @@ def test_truncated_while_loading(tmp_path: Path, profile_bytes: bytes, text_path
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("faulthandler", ["faulthandler", "faulthandler-late"])
-def test_guard_works_under_faulthandler(tmp_path: Path, profile_bytes: bytes, faulthandler: str) -> None:
-    # pytest enables faulthandler; so may a user, even in the middle of a load.
+@pytest.mark.parametrize("when", ["before", "between", "during"])
+def test_guard_works_under_faulthandler(tmp_path: Path, profile_bytes: bytes, when: str) -> None:
+    # pytest and ipykernel enable faulthandler before any load; so may a user, at any time.
     path = tmp_path / "p.capnp"
     path.write_bytes(profile_bytes)
-    done = _run(TRUNCATE_WHILE_LOADING, str(path), "0", "native", faulthandler)
+    done = _run(TRUNCATE_WHILE_LOADING, str(path), "0", "native", when)
     assert done.returncode == 0, f"killed by signal {-done.returncode}" if done.returncode < 0 else done.stderr
     assert "file changed while reading" in done.stdout
 

@@ -12,7 +12,8 @@
  * Any other SIGBUS goes to the handler installed before ours (Python's faulthandler, say),
  * or to the default action. Our handler is (re)installed on top whenever a mapping is
  * registered, so a handler installed between loads (faulthandler.enable()) cannot hide it;
- * one installed during a load is survived too (see on_bus).
+ * one installed during a load is survived too (see on_bus), though faulthandler's own dump
+ * of every thread's traceback from inside its handler is not safe while other threads run.
  */
 
 #define _GNU_SOURCE
