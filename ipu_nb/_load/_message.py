@@ -27,7 +27,8 @@ the budget, the field and where) having cost time and memory linear in its size:
   charged ``TEXT_VALUE_BYTES`` plus ``TEXT_BYTE_COST`` per byte before it is copied.
   Temporaries are bounded separately, per batch. With the file itself mapped (at most
   its size resident), a load peaks below about 3x the file size plus 300 MB for any
-  input, accepted or refused; real profiles charge well under half the budget.
+  input, accepted or refused; realistic profiles charge a half (phase) to two thirds (step
+  granularity) of the budget.
 
 Charges are exact and never refunded, so whether a file is refused does not depend on
 how its chunks interleave on the worker threads.
@@ -132,7 +133,7 @@ class Cancelled(Exception):
 
 
 class Budget:
-    """A bound on what a message may cost (words of traversal, bytes of memory), spent before the work.
+    """A bound on what a message may cost (traversal or memory, both in bytes), spent before the work.
 
     `charge` spends exactly; a C call borrows an allowance with `lend`, spends from it and
     gives back what it did not use with `settle`. A charge that does not fit waits for
