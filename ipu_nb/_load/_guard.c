@@ -23,14 +23,16 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define GUARDED_MAPPINGS 64
 
 typedef struct {
     uintptr_t start, end; /* start != 0: in use (written last, cleared first) */
+    int64_t length;       /* bytes mapped from the file open as `fd` */
     int64_t faults;
-    int claimed;
+    int fd, claimed;
 } Guarded;
 
 static Guarded guarded[GUARDED_MAPPINGS];
@@ -58,24 +60,33 @@ static void pass_on(int sig, siginfo_t *info, void *context) {
     prev.sa_handler(sig);
 }
 
+/* Whether some guarded file is now shorter than its mapping (fstat is async-signal-safe). */
+static int some_file_shrank(void) {
+    for (int i = 0; i < GUARDED_MAPPINGS; i++) {
+        struct stat now;
+        if (__atomic_load_n(&guarded[i].start, __ATOMIC_ACQUIRE) && fstat(guarded[i].fd, &now) == 0 &&
+            (int64_t)now.st_size < guarded[i].length)
+            return 1;
+    }
+    return 0;
+}
+
 static void on_bus(int sig, siginfo_t *info, void *context) {
     int fault = info && info->si_code > 0; /* raised by the kernel for a fault: si_addr is the address */
-    int guarding = 0;
-    for (int i = 0; i < GUARDED_MAPPINGS; i++) {
+    for (int i = 0; fault && i < GUARDED_MAPPINGS; i++) {
         uintptr_t start = __atomic_load_n(&guarded[i].start, __ATOMIC_ACQUIRE);
         uintptr_t end = __atomic_load_n(&guarded[i].end, __ATOMIC_ACQUIRE);
-        guarding |= start != 0;
-        if (!fault || !start || (uintptr_t)info->si_addr < start || (uintptr_t)info->si_addr >= end) continue;
+        if (!start || (uintptr_t)info->si_addr < start || (uintptr_t)info->si_addr >= end) continue;
         uintptr_t page = (uintptr_t)info->si_addr & ~(page_size - 1);
         void *zeros = mmap((void *)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         if (zeros == MAP_FAILED) break;
         __atomic_add_fetch(&guarded[i].faults, 1, __ATOMIC_RELEASE);
         return;
     }
-    /* A SIGBUS raised by a process while a mapping is guarded may be a handler installed over ours
-     * (faulthandler) passing a fault on with raise(), which loses its address: returning lets the
-     * faulting read run again and reach us as a fault, with its address. */
-    if (!fault && guarding) return;
+    /* A SIGBUS raised by a process while a guarded file has shrunk is most likely a handler
+     * installed over ours (faulthandler) passing our fault on with raise(), which loses its
+     * address: returning lets the faulting read run again and reach us as a fault. */
+    if (!fault && some_file_shrank()) return;
     pass_on(sig, info, context);
 }
 
@@ -93,8 +104,9 @@ static int install(void) {
     return sigaction(SIGBUS, &ours, NULL) == 0;
 }
 
-/* Guard the `length` bytes mapped at `start`: a slot for ipu_guard_faults / ipu_guard_remove, or -1. */
-int64_t ipu_guard_add(const void *start, int64_t length) {
+/* Guard the `length` bytes mapped at `start` from the file open as `fd` (open until the slot is
+ * removed): a slot for ipu_guard_faults / ipu_guard_remove, or -1. */
+int64_t ipu_guard_add(const void *start, int64_t length, int64_t fd) {
     if (!page_size) page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
     if (!start || length <= 0 || !install()) return -1;
     uintptr_t end = ((uintptr_t)start + (uintptr_t)length + page_size - 1) & ~(page_size - 1);
@@ -103,6 +115,8 @@ int64_t ipu_guard_add(const void *start, int64_t length) {
         if (!__atomic_compare_exchange_n(&guarded[i].claimed, &free_slot, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
             continue;
         __atomic_store_n(&guarded[i].faults, 0, __ATOMIC_RELAXED);
+        guarded[i].length = length;
+        guarded[i].fd = (int)fd;
         __atomic_store_n(&guarded[i].end, end, __ATOMIC_RELEASE);
         __atomic_store_n(&guarded[i].start, (uintptr_t)start, __ATOMIC_RELEASE);
         return i;
@@ -126,9 +140,10 @@ void ipu_guard_remove(int64_t slot) {
 
 #else /* no signals to guard with: ipu_guard_add declines, and the loader reads files into memory */
 
-int64_t ipu_guard_add(const void *start, int64_t length) {
+int64_t ipu_guard_add(const void *start, int64_t length, int64_t fd) {
     (void)start;
     (void)length;
+    (void)fd;
     return -1;
 }
 

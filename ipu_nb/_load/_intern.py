@@ -78,7 +78,7 @@ def _load() -> ctypes.CDLL | None:
         ("ipu_count_entries", _I, [*batch, _P, _P, _P]),
         ("ipu_intern_entries", _I, [_P, _I, *batch, _I, _P, _P]),
         ("ipu_intern_resolved", _I, [_P, _P, _P, _P, _I, _P, _P]),
-        ("ipu_guard_add", _I, [_P, _I]),
+        ("ipu_guard_add", _I, [_P, _I, _I]),
         ("ipu_guard_faults", _I, [_I]),
         ("ipu_guard_remove", None, [_I]),
     ):

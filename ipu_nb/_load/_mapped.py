@@ -89,7 +89,7 @@ def _guarded_map(path: Path, handle: int, size: int) -> Iterator[FileBytes]:
     except (OSError, ValueError) as exc:
         raise ProfileFormatError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     address = np.frombuffer(mapped, dtype=np.uint8).ctypes.data
-    slot = _LIB.ipu_guard_add(address, size)
+    slot = _LIB.ipu_guard_add(address, size, handle)
     try:
         if slot < 0:  # no guard to be had: do not touch an unguarded mapping
             mapped.close()
