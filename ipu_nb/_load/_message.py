@@ -73,11 +73,11 @@ BUDGET_SLACK = 4096
 MEMORY_PER_BYTE = 2
 MEMORY_SLACK = 64_000_000
 #: Peak bytes per output row, from the decoder's arrays through to the finished frames.
-#: (Measured on files of a million or more rows of one kind: 144, 117, 27 and 57 bytes.)
+#: (Measured on files of millions of rows of one kind: about 144, 114, 29 and 60-73 bytes.)
 TILE_BYTES = 192
 SAMPLE_BYTES = 160
 ENTRY_BYTES = 40
-ACTIVITY_BYTES = 80
+ACTIVITY_BYTES = 96
 #: Peak bytes per distinct text, fixed and per byte of text: the interner's copy and the frames'
 #: (measured: about 130 bytes plus 2.2 per byte with the C interner, 165 plus 3.2 with numpy).
 TEXT_VALUE_BYTES = 224
