@@ -130,7 +130,7 @@ def _decode(buffer: object, where: str, progress: Progress | None, file: FileByt
 
     # Workers fill these in place: no concatenation (and no fresh pages touched) at the end.
     out = {name: np.empty(total, dtype=dtype) for name, dtype in _SAMPLE_FIELDS.items()}
-    _reuse_temporaries()
+    _keep_arena_tops()
 
     def work(k: int) -> _Result:
         return _decode_chunk(msg, texts, in_order, k, samples, row_ranges[k], at_row, out)
@@ -201,7 +201,7 @@ _TEXT_FIELDS = (
 
 
 @functools.cache
-def _reuse_temporaries() -> None:
+def _keep_arena_tops() -> None:
     """Let worker threads reuse their chunks' temporaries instead of faulting them in afresh.
 
     glibc hands a thread arena's free top back to the kernel whenever it exceeds M_TOP_PAD
