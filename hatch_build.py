@@ -1,9 +1,10 @@
-"""Build hook: compile the loader's C text interner (ipu_nb/_load/_intern.c) into a shared library.
+"""Build hook: compile the loader's C library (ipu_nb/_load/_intern.c and _guard.c) into a shared library.
 
 The library is optional: without a C compiler the build goes on with a warning and the
-loader uses its numpy path (same frames, about twice as slow on large profiles). Run as a
-script (`python hatch_build.py`) it rebuilds the library in place when the source is newer,
-which is what scripts/bootstrap.sh does for editable installs.
+loader uses its numpy path (same frames, about twice as slow on large profiles) and reads
+files into memory instead of mapping them. Run as a script (`python hatch_build.py`) it
+rebuilds the library in place when a source is newer, which is what scripts/bootstrap.sh
+does for editable installs.
 """
 
 from __future__ import annotations
@@ -23,21 +24,21 @@ try:
 except ImportError:  # run as a script, outside a build
     BuildHookInterface = object  # type: ignore[assignment,misc]
 
-SOURCE = Path(__file__).resolve().parent / "ipu_nb" / "_load" / "_intern.c"
-LIBRARY = SOURCE.with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
+SOURCES = tuple(Path(__file__).resolve().parent / "ipu_nb" / "_load" / name for name in ("_intern.c", "_guard.c"))
+LIBRARY = SOURCES[0].with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 FLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"]
 
 
 def compile_library() -> Path | None:
-    """Compile the interner unless the library is newer than its source; None if that fails."""
-    if LIBRARY.is_file() and LIBRARY.stat().st_mtime >= SOURCE.stat().st_mtime:
+    """Compile the library unless it is newer than its sources; None if that fails."""
+    if LIBRARY.is_file() and all(LIBRARY.stat().st_mtime >= source.stat().st_mtime for source in SOURCES):
         return LIBRARY
     compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     fd, scratch = tempfile.mkstemp(prefix=".libipu_intern-", dir=LIBRARY.parent)
     os.close(fd)
     try:
         done = subprocess.run(
-            [*compiler, *FLAGS, "-o", scratch, str(SOURCE)], capture_output=True, text=True, check=False
+            [*compiler, *FLAGS, "-o", scratch, *map(str, SOURCES)], capture_output=True, text=True, check=False
         )
     except OSError as exc:
         os.unlink(scratch)
@@ -46,7 +47,8 @@ def compile_library() -> Path | None:
     if done.returncode != 0:
         os.unlink(scratch)
         warnings.warn(
-            f"ipu-nb: compiling {SOURCE.name} failed; the loader will use its slower numpy path:\n{done.stderr}",
+            f"ipu-nb: compiling {', '.join(s.name for s in SOURCES)} failed; "
+            f"the loader will use its slower numpy path:\n{done.stderr}",
             stacklevel=1,
         )
         return None

@@ -1,9 +1,12 @@
 """Mutation fuzzing: every mutated file is either a clean ProfileFormatError or pycapnp's exact answer.
 
 Mutations of valid files (bit flips, byte and word overwrites, truncation, splices within
-and across files) are decoded by the fast decoder. It must never raise anything but
+and across files, and aimed at the hostile families of issue 10: pointers re-aimed at
+one object (aliasing), list counts raised (huge texts, long lists), list elements made
+void or bytes) are decoded by the fast decoder. It must never raise anything but
 `ProfileFormatError`, never hang, and whenever it accepts a file the pycapnp reference
-must accept it too and give the identical columns (and frames).
+must accept it too and give the identical columns (and frames). Every input is small,
+so the budgets' bounds also bound each case's time: the whole run takes seconds.
 
 Where the two readers legitimately differ, the fast decoder is the stricter one, which
 this test allows (it only requires equality when the fast decoder accepts):
@@ -15,8 +18,10 @@ this test allows (it only requires equality when the fast decoder accepts):
 - the traversal budget: ours is 4 words per file word (+4096), pycapnp's is at least
   2**20 words, so small amplified files pycapnp reads can be refused by us.
 
-``IPU_NB_FUZZ_CASES`` sets the number of cases of the default test (6,000, a few
-seconds); the `slow` test runs 100,000 more when ``IPU_NB_FUZZ_SLOW=1``.
+``IPU_NB_FUZZ_CASES`` sets the number of cases of the default test (6,000 on each text
+path, a few seconds); the `slow` test runs 100,000 more when ``IPU_NB_FUZZ_SLOW=1``
+(about a minute per 10,000 cases on each path). The crafted families themselves, at
+sizes where they matter, are in test_load_hostile.py.
 """
 
 from __future__ import annotations
@@ -76,12 +81,37 @@ def seeds(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
     ]
 
 
+def _word(buf: bytearray, i: int) -> int:
+    return int.from_bytes(buf[8 * i : 8 * i + 8], "little")
+
+
+def _set_word(buf: bytearray, i: int, value: int) -> None:
+    buf[8 * i : 8 * i + 8] = (value & (2**64 - 1)).to_bytes(8, "little")
+
+
+def _pointer_at(rng: random.Random, buf: bytearray, kinds: tuple[int, ...] = (0, 1)) -> int | None:
+    """A random word that reads as a non-null struct or list pointer (None if none turned up)."""
+    words = len(buf) // 8
+    for _ in range(64):
+        i = rng.randrange(1, words) if words > 1 else 0
+        w = _word(buf, i)
+        if w and (w & 3) in kinds and abs(((w & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) >> 2 < words:
+            return i
+    return None
+
+
+def _retarget(w: int, at: int, to: int) -> int:
+    """Pointer word `w` (at word `at`) rewritten for word `to`, aimed at the same object."""
+    offset = ((((w & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) >> 2) + at - to
+    return (w & ~0xFFFFFFFF) | ((offset << 2) & 0xFFFFFFFF) | (w & 3)
+
+
 def mutate(rng: random.Random, data: bytes, others: list[bytes]) -> bytes:
     buf = bytearray(data)
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
         if not buf:
             break
-        op = rng.randrange(7)
+        op = rng.randrange(10)
         at = rng.randrange(len(buf))
         if op == 0:  # bit flip
             buf[at] ^= 1 << rng.randrange(8)
@@ -105,8 +135,29 @@ def mutate(rng: random.Random, data: bytes, others: list[bytes]) -> bytes:
             src = rng.randrange(len(other))
             piece = other[src : src + rng.randrange(1, 128)]
             buf[at : at + len(piece)] = piece
-        else:  # flip a bit in the segment table or the first words (framing and root)
+        elif op == 6:  # flip a bit in the segment table or the first words (framing and root)
             buf[rng.randrange(min(len(buf), 40))] ^= 1 << rng.randrange(8)
+        elif op == 7:  # pointer aliasing: other pointers re-aimed at one pointer's object
+            src = _pointer_at(rng, buf)
+            if src is not None:
+                w = _word(buf, src)
+                for _ in range(rng.choice((1, 4, 32))):
+                    dst = _pointer_at(rng, buf)
+                    if dst is not None:
+                        _set_word(buf, dst, _retarget(w, src, dst))
+        elif op == 8:  # a list grown huge: its element count raised (a huge text, a long list)
+            i = _pointer_at(rng, buf, kinds=(1,))
+            if i is not None:
+                w = _word(buf, i)
+                count = rng.choice(((w >> 35) * rng.choice((2, 16, 1024)), 2**29 - 1, rng.randrange(2**29)))
+                _set_word(buf, i, (w & (2**35 - 1)) | (count << 35))
+        else:  # a list's elements made void, bytes or halves (schema evolution read as structs)
+            i = _pointer_at(rng, buf, kinds=(1,))
+            if i is not None:
+                w = _word(buf, i)
+                es = rng.choice((0, 0, 2, 3, 4))
+                count = rng.choice((w >> 35, rng.randrange(2**29), 2**29 - 1))
+                _set_word(buf, i, (w & 0xFFFFFFFF) | (es << 32) | (count << 35))
     return bytes(buf)
 
 

@@ -6,10 +6,12 @@ import random
 
 import numpy as np
 import pytest
-from wire_words import BYTE, Sample, far_word, list_word, profile
+from hostile_inputs import overlapping_texts
+from wire_words import BYTE, Sample, Words, far_word, list_word, profile
 
 from ipu_nb._load import _intern
-from ipu_nb._load._message import Message
+from ipu_nb._load._errors import ProfileFormatError
+from ipu_nb._load._message import Message, text_memory
 from ipu_nb._load._text import TextColumn
 
 
@@ -41,10 +43,10 @@ def _operation_pointers(data: bytes) -> tuple[Message, np.ndarray, int]:
     original = _wire._TextColumn
 
     class Spy(original):  # type: ignore[misc,valid-type]
-        def add(self, addr, seg, present, describe, expected_rows=0):  # type: ignore[no-untyped-def]
+        def add(self, addr, seg, present, describe):  # type: ignore[no-untyped-def]
             if self.what == "ProfileStep.operation":
                 seen.append((np.array(addr), seg))
-            return super().add(addr, seg, present, describe, expected_rows)
+            return super().add(addr, seg, present, describe)
 
     _wire._TextColumn = Spy
     try:
@@ -106,3 +108,102 @@ def test_far_text_pointers(far: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [strings.values.to_pylist()[c] for c in strings.codes.tolist()] == texts
     assert strings.codes.tolist() == [0, 1, 0, 2, 1, 3]
     assert len(general) == (far == "double")
+
+
+def _step_text_pointers(data: bytes, index: int = 0) -> tuple[Message, np.ndarray]:
+    """The message and the word addresses of text pointer `index` (0: operation) of every sample's step."""
+    msg = Message(data, "<test>")
+    root = msg.structs(np.array([msg.seg_start[0]]), 0, None, "root", str)
+    addr, present = msg.pointer(root, 0)
+    tiles = msg.lists(addr, root.seg, present, "tiles", str, 0).elements()
+    addr, present = msg.pointer(tiles, 0)
+    samples = msg.lists(addr, tiles.seg, present, "samples", str, 0).elements()
+    addr, present = msg.pointer(samples, 0)
+    steps = msg.structs(addr, samples.seg, present, "steps", str)
+    addr, _ = msg.pointer(steps, index)
+    return msg, addr
+
+
+def test_texts_are_charged_before_they_are_hashed() -> None:
+    # Every sample names a different long text (each starts a word later in one run of bytes):
+    # with budget for three, the fourth is refused before it is hashed or copied.
+    msg, addr = _step_text_pointers(overlapping_texts(400_000, text_fraction=0.8))
+    cost = [8 + (int(msg.u64[a]) >> 35) for a in addr[:4].tolist()]  # traversal bytes: the pointer, the text
+    msg.traversal.left = sum(cost[:3]) + cost[3] // 2
+    column = _intern.NativeTextColumn("ProfileStep.operation", msg)
+    with pytest.raises(ProfileFormatError, match=r"ProfileStep.operation: text 3: traversal budget exceeded"):
+        column.add(addr, 0, None, lambda i: f"text {i}")
+    assert _intern._LIB.ipu_table_count(column.table) == 3
+    assert msg.traversal.left == cost[3] // 2  # what was spent is exactly the three texts
+
+
+def test_new_texts_are_charged_before_they_are_copied() -> None:
+    msg, addr = _step_text_pointers(overlapping_texts(400_000, text_fraction=0.8))
+    length = [(int(msg.u64[a]) >> 35) - 1 for a in addr[:3].tolist()]
+    msg.memory.left = text_memory(length[0]) + text_memory(length[1]) + 100
+    column = _intern.NativeTextColumn("ProfileStep.operation", msg)
+    with pytest.raises(ProfileFormatError, match=r"text 2 \(distinct texts\): memory budget exceeded"):
+        column.add(addr, 0, None, lambda i: f"text {i}")
+    assert _intern._LIB.ipu_table_count(column.table) == 2
+    assert msg.memory.left == 100
+
+
+@pytest.mark.parametrize("quantum", [(1, 1), (7, 1 << 30), (1 << 20, 1)])
+def test_calls_resumed_after_every_allowance(quantum: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Allowances so small that calls stop after (nearly) every text: codes must not change.
+    from ipu_nb._load import _wire
+
+    monkeypatch.setattr(_intern, "QUANTUM", quantum[0])
+    monkeypatch.setattr(_intern, "MEMORY_QUANTUM", quantum[1])
+    samples = [
+        Sample(i, i + 1, operation=f"op{i % 5}" * (i % 9), metadata=((f"n{i % 3}", "v" * (i % 30)), ("k", str(i))))
+        for i in range(300)
+    ]
+    data = profile([(1, samples[:100]), (2, samples[100:])], far="double").to_bytes()
+    native = _wire.decode_bytes(data)
+    monkeypatch.setattr(_wire, "_TextColumn", TextColumn)
+    numpy = _wire.decode_bytes(data)
+    for name in ("operation", "kernel", "metadata_name", "metadata_value"):
+        assert getattr(native, name).codes.tolist() == getattr(numpy, name).codes.tolist(), name
+        assert getattr(native, name).values.to_pylist() == getattr(numpy, name).values.to_pylist(), name
+
+
+def test_entries_declined_midway_continue_on_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A double-far name in the middle of a metadata list: C interns the rows before it, numpy the rest.
+    from ipu_nb._load import _wire
+    from ipu_nb._load._reference import decode_reference_bytes
+
+    w = Words(2)
+    root = w.alloc(0, 1)
+    prof = w.struct(0, 2, 1)
+    w.point(0, root, prof)
+    w.set_u32(0, prof.start, 0, 3)
+    tiles = w.composite(0, 1, 1, 1)
+    w.point(0, prof.start + 2, tiles)
+    samples = w.composite(0, 2, 1, 1)
+    w.point(0, tiles.element(0) + 1, samples)
+    for i in range(2):
+        step = w.struct(0, 2, 3)
+        w.point(0, samples.element(i) + 1, step)
+        entries = w.composite(0, 4, 0, 2)
+        w.point(0, step.start + 4, entries)
+        for m in range(4):
+            far = (i, m) == (1, 2)
+            w.point(0, entries.element(m), w.text(1 if far else 0, f"name{m % 3}"), far="double" if far else None)
+            w.point(0, entries.element(m) + 1, w.text(0, f"v{i}{m}"))
+    data = w.to_bytes()
+    partial: list[tuple[int, int]] = []
+    original = _intern.NativeTextColumn.add_entries
+
+    def spy(self, lists, field, describe_row):  # type: ignore[no-untyped-def]
+        end, done = original(self, lists, field, describe_row)
+        partial.append((done, lists.total))
+        return end, done
+
+    monkeypatch.setattr(_intern.NativeTextColumn, "add_entries", spy)
+    fast = _wire.decode_bytes(data)
+    assert partial == [(6, 8), (8, 8)]  # names: declined at row 6; values: all in C
+    reference = decode_reference_bytes(data)
+    assert fast.metadata_name.to_list() == reference.metadata_name.to_list() == [f"name{m % 3}" for m in range(4)] * 2
+    assert fast.metadata_name.codes.tolist() == [0, 1, 2, 0] * 2
+    assert fast.metadata_value.to_list() == reference.metadata_value.to_list()

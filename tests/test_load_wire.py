@@ -434,6 +434,18 @@ def test_strings_of_every_length_and_repeats() -> None:
     ]
 
 
+def test_texts_hashed_in_small_pieces_and_long_texts_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The numpy path hashes a batch in pieces of PIECE_BYTES and a longer text on its own, by digest:
+    # with tiny pieces every text goes one way or the other, in first-occurrence order either way.
+    from ipu_nb._load import _text
+
+    monkeypatch.setattr(_text, "PIECE_BYTES", 16)
+    texts = ["x" * n for n in range(41)] + ["é" * n for n in range(1, 12)] + ["ab" * 20, "x" * 40, "a\0b"]
+    samples = [Sample(i, i + 1, operation=t, kernel=t[::-1], metadata=((t, t + "!"),)) for i, t in enumerate(texts)]
+    fast = both(profile([(1, samples), (2, samples[::-1])]).to_bytes())
+    assert fast.samples.get_column("operation").to_list() == texts + texts[::-1]
+
+
 def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import ipu_nb._load._wire as wire
 

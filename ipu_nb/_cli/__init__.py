@@ -1,17 +1,23 @@
 """The `ipu-nb` command line: one subcommand a module, errors as one line on stderr.
 
 Usage errors exit 2 and runtime errors exit 1 (SPEC §4c); stdout stays empty on error.
+Every failure is one line: a bad file, an unreadable path, memory running out, and even
+a bug (named as an internal error; ``IPU_NB_TRACEBACK=1`` shows its traceback instead).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-__all__ = ["ArgumentParser", "CliError", "main", "positive_int"]
+__all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"]
+
+#: Set (to anything but "" or "0") to get a traceback instead of the one-line internal error.
+TRACEBACK_ENV = "IPU_NB_TRACEBACK"
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
 _SUBCOMMAND_MODULES = ("generate", "query", "render", "demo", "cache")
@@ -77,9 +83,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ProfileFormatError, OSError) as exc:
         sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return 1
+    except MemoryError as exc:
+        detail = f": {_one_line(exc)}" if str(exc) else ""
+        sys.stderr.write(f"{prog}: error: out of memory{detail}\n")
+        return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a bug (polars' PanicException is a BaseException too): still one line
+        if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+            raise
+        sys.stderr.write(
+            f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+            f"(please report it; set {TRACEBACK_ENV}=1 for the traceback)\n"
+        )
+        return 1
 
 
 def _one_line(exc: BaseException) -> str:

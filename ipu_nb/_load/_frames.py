@@ -36,6 +36,11 @@ def _enum(codes: np.ndarray, names: tuple[str, ...], dtype: pl.Enum, what: str) 
     )
 
 
+def _u32(values: np.ndarray) -> np.ndarray:
+    """`values` as uint32, without a copy when they already are (the frames may share them)."""
+    return values.astype(np.uint32, copy=False)
+
+
 def _owner_ids(counts: np.ndarray) -> np.ndarray:
     """Row id of the owner of each child row, for children grouped by owner."""
     return np.repeat(np.arange(len(counts), dtype=np.uint32), counts)
@@ -66,6 +71,10 @@ def _code_of(strings: Strings, text: str) -> int | None:
     """Dictionary code of `text` in a `Strings` column, or None when it never occurs."""
     found = np.flatnonzero(np.asarray(pc.equal(strings.values, text).fill_null(False)))
     return int(found[0]) if len(found) else None
+
+
+#: The metadata names `infer_granularity` looks for.
+_GRANULARITY_NAMES = ("phase_start", "output_address", "label", "alignment")
 
 
 def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_tile: int) -> str:
@@ -123,17 +132,17 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
             "sample": np.arange(n, dtype=np.uint32),
             "tile": np.repeat(c.tiles.astype(np.uint32), counts),
             "tile_index": tile_index,
-            "local_index": c.local_index.astype(np.uint32),
-            "phase": c.phase.astype(np.uint32),
-            "epoch": c.epoch.astype(np.uint32),
+            "local_index": _u32(c.local_index),
+            "phase": _u32(c.phase),
+            "epoch": _u32(c.epoch),
             "kind": kind,
             "operation": operation,
             "kernel": kernel,
-            "start": c.start.astype(np.uint32),
-            "end": c.end.astype(np.uint32),
+            "start": _u32(c.start),
+            "end": _u32(c.end),
             "offset": offset,
             "duration": duration,
-            "exchange_event_cycles": c.exchange_event_cycles.astype(np.uint32),
+            "exchange_event_cycles": _u32(c.exchange_event_cycles),
             "inactive": inactive,
         }
     )
@@ -146,8 +155,8 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
             "sample": act_sample,
             "position": _positions(act_counts),
             "kind": _enum(c.activity_kind, ACTIVITY_KINDS, ACTIVITY_KIND_DTYPE, "exchange activity kind"),
-            "start": c.activity_start.astype(np.uint32),
-            "end": c.activity_end.astype(np.uint32),
+            "start": _u32(c.activity_start),
+            "end": _u32(c.activity_end),
             "offset": (c.activity_start - act_base).astype(np.uint32).astype(np.uint64),
             "duration": (c.activity_end - c.activity_start).astype(np.uint32),
         }
@@ -160,7 +169,8 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
             "base": pl.Series(bases).set(pl.Series(~has), None) if len(counts) else pl.Series([], dtype=pl.UInt32),
         }
     )
-    names = set(c.metadata_name.values.to_pylist())
+    # Only the names the inference looks for (not a Python string per distinct name).
+    names = {n for n in _GRANULARITY_NAMES if _code_of(c.metadata_name, n) is not None}
     granularity = infer_granularity(samples, names, int(counts.max()) if len(counts) else 0)
     return Profile(
         samples=samples,

@@ -13,21 +13,39 @@
  * (offset, length) pairs with `ipu_intern_resolved`. Every address is checked before it is
  * read, and a declined batch leaves the table as if its texts so far had been interned.
  *
- * hatch_build.py compiles this into a plain shared library, called through ctypes (which
- * releases the GIL, so two chunks decode at once).
+ * Every call is bounded by a `Cursor`: before a text is hashed its traversal words are taken
+ * from `work`, and before a new distinct text is copied its memory cost from `memory` (the
+ * caller lends both from the message's budgets). When the next text does not fit, the call
+ * stops (NEED_WORK / NEED_MEMORY, with `want` and where it stopped) and the caller charges
+ * more or refuses the file; a call never works past its allowance, so it also returns to
+ * Python often enough for Ctrl-C and for a failing sibling chunk to stop it.
+ *
+ * hatch_build.py compiles this (with _guard.c) into a plain shared library, called through
+ * ctypes (which releases the GIL, so two chunks decode at once).
  */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define IPU_INTERN_ABI 6
+#define IPU_INTERN_ABI 7
+
+/* The hot path (resolve, hash, look up) inlined into each loop; the cold one (a new text) not. */
+#if defined(__GNUC__)
+#define INLINE inline __attribute__((always_inline))
+#define COLD __attribute__((noinline))
+#else
+#define INLINE inline
+#define COLD
+#endif
 
 #define TEXT_MASK ((UINT64_C(7) << 32) | UINT64_C(3))
 #define TEXT_TAG ((UINT64_C(2) << 32) | UINT64_C(1))
 #define NOT_FAST (-1)
 #define NO_MEMORY (-2)
 #define OUT_OF_BOUNDS (-3)
+#define NEED_WORK 1
+#define NEED_MEMORY 2
 
 /* A distinct text: its hash, length and where its bytes start in the table's store. */
 typedef struct {
@@ -95,7 +113,7 @@ static uint64_t mix(uint64_t h, uint64_t w) {
 
 /* Hash of the `len` bytes at `p`. Texts are word-aligned and NUL-terminated, so the word
  * holding byte `len` is readable whole; bytes past the text are masked off. */
-static uint64_t hash_text(const uint8_t *p, int64_t len) {
+static INLINE uint64_t hash_text(const uint8_t *p, int64_t len) {
     uint64_t h = (uint64_t)len * UINT64_C(0x9E3779B97F4A7C15);
     int64_t full = len >> 3;
     for (int64_t k = 0; k < full; k++) h = mix(h, load_word(p + 8 * k));
@@ -106,7 +124,7 @@ static uint64_t hash_text(const uint8_t *p, int64_t len) {
 }
 
 /* Whether the `len` bytes at `a` and `b` are equal (both readable as hash_text reads them). */
-static int same_text(const uint8_t *a, const uint8_t *b, int64_t len) {
+static INLINE int same_text(const uint8_t *a, const uint8_t *b, int64_t len) {
     int64_t full = len >> 3;
     for (int64_t k = 0; k < full; k++)
         if (load_word(a + 8 * k) != load_word(b + 8 * k)) return 0;
@@ -152,16 +170,31 @@ static int reserve(Table *t, int64_t words) {
     return 1;
 }
 
-/* The code of the `len` bytes at `p`, added to the table if new (-1: out of memory). */
-static int64_t intern(Table *t, const uint8_t *p, int64_t len) {
-    uint64_t h = hash_text(p, len);
+/* Probes of a lookup paid for by the text itself: a longer probe sequence (texts crafted to collide
+ * in the table) costs a word a probe, and a failed comparison of equal hashes the text's bytes. */
+#define FREE_PROBES 8
+
+/* The code of the `len` bytes at `p` (hash `h`), or -1 with *slot the empty slot where it belongs.
+ * Work beyond FREE_PROBES is added to *work, to be charged after the fact (it may overdraw the
+ * allowance: the caller's next check stops the call, and the debt is charged when it settles). */
+static INLINE int64_t lookup(const Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t *slot, int64_t *work) {
     uint64_t s = h & t->mask;
-    for (uint64_t slot; (slot = t->slots[s]) != 0; s = (s + 1) & t->mask) {
-        if (HIGH(slot) != HIGH(h)) continue;
-        int64_t c = (int64_t)(slot & 0xFFFFFFFF) - 1;
+    int64_t probes = 0;
+    for (uint64_t used; (used = t->slots[s]) != 0; s = (s + 1) & t->mask) {
+        if (++probes > FREE_PROBES) *work += 8;
+        if (HIGH(used) != HIGH(h)) continue;
+        int64_t c = (int64_t)(used & 0xFFFFFFFF) - 1;
         const Value *v = &t->values[c];
-        if (v->hash == h && v->len == len && same_text(t->store + v->start, p, len)) return c;
+        if (v->hash != h || v->len != len) continue;
+        if (same_text(t->store + v->start, p, len)) return c;
+        *work += 8 + len;
     }
+    *slot = s;
+    return -1;
+}
+
+/* Add the `len` bytes at `p` (hash `h`, not in the table, belonging at `s`); its code, or -1: out of memory. */
+static COLD int64_t insert(Table *t, const uint8_t *p, int64_t len, uint64_t h, uint64_t s) {
     int64_t words = (len >> 3) + 1;
     if (t->count >= INT64_C(0xFFFFFFFF) - 1 || !reserve(t, words)) return -1;
     if (2 * (uint64_t)(t->count + 1) > t->mask + 1) {
@@ -178,6 +211,48 @@ static int64_t intern(Table *t, const uint8_t *p, int64_t len) {
     t->stored += 8 * words;
     t->total_len += len;
     return c;
+}
+
+/* What a call may spend and where it stopped (see the top of this file). */
+typedef struct {
+    int64_t work;        /* traversal bytes it may still spend */
+    int64_t memory;      /* memory-budget bytes it may still spend on new distinct texts */
+    int64_t want;        /* on NEED_WORK / NEED_MEMORY: what the next text needs */
+    int64_t next;        /* the next pointer (entries: row) to intern: where a call starts and stops */
+    int64_t list, at;    /* entries: the list holding row `next`, and the row's position in it */
+    int64_t end;         /* the byte just past the last text so far */
+    int64_t value_bytes; /* a new distinct text of n bytes costs value_bytes + byte_cost * n of memory */
+    int64_t byte_cost;
+} Cursor;
+
+/* Intern the text of `len` bytes at byte `start` (0: null, the empty text) into *code: its traversal
+ * cost (a word for the pointer, one for a single-far landing pad when `far`, and its bytes with the
+ * NUL) must fit the allowance before it is hashed, and if it is new its memory before it is copied.
+ * On NEED_MEMORY nothing is spent: the next call starts with this text again. */
+static INLINE int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t len, int64_t far, Cursor *c,
+                                 uint32_t *code) {
+    int64_t cost = start ? 8 + len + 1 + 8 * far : 8;
+    if (cost > c->work) {
+        c->want = cost;
+        return NEED_WORK;
+    }
+    const uint8_t *p = file + start;
+    uint64_t h = hash_text(p, len), slot = 0;
+    int64_t probed = 0, found = lookup(t, p, len, h, &slot, &probed);
+    if (found < 0) {
+        int64_t need = c->value_bytes + c->byte_cost * len;
+        if (need > c->memory) {
+            c->want = need;
+            return NEED_MEMORY;
+        }
+        found = insert(t, p, len, h, slot);
+        if (found < 0) return NO_MEMORY;
+        c->memory -= need;
+    }
+    c->work -= cost + probed;
+    *code = (uint32_t)found;
+    if (start && start + len + 1 > c->end) c->end = start + len + 1;
+    return 0;
 }
 
 /* One framed message: the file's bytes and its segments (absolute word ranges). */
@@ -222,11 +297,14 @@ static int read_pointer(const Frame *m, int64_t at, int64_t lo, int64_t hi, Ptr 
 static int64_t target_of(const Ptr *p) { return p->at + 1 + ((int64_t)(int32_t)(uint32_t)p->w >> 2); }
 
 /* Where the Text that the pointer at word `at` points to lies: *start and *len (null reads as
- * empty). 0 when the pointer needs the general path. */
-static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int64_t *start, int64_t *len) {
+ * empty), and *far whether it was reached through a (single) far pointer. 0 when the pointer
+ * needs the general path. */
+static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int64_t *start, int64_t *len,
+                        int64_t *far) {
     Ptr p;
-    *start = *len = 0;
+    *start = *len = *far = 0;
     if (!read_pointer(m, at, lo, hi, &p)) return 0;
+    *far = p.at != at;
     if (!p.w) return 1;
     if ((p.w & TEXT_MASK) != TEXT_TAG) return 0;
     int64_t target = target_of(&p), count = (int64_t)(p.w >> 35);
@@ -235,18 +313,6 @@ static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int6
     *start = target * 8;
     *len = count - 1;
     return 1;
-}
-
-/* Accumulates the words a batch charges to the traversal budget and the end of its last text. */
-typedef struct {
-    int64_t bytes, pointers, last;
-} Spent;
-
-static void spend_text(Spent *s, int64_t start, int64_t len) {
-    s->pointers++;
-    if (!start) return;
-    s->bytes += len + 1;
-    if (start + len + 1 > s->last) s->last = start + len + 1;
 }
 
 /* A batch of `n` pointer words at word addresses `addr`: absent (read as null) where `present`
@@ -259,22 +325,25 @@ static void spend_text(Spent *s, int64_t start, int64_t len) {
 #define LO(i) (lo ? lo[i] : seg_lo)
 #define HI(i) (lo ? hi[i] : seg_hi)
 
-/* Intern the Texts the batch's pointers point to (null reads as the empty string): codes[i].
- * Returns 0, NOT_FAST (texts interned before the one that needs the general path stay
- * interned), or NO_MEMORY. *words gets the words to charge to the traversal budget (as the
- * numpy path counts them), *end the byte just past the last text. */
-int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, int64_t *words, int64_t *end) {
-    Spent spent = {0, 0, 0};
-    for (int64_t i = 0; i < n; i++) {
-        int64_t start = 0, len = 0;
-        if (PRESENT(i) && !resolve_text(m, addr[i], LO(i), HI(i), &start, &len)) return NOT_FAST;
-        spend_text(&spent, start, len);
-        int64_t c = intern(t, m->file + start, len);
-        if (c < 0) return NO_MEMORY;
-        codes[i] = (uint32_t)c;
+/* Intern the Texts the batch's pointers point to (null reads as the empty string) into codes[i],
+ * from pointer c->next on. Returns 0 (c->next == n), NEED_WORK or NEED_MEMORY (call again once
+ * the cursor's allowance is topped up), NOT_FAST (pointer c->next needs the general path; the
+ * texts before it are interned) or NO_MEMORY. */
+int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, Cursor *out) {
+    Cursor c = *out; /* a local copy the compiler keeps in registers; written back when the call stops */
+    for (int64_t i = c.next; i < n; i++) {
+        int64_t start = 0, len = 0, far = 0;
+        int64_t found = NOT_FAST;
+        if (!PRESENT(i) || resolve_text(m, addr[i], LO(i), HI(i), &start, &len, &far))
+            found = intern_one(t, m->file, start, len, far, &c, &codes[i]);
+        if (found) {
+            c.next = i;
+            *out = c;
+            return found;
+        }
     }
-    *words = spent.bytes / 8 + spent.pointers;
-    *end = spent.last;
+    c.next = n;
+    *out = c;
     return 0;
 }
 
@@ -318,42 +387,60 @@ int64_t ipu_count_entries(BATCH_ARGS, int64_t *counts, int64_t *words, int64_t *
     return 0;
 }
 
-/* Intern Text pointer `field` of every entry of those lists (absent pointers read as empty),
- * writing exactly `capacity` codes (the total ipu_count_entries gave). Returns 0, NOT_FAST
- * (the general path redoes the batch) or NO_MEMORY; *words and *end as for ipu_intern_pointers. */
-int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, int64_t *words,
-                           int64_t *end) {
-    Spent spent = {0, 0, 0};
-    int64_t row = 0;
-    for (int64_t i = 0; i < n; i++) {
+/* Intern Text pointer `field` of every entry of those lists (absent pointers read as empty) into
+ * codes[row], for the `capacity` rows ipu_count_entries counted, from row c->next (entry c->at of
+ * list c->list) on. Returns as ipu_intern_pointers; on NOT_FAST, rows from c->next need the
+ * general path. */
+int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, Cursor *out) {
+    Cursor c = *out;
+    int64_t row = c.next;
+    for (int64_t i = c.list; i < n; i++) {
         List list = {0, 0, 0, 0, 0, 0, 0};
-        if (PRESENT(i) && !resolve_list(m, addr[i], LO(i), HI(i), &list)) return NOT_FAST;
-        if (list.count > capacity - row) return NOT_FAST;
-        int64_t stride = list.data_words + list.pointers, at = list.first + list.data_words + field;
-        for (int64_t j = 0; j < list.count; j++, row++, at += stride) {
-            int64_t start = 0, len = 0;
-            if (field < list.pointers && !resolve_text(m, at, list.lo, list.hi, &start, &len)) return NOT_FAST;
-            spend_text(&spent, start, len);
-            int64_t c = intern(t, m->file + start, len);
-            if (c < 0) return NO_MEMORY;
-            codes[row] = (uint32_t)c;
+        int64_t j = i == c.list ? c.at : 0;
+        int64_t found = NOT_FAST;
+        if (PRESENT(i) && !resolve_list(m, addr[i], LO(i), HI(i), &list)) goto stop;
+        if (list.count - j > capacity - row) goto stop;
+        int64_t stride = list.data_words + list.pointers, at = list.first + list.data_words + field + j * stride;
+        for (; j < list.count; j++, row++, at += stride) {
+            int64_t start = 0, len = 0, far = 0;
+            found = NOT_FAST;
+            if (field >= list.pointers || resolve_text(m, at, list.lo, list.hi, &start, &len, &far))
+                found = intern_one(t, m->file, start, len, far, &c, &codes[row]);
+            if (found) goto stop;
         }
+        continue;
+    stop:
+        c.list = i;
+        c.at = j;
+        c.next = row;
+        *out = c;
+        return found;
     }
     if (row != capacity) return NOT_FAST;
-    *words = spent.bytes / 8 + spent.pointers;
-    *end = spent.last;
+    c.list = n;
+    c.at = 0;
+    c.next = row;
+    *out = c;
     return 0;
 }
 
-/* Intern `n` texts the numpy path resolved and checked: byte offsets and lengths. */
+/* Intern the `n` texts the numpy path resolved, checked and charged (byte offsets and lengths),
+ * from c->next on; c->work bounds the call (it is lent, not charged), c->memory pays for new
+ * texts. Returns as ipu_intern_pointers, or OUT_OF_BOUNDS. */
 int64_t ipu_intern_resolved(Table *t, const Frame *m, const int64_t *byte, const int64_t *len, int64_t n,
-                            uint32_t *codes) {
-    for (int64_t i = 0; i < n; i++) {
+                            uint32_t *codes, Cursor *out) {
+    Cursor c = *out;
+    for (int64_t i = c.next; i < n; i++) {
         /* Word-aligned, with the word holding the NUL inside the file (what hash_text reads). */
         if (byte[i] < 0 || len[i] < 0 || (byte[i] & 7) || byte[i] / 8 + len[i] / 8 >= m->words) return OUT_OF_BOUNDS;
-        int64_t c = intern(t, m->file + byte[i], len[i]);
-        if (c < 0) return NO_MEMORY;
-        codes[i] = (uint32_t)c;
+        int64_t found = intern_one(t, m->file, byte[i], len[i], 0, &c, &codes[i]);
+        if (found) {
+            c.next = i;
+            *out = c;
+            return found;
+        }
     }
+    c.next = n;
+    *out = c;
     return 0;
 }

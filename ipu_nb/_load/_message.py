@@ -4,9 +4,34 @@ A `Message` holds numpy views of the whole file (as u8/u16/u32/u64) and the
 segment table; every object address is an absolute index into those views, so
 no bytes are copied. Each resolver takes arrays of pointer locations and checks
 every pointer the way the reference C++ reader does (kind, element size, bounds,
-far and double-far landing pads), charging each object's words to one traversal
-budget *before* anything is expanded, so loops and amplification bombs stop with
-a `ProfileFormatError` instead of exhausting memory.
+far and double-far landing pads).
+
+Two budgets bound what any file can cost, and each is charged *before* the work or the
+allocation it pays for, so a hostile file is refused with a `ProfileFormatError` (naming
+the budget, the field and where) having cost time and memory linear in its size:
+
+- **Traversal** (`Message.traversal`, kept in bytes, spoken of in words): ``BUDGET_PER_WORD``
+  words per word of file plus ``BUDGET_SLACK``. Every struct costs its words, every list
+  its words (a list of zero-sized elements one word per element: that is how Cap'n Proto's
+  own reader bounds amplification), every far pointer its landing pad, and every text
+  pointer one word plus the text's bytes, *each time it is referenced*: texts shared by pointer
+  aliasing are legal, but hashing a text a million times is a million texts' work. The
+  C interner spends from allowances lent by this budget and stops before a text it
+  cannot pay for; a lookup in its table that probes past the first few slots pays a word
+  a probe (texts crafted to collide cannot make interning quadratic).
+- **Memory** (`Message.memory`, in bytes): ``MEMORY_PER_BYTE`` bytes per byte of file
+  plus ``MEMORY_SLACK``. Every output row (tile entry, sample, metadata entry, exchange
+  activity) is charged the peak bytes it costs through to the finished frames (the
+  ``*_BYTES`` constants, measured by benchmarks/bench_hostile.py) as soon as its list's
+  count is known, before anything of that size is allocated; every distinct text is
+  charged ``TEXT_VALUE_BYTES`` plus ``TEXT_BYTE_COST`` per byte before it is copied.
+  Temporaries are bounded separately, per batch. With the file itself mapped (at most
+  its size resident), a load peaks below about 3x the file size plus 300 MB for any
+  input, accepted or refused; realistic profiles charge a half (phase) to two thirds (step
+  granularity) of the budget.
+
+Charges are exact and never refunded, so whether a file is refused does not depend on
+how its chunks interleave on the worker threads.
 """
 
 from __future__ import annotations
@@ -19,13 +44,44 @@ import numpy as np
 
 from ._errors import ProfileFormatError
 
-__all__ = ["MAX_SEGMENTS", "Elements", "Message", "Texts", "uniform"]
+__all__ = [
+    "ACTIVITY_BYTES",
+    "ENTRY_BYTES",
+    "MAX_SEGMENTS",
+    "SAMPLE_BYTES",
+    "TEXT_BYTE_COST",
+    "TEXT_VALUE_BYTES",
+    "TILE_BYTES",
+    "Budget",
+    "Cancelled",
+    "Elements",
+    "Lists",
+    "Message",
+    "Texts",
+    "rows_of",
+    "text_bytes",
+    "text_memory",
+    "uniform",
+]
 
 #: More segments than any real writer emits (the C++ stream reader allows 512).
 MAX_SEGMENTS = 1 << 16
 #: Words a valid message may be traversed for, per word of file, plus a small allowance.
 BUDGET_PER_WORD = 4
 BUDGET_SLACK = 4096
+#: Bytes of memory a file may decode to, per byte of file, plus an allowance for small files.
+MEMORY_PER_BYTE = 2
+MEMORY_SLACK = 64_000_000
+#: Peak bytes per output row, from the decoder's arrays through to the finished frames.
+#: (Measured on files of millions of rows of one kind: about 144, 114, 29 and 60-73 bytes.)
+TILE_BYTES = 192
+SAMPLE_BYTES = 160
+ENTRY_BYTES = 40
+ACTIVITY_BYTES = 96
+#: Peak bytes per distinct text, fixed and per byte of text: the interner's copy and the frames'
+#: (measured: about 130 bytes plus 2.2 per byte with the C interner, 165 plus 3.2 with numpy).
+TEXT_VALUE_BYTES = 224
+TEXT_BYTE_COST = 4
 
 _M29 = np.uint64((1 << 29) - 1)
 _M30 = np.uint64((1 << 30) - 1)
@@ -55,31 +111,147 @@ def _signed_offset(w: np.ndarray) -> np.ndarray:
     return (w.astype(np.uint32).view(np.int32) >> 2).astype(np.int64)
 
 
+def text_bytes(count: np.ndarray) -> int:
+    """Traversal bytes of text pointers whose byte lists hold `count` bytes (0 for null): a word
+    for the pointer and the text's bytes. The one rule both text paths and the C interner charge."""
+    return 8 * len(count) + int(count.sum())
+
+
+def rows_of(what: str, count: np.ndarray, describe: Describe) -> str:
+    """'what (N rows from <where the first is>)': what a memory charge for lists of `count` rows names."""
+    first = int(np.flatnonzero(count)[0]) if count.any() else 0
+    return f"{what} ({int(count.sum()):,} rows from {describe(first)} on)"
+
+
+def text_memory(length: np.ndarray | int, values: int = 1) -> int:
+    """Memory charged for `values` new distinct texts of `length` bytes in all."""
+    return values * TEXT_VALUE_BYTES + TEXT_BYTE_COST * int(np.sum(length))
+
+
+class Cancelled(Exception):
+    """The decode was abandoned (Ctrl-C, or another chunk failed): work in progress stops."""
+
+
+class Budget:
+    """A bound on what a message may cost (traversal or memory, both in bytes), spent before the work.
+
+    `charge` spends exactly; a C call borrows an allowance with `lend`, spends from it and
+    gives back what it did not use with `settle`. A charge that does not fit waits for
+    outstanding allowances to be settled before it refuses, so only what was really spent
+    counts: a file is refused exactly when its charges add up to more than the total.
+    """
+
+    def __init__(self, total: int, refusal: Callable[[str, int, int], str], cancel: threading.Event) -> None:
+        """`refusal(what, need, left)` words the error for a charge that does not fit; a charge
+        waiting for allowances gives up (`Cancelled`) once `cancel` is set."""
+        self.total = total
+        self.left = total
+        self._lent = 0
+        self._refusal = refusal
+        self._cancel = cancel
+        self._cond = threading.Condition()
+
+    def charge(self, amount: int, what: str | Callable[[], str]) -> None:
+        """Spend `amount`, or raise a `ProfileFormatError` naming `what` when it does not fit."""
+        self._take(amount, amount, what, lend=False)
+
+    def lend(self, need: int, most: int, what: str | Callable[[], str]) -> int:
+        """An allowance of at least `need` (at most `most`, or what is left) for one bounded call."""
+        return self._take(need, max(need, most), what, lend=True)
+
+    def settle(self, lent: int, unused: int) -> None:
+        """End an allowance of `lent` of which `unused` was not spent."""
+        with self._cond:
+            self.left += unused
+            self._lent -= lent
+            self._cond.notify_all()
+
+    def _take(self, need: int, most: int, what: str | Callable[[], str], lend: bool) -> int:
+        with self._cond:
+            while need > self.left:
+                if not self._lent:
+                    raise ProfileFormatError(self._refusal(what() if callable(what) else what, need, self.left))
+                if self._cancel.is_set():
+                    raise Cancelled
+                self._cond.wait(0.1)
+            grant = min(most, self.left)
+            self.left -= grant
+            if lend:
+                self._lent += grant
+            return grant
+
+
 @dataclass
 class Elements:
     """A batch of structs: byte address of each data section, its size, and its pointer section.
 
     `data_bytes` and `ptrs` are scalars when uniform over the batch (the common case).
-    `first` (for list elements) is the index of each list's first element, to name the list
-    an element came from in error messages (`owner_of`).
     """
 
     byte: np.ndarray  # int64 absolute byte address of the data section
     data_bytes: np.ndarray | int
     ptrs: np.ndarray | int
     seg: np.ndarray | int  # segment of each element, or of all of them
-    first: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.byte)
 
-    def owner_of(self, i: int) -> tuple[int, int]:
-        """(list index, position in that list) of element i."""
-        if self.first is None:
-            return i, 0
-        # Empty lists share their successor's `first`; the last list of such a run holds i.
-        j = int(np.searchsorted(self.first, i, side="right")) - 1
-        return j, i - int(self.first[j])
+
+@dataclass
+class Lists:
+    """Resolved struct lists, their elements numbered in one sequence of rows and expanded on demand.
+
+    Per list: its element count, the byte address of its first element, the row of that
+    element, and (scalars when uniform over the non-empty lists) the bytes per element,
+    data bytes and pointers per element, and segment. `elements(lo, hi)` expands only rows
+    [lo, hi), so a batch's temporaries stay the size of the batch, not of every list.
+    """
+
+    count: np.ndarray  # int64 per list
+    base: np.ndarray  # int64 byte address of each list's first element
+    first: np.ndarray  # int64 row of each list's first element
+    step: np.ndarray | int
+    data: np.ndarray | int
+    ptrs: np.ndarray | int
+    seg: np.ndarray | int
+    total: int
+
+    def elements(self, lo: int = 0, hi: int | None = None) -> Elements:
+        """Rows [lo, hi) as structs."""
+        hi = self.total if hi is None else hi
+        if lo == 0 and hi == self.total:
+            j0, j1 = 0, len(self.count)
+        else:
+            j0 = int(np.searchsorted(self.first + self.count, lo, side="right"))
+            j1 = max(j0, int(np.searchsorted(self.first, hi, side="left")))
+        first = self.first[j0:j1]
+        start = np.maximum(first, lo)
+        n = np.maximum(np.minimum(first + self.count[j0:j1], hi) - start, 0)
+        rows = hi - lo
+
+        def part(x: np.ndarray | int) -> np.ndarray | int:
+            return x if isinstance(x, int) else x[j0:j1]
+
+        step = part(self.step)
+        base = self.base[j0:j1] + (start - first) * step  # each piece's first element
+        rel = start - lo  # and its row in the batch
+        if isinstance(step, int):
+            # element byte = base + (row - rel) * step, as one repeat and in-place arithmetic
+            byte = np.arange(rows, dtype=np.int64)
+            byte *= step
+            byte += np.repeat(base - rel * step, n)
+        else:
+            byte = np.repeat(base, n) + (np.arange(rows, dtype=np.int64) - np.repeat(rel, n)) * np.repeat(step, n)
+        data, ptrs = part(self.data), part(self.ptrs)
+        data = data if isinstance(data, int) else np.repeat(data, n)
+        ptrs = ptrs if isinstance(ptrs, int) else np.repeat(ptrs, n)
+        return Elements(byte, data, ptrs, _uniform_seg(part(self.seg), n))
+
+    def owner_of(self, row: int) -> tuple[int, int]:
+        """(list index, position in that list) of `row`."""
+        # Empty lists share their successor's `first`; the last list of such a run holds the row.
+        j = int(np.searchsorted(self.first, row, side="right")) - 1
+        return j, row - int(self.first[j])
 
 
 @dataclass
@@ -129,8 +301,11 @@ class Message:
         self.seg_end = ends
         self.segment_count = count
         self.words = total
-        self.budget = BUDGET_PER_WORD * total + BUDGET_SLACK
-        self._lock = threading.Lock()
+        self.size = size
+        #: Set when the decode is abandoned; long-running work polls it (`stop_if_cancelled`).
+        self.cancel = threading.Event()
+        self.traversal = Budget(8 * (BUDGET_PER_WORD * total + BUDGET_SLACK), self._traversal_refusal, self.cancel)
+        self.memory = Budget(MEMORY_PER_BYTE * size + MEMORY_SLACK, self._memory_refusal, self.cancel)
         if sizes[0] == 0:
             raise ProfileFormatError(f"{where}: segment 0 is empty: no root pointer")
 
@@ -151,15 +326,33 @@ class Message:
         seg = min(seg, self.segment_count - 1)
         return f"segment {seg} word {addr - int(self.seg_start[seg])}"
 
-    def charge(self, words: int, what: str) -> None:
-        """Spend traversal budget before expanding anything (loops and amplification stop here)."""
-        with self._lock:
-            if words > self.budget:
-                raise ProfileFormatError(
-                    f"{self.where}: {what}: traversal budget exceeded ({words} more words, {self.budget} left of "
-                    f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop or amplified list"
-                )
-            self.budget -= words
+    def charge(self, words: int, what: str | Callable[[], str]) -> None:
+        """Spend traversal budget before the work it pays for (loops and amplification stop here)."""
+        self.traversal.charge(8 * words, what)
+
+    def charge_memory(self, nbytes: int, what: str | Callable[[], str]) -> None:
+        """Spend memory budget before allocating what it pays for."""
+        self.memory.charge(nbytes, what)
+
+    def stop_if_cancelled(self) -> None:
+        """Raise `Cancelled` once the decode has been abandoned."""
+        if self.cancel.is_set():
+            raise Cancelled
+
+    def _traversal_refusal(self, what: str, need: int, left: int) -> str:
+        need, left = -(-need // 8), max(left, 0) // 8  # bytes, in words
+        return (
+            f"{self.where}: {what}: traversal budget exceeded ({need} more words, {left} left of "
+            f"{BUDGET_PER_WORD}x the file's {self.words} words): pointer loop, aliased texts or amplified list"
+        )
+
+    def _memory_refusal(self, what: str, need: int, left: int) -> str:
+        mb, left = 1e6, max(left, 0)
+        return (
+            f"{self.where}: {what}: memory budget exceeded ({need / mb:.1f} MB more, {left / mb:.1f} MB left of "
+            f"{MEMORY_PER_BYTE}x the file's {self.size / mb:.1f} MB + {MEMORY_SLACK / mb:.0f} MB): "
+            "more rows or distinct text than a file of this size can hold"
+        )
 
     def _bounds(self, seg: Seg) -> tuple[np.ndarray | int, np.ndarray | int]:
         if isinstance(seg, int):
@@ -257,13 +450,22 @@ class Message:
         data = dw * 8
         return Elements(target * 8, uniform(data), uniform(pc), seg)
 
-    def struct_lists(
-        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
-    ) -> tuple[np.ndarray, Elements]:
-        """List(struct) pointers -> (element count per list, the elements of all lists concatenated).
+    def lists(
+        self,
+        addr: np.ndarray,
+        seg: Seg,
+        present: np.ndarray | None,
+        what: str,
+        describe: Describe,
+        row_bytes: int,
+        charge: bool = True,
+    ) -> Lists:
+        """List(struct) pointers -> `Lists` (null reads as empty), charged before anything is expanded.
 
         Accepts composite lists and, as the spec's schema evolution allows, lists of primitives
         or pointers read as structs whose first field is the element (bit lists are refused).
+        Charges the lists' words to the traversal budget and `row_bytes` per element to the
+        memory budget (`charge=False`: the C interner already charged exactly these lists).
         """
         w, target, seg, null, loc = self.resolve(addr, seg, present, describe)
         self._check(~null & ((w & _M3) != _u(1)), f"{what}: expected a list pointer", loc, describe)
@@ -320,27 +522,27 @@ class Message:
         amplified[null] = 0
         simple = ~composite & ~null
         self._check(simple & (target + words > hi), f"{what}: list out of bounds", loc, describe)
-        self.charge(int(words.sum()) + int(amplified.sum()), what)
-        # Budget is spent: the expansion below allocates at most a few arrays of `count.sum()` rows.
         total = int(count.sum())
-        first = np.cumsum(count) - count
+        if charge:
+            self.charge(int(words.sum()) + int(amplified.sum()), what)
+            self.charge_memory(total * row_bytes, lambda: rows_of(what, count, describe))
         live = count > 0
-        data_u = uniform(data_bits[live] // 8) if live.any() else 0
-        ptrs_u = uniform(ptrs[live]) if live.any() else 0
-        step_u = uniform(step_bits[live]) if live.any() else 0
-        if isinstance(step_u, int):
-            # element byte = base + (i - first) * step, as one repeat and in-place arithmetic
-            byte = np.arange(total, dtype=np.int64)
-            byte *= step_u // 8
-            byte += np.repeat(base - first * (step_u // 8), count)
-        else:
-            byte = np.repeat(base, count) + (np.arange(total, dtype=np.int64) - np.repeat(first, count)) * np.repeat(
-                step_bits // 8, count
-            )
-        data = data_u if isinstance(data_u, int) else np.repeat(data_bits // 8, count)
-        pcount = ptrs_u if isinstance(ptrs_u, int) else np.repeat(ptrs, count)
-        eseg = _uniform_seg(seg if isinstance(seg, int) else seg[live], count)
-        return count, Elements(byte, data, pcount, eseg, first)
+        any_live = bool(live.any())
+
+        def per_list(values: np.ndarray) -> np.ndarray | int:
+            same = uniform(values[live]) if any_live else 0
+            return same if isinstance(same, int) else values
+
+        return Lists(
+            count=count,
+            base=base,
+            first=np.cumsum(count) - count,
+            step=per_list(step_bits // 8),
+            data=per_list(data_bits // 8),
+            ptrs=per_list(ptrs),
+            seg=seg if isinstance(seg, int) else per_list(seg),
+            total=total,
+        )
 
     def texts(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe) -> Texts:
         """Text pointers -> (byte address, length); null reads as the empty string.
@@ -373,7 +575,7 @@ class Message:
         last = self.u8[end]
         if last.any() if present is None else (last != 0)[present].any():
             return self._texts_general(w, addr, seg, present, what, describe)
-        self.charge(int(cnt.sum()) // 8 + n, what)
+        self.traversal.charge(text_bytes(cnt), what)
         cnt -= 1
         np.maximum(cnt, 0, out=cnt)
         return Texts(start, cnt)
@@ -393,7 +595,7 @@ class Message:
         words = (cnt + 7) >> 3
         _, hi = self._bounds(seg)
         self._check(~null & (target + words > hi), f"{what}: text out of bounds", loc, describe)
-        self.charge(int(words.sum()), what)
+        self.traversal.charge(text_bytes(cnt), what)
         self._check(~null & (cnt == 0), f"{what}: text is not NUL-terminated (empty byte list)", loc, describe)
         last = np.where(null, 0, target * 8 + cnt - 1)
         self._check(~null & (self.u8[last] != 0), f"{what}: text is not NUL-terminated", loc, describe)
@@ -432,13 +634,13 @@ class Message:
 
 
 def _uniform_seg(seg: Seg, count: np.ndarray) -> Seg:
-    """The segment of every element of lists in segments `seg` (one int when they share one)."""
+    """The segment of every element of lists in segments `seg` of `count` elements (one int when shared)."""
     if isinstance(seg, int):
         return seg
-    same = uniform(seg)
+    same = uniform(seg[count > 0])
     if isinstance(same, int):
         return same
-    return np.repeat(seg, count[count > 0])
+    return np.repeat(seg, count)
 
 
 def uniform(values: np.ndarray) -> np.ndarray | int:

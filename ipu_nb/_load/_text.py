@@ -4,9 +4,17 @@ The fallback for `_intern.NativeTextColumn` (used when the C interner is not bui
 batch of texts is hashed by Arrow, as fixed-width keys when short or as BinaryView arrays
 over the memory-mapped file otherwise, without a Python object per row; batches are merged
 into one dictionary in file order; UTF-8 is validated once per distinct value.
+
+Bounded like the C path: `Message.texts` charges every text before it is read; a batch
+is hashed in pieces of at most ``PIECE_BYTES`` bytes of text (Arrow copies each piece's
+distinct values), a longer text on its own without a copy; each new distinct value is
+charged to the memory budget before the dictionary keeps it.
 """
 
 from __future__ import annotations
+
+import hashlib
+import mmap
 
 import numpy as np
 import pyarrow as pa
@@ -14,11 +22,13 @@ import pyarrow.compute as pc
 
 from ._columns import Strings
 from ._errors import ProfileFormatError
-from ._message import Describe, Message, Seg, Texts
+from ._message import Describe, Message, Seg, Texts, text_memory
 
 __all__ = ["CodeBuffer", "TextColumn", "TextEncoder", "text_end", "utf8"]
 
 _WINDOW = 1 << 30  # data buffer stride for files over 2 GiB (view offsets are int32)
+#: Bytes of text Arrow hashes (and copies the distinct values of) at once.
+PIECE_BYTES = 1 << 23
 _32 = np.uint64(32)
 #: Byte masks: _MASKS[k] keeps the low k bytes of a word (k = 0..8).
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -118,26 +128,37 @@ class TextEncoder:
 
 
 class CodeBuffer:
-    """One text field's codes, appended batch by batch into one growing array.
+    """One text field's codes, appended batch by batch into one array that grows with them.
 
-    Sized from the caller's estimate of the final row count, so its pages are first touched
-    while other chunks still decode, rather than by one large concatenation at the end.
+    Sized from `capacity` when the file states the row count (samples), else grown as rows
+    arrive, never sized from a guess at the rows still to come. The codes live in an
+    anonymous memory map, which grows by doubling without copying (mremap, where the
+    kernel has it: its pages are touched once, as rows are written); elsewhere, or if a
+    view of it is still alive, growing copies the codes into a new map.
     """
 
-    def __init__(self) -> None:
-        self.buffer = np.zeros(0, dtype=np.uint32)
+    def __init__(self, capacity: int = 0) -> None:
+        self._map = _anonymous(capacity)
         self.size = 0
 
-    def reserve(self, n: int, expected_rows: int = 0) -> np.ndarray:
-        """The next `n` rows, to be filled by the caller."""
+    @property
+    def capacity(self) -> int:
+        return len(self._map) // 4
+
+    def reserve(self, n: int) -> np.ndarray:
+        """The next `n` rows, to be filled by the caller (before the next `reserve`)."""
         end = self.size + n
-        if end > len(self.buffer):
-            grown = np.empty(max(end, expected_rows, len(self.buffer) * 3 // 2), dtype=np.uint32)
-            grown[: self.size] = self.buffer[: self.size]
-            self.buffer = grown
-        rows = self.buffer[self.size : end]
+        if end > self.capacity:
+            rows = max(end, 2 * self.capacity, 1 << 14)
+            try:
+                self._map.resize(4 * rows)
+            except (BufferError, OSError, SystemError, ValueError):  # no mremap here, or a view still alive
+                grown = _anonymous(rows)
+                grown[: 4 * self.size] = self._map[: 4 * self.size]
+                self._map = grown
+        rows_view = np.frombuffer(self._map, dtype=np.uint32, count=n, offset=4 * self.size)
         self.size = end
-        return rows
+        return rows_view
 
     def truncate(self, size: int) -> None:
         """Forget the rows from `size` on (a batch that was reserved but not filled)."""
@@ -145,10 +166,20 @@ class CodeBuffer:
 
     def take(self) -> np.ndarray:
         """All codes so far (the buffer is handed over)."""
-        codes = self.buffer[: self.size]
-        self.buffer = np.zeros(0, dtype=np.uint32)
+        codes = np.frombuffer(self._map, dtype=np.uint32, count=self.size)
+        self._map = _anonymous(0)
         self.size = 0
         return codes
+
+
+def _anonymous(rows: int) -> mmap.mmap:
+    """Zeroed private memory for `rows` codes (pages are only committed as they are written)."""
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+    size = max(4 * rows, mmap.PAGESIZE)
+    memory = mmap.mmap(-1, size, flags=flags) if flags else mmap.mmap(-1, size)
+    if hasattr(mmap, "MADV_HUGEPAGE"):  # as numpy does for large arrays: far fewer page faults (kept by mremap)
+        memory.madvise(mmap.MADV_HUGEPAGE)
+    return memory
 
 
 class TextColumn:
@@ -160,36 +191,70 @@ class TextColumn:
     lookup per distinct value per batch.
     """
 
-    def __init__(self, what: str, msg: Message) -> None:
+    def __init__(self, what: str, msg: Message, capacity: int = 0) -> None:
+        """`capacity`: the rows the field will hold, when the file states it (and the budget paid for them)."""
         self.what = what
         self.msg = msg
         self.encoder = TextEncoder(msg.u8, msg.u64)
         self.index: dict[bytes, int] = {}
-        self.codes = CodeBuffer()
+        #: The texts longer than a piece, by digest (they are looked up without a copy).
+        self._long: dict[bytes, list[tuple[int, bytes]]] = {}
+        self.codes = CodeBuffer(capacity)
 
-    def add(
-        self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, describe: Describe, expected_rows: int = 0
-    ) -> int:
+    def add(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, describe: Describe) -> int:
         """Resolve and append the Texts at pointer words `addr`; returns the end byte of the last one."""
         texts = self.msg.texts(addr, seg, present, self.what, describe)
-        codes, dictionary = self.encoder.encode(texts.byte, texts.length)
+        target = self.codes.reserve(len(texts.byte))
+        ends = np.cumsum(texts.length)
+        lo = 0
+        while lo < len(target):
+            # The next piece: texts up to PIECE_BYTES in all, or one longer text on its own.
+            hi = int(np.searchsorted(ends, (int(ends[lo - 1]) if lo else 0) + PIECE_BYTES, side="right"))
+            if hi <= lo:
+                self._add_long(int(texts.byte[lo]), int(texts.length[lo]), target[lo : lo + 1], describe, lo)
+                hi = lo + 1
+            else:
+                self._add_piece(texts.byte[lo:hi], texts.length[lo:hi], target[lo:hi], describe, lo)
+            lo = hi
+            if lo < len(target):
+                self.msg.stop_if_cancelled()
+        return text_end(texts)
+
+    def _add_piece(self, byte: np.ndarray, length: np.ndarray, target: np.ndarray, describe: Describe, i: int) -> None:
+        codes, dictionary = self.encoder.encode(byte, length)
         index = self.index
         known = len(index)
         new = [value for value in dictionary if value not in index]
+        if new:
+            self.msg.charge_memory(
+                text_memory(sum(map(len, new)), len(new)), lambda: f"{self.what}: {describe(i)} (distinct texts)"
+            )
         index.update(zip(new, range(known, known + len(new)), strict=True))
-        target = self.codes.reserve(len(codes), expected_rows)
         if len(new) < len(dictionary) or known:
             mapping = np.fromiter(map(index.__getitem__, dictionary), dtype=np.uint32, count=len(dictionary))
             if not np.array_equal(mapping, np.arange(len(mapping), dtype=np.uint32)):
                 np.take(mapping, codes, out=target)
-                return text_end(texts)
+                return
         target[...] = codes
-        return text_end(texts)
+
+    def _add_long(self, byte: int, length: int, target: np.ndarray, describe: Describe, i: int) -> None:
+        """One text longer than a piece: found by a digest of the file's bytes, copied only if new."""
+        view = memoryview(self.msg.u8[byte : byte + length])
+        digest = hashlib.blake2b(view, digest_size=16).digest()
+        for code, value in self._long.get(digest, ()):
+            if view == value:
+                target[0] = code
+                return
+        self.msg.charge_memory(text_memory(length), lambda: f"{self.what}: {describe(i)} (distinct texts)")
+        value = bytes(view)
+        code = self.index.setdefault(value, len(self.index))
+        self._long.setdefault(digest, []).append((code, value))
+        target[0] = code
 
     def finish(self, where: str, describe_row: Describe) -> Strings:
         """The codes so far, with UTF-8 validated once per distinct value."""
         values = pa.array(list(self.index), type=pa.binary())
-        self.index = {}
+        self.index, self._long = {}, {}
         codes = self.codes.take()
         return Strings(codes, utf8(values, codes, self.what, where, describe_row))
 
@@ -205,7 +270,9 @@ def utf8(values: pa.Array, codes: np.ndarray, what: str, where: str, describe_ro
         return values.cast(pa.string())
     except pa.ArrowInvalid:
         pass
-    for i, raw in enumerate(values.to_pylist()):
+    step = 4096  # values are copied to Python a slice at a time
+    pieces = ((lo, values.slice(lo, step).to_pylist()) for lo in range(0, len(values), step))
+    for i, raw in ((lo + k, raw) for lo, piece in pieces for k, raw in enumerate(piece)):
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -1,23 +1,28 @@
 """Fast columnar decoder: the profile schema read straight from the wire format with numpy.
 
-Root `Profile` -> `tiles` -> per-tile `samples` lists are resolved as arrays; then tiles
-are decoded in chunks of about `CHUNK_SAMPLES` samples (bounded temporaries, progress
-updates, and file pages released after each chunk). Every struct size comes from its
-pointer, so older (smaller) and newer (larger) writers both decode: fields beyond a
-struct's data or pointer section read as their defaults, exactly like the C++ reader.
-Text fields, two thirds of the work, go to the C interner (`_intern`) when it is built,
-else to numpy (`_text`); either way each field is interned in file order.
+Root `Profile` -> `tiles` -> per-tile `samples` lists are resolved as arrays, charged to the
+message's traversal and memory budgets (`_message`) before anything is expanded; then the
+samples are decoded in chunks of `CHUNK_SAMPLES` rows (bounded temporaries, progress
+updates, file pages released after each chunk), their metadata entries and exchange
+activities in batches of at most `BATCH_ROWS`. Every struct size comes from its pointer,
+so older (smaller) and newer (larger) writers both decode: fields beyond a struct's data
+or pointer section read as their defaults, exactly like the C++ reader. Text fields, two
+thirds of the work, go to the C interner (`_intern`) when it is built, else to numpy
+(`_text`); either way each field is interned in file order.
+
+Every output array is sized from a count the file states and the memory budget has paid
+for (or grown geometrically as rows arrive), never extrapolated from the rows so far.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
-import mmap
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,17 +30,19 @@ import numpy as np
 
 from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
-from ._intern import NATIVE, NativeTextColumn, count_entries
-from ._message import Elements, Message, uniform
+from ._intern import NATIVE, EntryLists, NativeTextColumn, count_entries
+from ._mapped import FileBytes, open_bytes
+from ._message import ACTIVITY_BYTES, ENTRY_BYTES, SAMPLE_BYTES, TILE_BYTES, Cancelled, Elements, Lists, Message
 from ._text import TextColumn
 
-__all__ = ["CHUNK_SAMPLES", "decode_bytes", "decode_file"]
+__all__ = ["BATCH_ROWS", "CHUNK_SAMPLES", "decode_bytes", "decode_file"]
 
 #: Samples per chunk: temporaries stay a few MB (cache- and allocator-friendly).
 CHUNK_SAMPLES = 1 << 13
+#: Metadata entries (or exchange activities) of a chunk expanded at once by the numpy path.
+BATCH_ROWS = 1 << 17
 #: Chunks decoded in parallel: numpy and Arrow release the GIL in the heavy loops.
 WORKERS = min(2, os.cpu_count() or 1)
-_PAGE = mmap.PAGESIZE
 
 #: Text fields go to the C interner when it is built, else to the numpy path.
 _TextColumn = NativeTextColumn if NATIVE else TextColumn
@@ -44,21 +51,19 @@ Progress = Callable[[int, int], None]
 
 
 def decode_file(path: str | Path, progress: Progress | None = None) -> Columns:
-    """Decode a profile file through a read-only memory map."""
+    """Decode a profile file (memory-mapped and guarded, or read into memory: `_mapped`).
+
+    A file truncated or rewritten while it loads is a `ProfileFormatError` saying so.
+    """
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size == 0:
-                raise ProfileFormatError(f"{path}: empty file (not a Cap'n Proto message)")
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except OSError as exc:
-        raise ProfileFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return _decode(mapped, str(path), progress, mapped)
-    finally:
-        with contextlib.suppress(BufferError):  # a view still alive: the GC unmaps it later
-            mapped.close()
+    with open_bytes(path) as file:
+        try:
+            columns = _decode(file.buffer, str(path), progress, file)
+        except BaseException:
+            file.check()  # a file that changed under the decoder explains whatever went wrong
+            raise
+        file.check()
+        return columns
 
 
 def decode_bytes(data: bytes, where: str = "<bytes>", progress: Progress | None = None) -> Columns:
@@ -91,7 +96,11 @@ class _Chunk:
     activity_end: np.ndarray
 
 
-def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.mmap | None) -> Columns:
+#: What decoding a chunk returns: its activities and the byte span its samples and texts occupy.
+_Result = tuple[_Chunk, tuple[int, int]]
+
+
+def _decode(buffer: object, where: str, progress: Progress | None, file: FileBytes | None) -> Columns:
     msg = Message(buffer, where)
     root_addr = np.array([msg.seg_start[0]], dtype=np.int64)
     root = msg.structs(root_addr, 0, None, "root Profile", lambda i: "root")
@@ -102,52 +111,54 @@ def _decode(buffer: object, where: str, progress: Progress | None, mapped: mmap.
         raise error
     clock_hz = int(msg.field(root, 8, np.uint64)[0])
     addr, present = msg.pointer(root, 0)
-    _, tiles = msg.struct_lists(addr, root.seg, present, "Profile.tiles", lambda i: "root")
+    tiles = msg.lists(addr, root.seg, present, "Profile.tiles", lambda i: "root", TILE_BYTES).elements()
     physical = msg.field(tiles, 0, np.uint32)
     addr, present = msg.pointer(tiles, 0)
-    counts, samples_all = msg.struct_lists(addr, tiles.seg, present, "TileProfile.samples", lambda i: f"tile entry {i}")
-    del addr, present
-    firsts = np.cumsum(counts) - counts
-    texts = {name: _TextColumn(label, msg) for name, label in _TEXT_FIELDS}
+    samples = msg.lists(addr, tiles.seg, present, "TileProfile.samples", lambda i: f"tile entry {i}", SAMPLE_BYTES)
+    del addr, present, tiles
+    counts, total = samples.count, samples.total
+    at_row = _tile_finder(samples.first, counts)
+    texts = {
+        name: _TextColumn(label, msg, capacity=total if name in ("operation", "kernel") else 0)
+        for name, label in _TEXT_FIELDS
+    }
     chunks: list[_Chunk] = []
-    total = int(counts.sum())
     if progress is not None:
         progress(0, total)
-    row_ranges = [
-        slice(int(firsts[lo]), int(firsts[lo]) + int(counts[lo:hi].sum())) for lo, hi in _chunk_bounds(counts)
-    ]
-    in_order = _InOrder()
+    row_ranges = [slice(lo, min(lo + CHUNK_SAMPLES, total)) for lo in range(0, total, CHUNK_SAMPLES)]
+    in_order = _InOrder(msg.cancel)
 
     # Workers fill these in place: no concatenation (and no fresh pages touched) at the end.
     out = {name: np.empty(total, dtype=dtype) for name, dtype in _SAMPLE_FIELDS.items()}
+    _keep_arena_tops()
 
-    def work(k: int) -> tuple[_Chunk, tuple[int, int]]:
-        return _decode_chunk(msg, texts, in_order, k, samples_all, row_ranges[k], firsts, total, out)
+    def work(k: int) -> _Result:
+        return _decode_chunk(msg, texts, in_order, k, samples, row_ranges[k], at_row, out)
 
     workers = min(WORKERS, len(row_ranges))
     with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
         indices = range(len(row_ranges))
-        results = pool.map(work, indices) if workers > 1 else map(work, indices)
+        results = _in_turn([pool.submit(work, k) for k in indices]) if workers > 1 else map(work, indices)
         try:
             for rows, (chunk, span) in zip(row_ranges, results, strict=True):
                 chunks.append(chunk)
-                if mapped is not None:
-                    _release(mapped, span)
+                if file is not None:
+                    file.check()
+                    file.release(*span)
                 if progress is not None:
                     progress(rows.stop, total)
         except BaseException:
             in_order.abandon()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    sample_tile = _tile_finder(firsts, counts)
-    operation = texts["operation"].finish(where, lambda r: sample_tile(r))
-    kernel = texts["kernel"].finish(where, lambda r: sample_tile(r))
+    operation = texts["operation"].finish(where, at_row)
+    kernel = texts["kernel"].finish(where, at_row)
     meta_owner = out["metadata_counts"]
     meta_first = np.cumsum(meta_owner) - meta_owner
 
     def entry_where(r: int) -> str:
         s = int(np.searchsorted(meta_first, r, side="right")) - 1
-        return f"{sample_tile(s)}, metadata entry {r - int(meta_first[s])}"
+        return f"{at_row(s)}, metadata entry {r - int(meta_first[s])}"
 
     name = texts["name"].finish(where, entry_where)
     value = texts["value"].finish(where, entry_where)
@@ -189,21 +200,22 @@ _TEXT_FIELDS = (
 )
 
 
-def _chunk_bounds(counts: np.ndarray) -> list[tuple[int, int]]:
-    """Tile ranges holding about CHUNK_SAMPLES samples each (at least one tile per range)."""
-    n = len(counts)
-    if n == 0:
-        return []
-    ends = np.cumsum(counts)
-    cuts = np.searchsorted(ends, np.arange(CHUNK_SAMPLES, int(ends[-1]) + CHUNK_SAMPLES, CHUNK_SAMPLES), side="left")
-    bounds = sorted({int(c) + 1 for c in cuts if c < n} | {n})
-    out = []
-    lo = 0
-    for hi in bounds:
-        if hi > lo:
-            out.append((lo, hi))
-            lo = hi
-    return out
+@functools.cache
+def _keep_arena_tops() -> None:
+    """Let worker threads reuse their chunks' temporaries instead of faulting them in afresh.
+
+    glibc hands a thread arena's free top back to the kernel whenever it exceeds M_TOP_PAD
+    (128 KB by default), so every chunk's few MB of numpy and Arrow temporaries were paged
+    out on free and faulted in again by the next chunk: up to a third of a load's time.
+    Keeping 16 MB of top avoids that (memory the threads use again at once, never more than
+    they used). Setting it turns off glibc's sliding mmap threshold, so that is pinned where
+    the sliding one ends up in a long-running process (32 MB), not left at 128 KB. Once per
+    process; elsewhere (no glibc) this does nothing.
+    """
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(None)
+        libc.mallopt(ctypes.c_int(-2), ctypes.c_int(16 << 20))  # M_TOP_PAD
+        libc.mallopt(ctypes.c_int(-3), ctypes.c_int(32 << 20))  # M_MMAP_THRESHOLD
 
 
 def _tile_finder(firsts: np.ndarray, counts: np.ndarray) -> Callable[[int], str]:
@@ -216,12 +228,24 @@ def _tile_finder(firsts: np.ndarray, counts: np.ndarray) -> Callable[[int], str]
     return describe
 
 
-def _slice(elements: Elements, rows: slice) -> Elements:
-    def part(x: np.ndarray | int) -> np.ndarray | int:
-        return x if isinstance(x, int) else x[rows]
+def _in_turn(futures: list[Future[_Result]]) -> Iterator[_Result]:
+    """The futures' results in order, waited for in short slices.
 
-    seg = elements.seg if isinstance(elements.seg, int) else uniform(elements.seg[rows])
-    return Elements(elements.byte[rows], part(elements.data_bytes), part(elements.ptrs), seg)
+    A signal may be delivered to any thread, and one delivered to a worker does not wake a
+    main thread blocked on a lock: waiting in slices lets Ctrl-C reach the main thread promptly.
+    """
+    for future in futures:
+        while True:
+            try:
+                yield future.result(timeout=0.05)
+                break
+            except TimeoutError:
+                continue
+
+
+def _batches(lo: int, total: int) -> list[tuple[int, int]]:
+    """Rows [lo, total) in ranges of at most BATCH_ROWS."""
+    return [(a, min(a + BATCH_ROWS, total)) for a in range(lo, total, BATCH_ROWS)]
 
 
 class _InOrder:
@@ -229,23 +253,26 @@ class _InOrder:
 
     Codes are assigned in first-occurrence order, so chunk k's texts of a field must be
     interned after chunk k-1's: `turn(field, k)` waits for that. Workers take chunks in
-    order, so the chunk waited for is always being decoded. When one fails, the caller
-    (which collects results in order, so sees that failure before any chunk waiting on
-    it) calls `abandon`, and the waiters give up.
+    order, so the chunk waited for is always being decoded. When one fails (or Ctrl-C
+    stops the caller), the caller (which collects results in order, so sees that failure
+    before any chunk waiting on it) calls `abandon`: waiters give up, and work in progress
+    stops at its next check of `cancel` (the C interner returns to Python every few ms).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cancel: threading.Event) -> None:
         self._cond = threading.Condition()
         self._next: dict[str, int] = {}
-        self._abandoned = False
+        self._cancel = cancel
 
     @contextlib.contextmanager
     def turn(self, field: str, k: int) -> Iterator[None]:
         with self._cond:
             while self._next.get(field, 0) != k:
-                if self._abandoned:
-                    raise _Abandoned
+                if self._cancel.is_set():
+                    raise Cancelled
                 self._cond.wait()
+        if self._cancel.is_set():
+            raise Cancelled
         yield
         with self._cond:
             self._next[field] = k + 1
@@ -253,12 +280,8 @@ class _InOrder:
 
     def abandon(self) -> None:
         with self._cond:
-            self._abandoned = True
+            self._cancel.set()
             self._cond.notify_all()
-
-
-class _Abandoned(Exception):
-    """Another chunk failed: this one stops (the caller reports that chunk's error)."""
 
 
 def _decode_chunk(
@@ -266,22 +289,18 @@ def _decode_chunk(
     texts: dict[str, _TextColumn],
     in_order: _InOrder,
     k: int,
-    samples_all: Elements,
+    sample_lists: Lists,
     rows: slice,
-    firsts: np.ndarray,
-    total: int,
+    at_row: Callable[[int], str],
     out: dict[str, np.ndarray],
-) -> tuple[_Chunk, tuple[int, int]]:
+) -> _Result:
     """Decode chunk `k`, the samples in `rows`; also returns the byte span they occupy (to release it)."""
     row0 = rows.start
-    ends = np.append(firsts[1:], np.iinfo(np.int64).max)
 
     def at_sample(i: int) -> str:
-        s = row0 + i
-        tile = int(np.searchsorted(ends, s, side="right"))
-        return f"tile entry {tile}, sample {s - int(firsts[tile])} (row {s})"
+        return at_row(row0 + i)
 
-    samples = _slice(samples_all, rows)
+    samples = sample_lists.elements(rows.start, rows.stop)
     start = msg.field(samples, 0, np.uint32)
     end = msg.field(samples, 4, np.uint32)
     addr, present = msg.pointer(samples, 0)
@@ -294,16 +313,12 @@ def _decode_chunk(
     out["kind"][rows] = msg.field(steps, 12, np.uint16)
     out["exchange_event_cycles"][rows] = msg.field(steps, 16, np.uint32)
     span = [int(samples.byte.min()), int(samples.byte.max())] if len(samples) else [0, 0]
-
-    def expected(column: _TextColumn, rows_now: int) -> int:
-        """Rows of a field so far, extrapolated to the whole file (plus a little)."""
-        return (column.codes.size + rows_now) * total // max(rows.stop, 1) * 21 // 20 + 1024
+    del samples, start, end
 
     def add(name: str, structs: Elements, index: int, describe: Callable[[int], str]) -> None:
         """Text pointer `index` of each struct, appended to field `name` (in its turn)."""
         addr, present = msg.pointer(structs, index)
-        column = texts[name]
-        span[1] = max(span[1], column.add(addr, structs.seg, present, describe, expected(column, len(addr))))
+        span[1] = max(span[1], texts[name].add(addr, structs.seg, present, describe))
 
     for index, name in ((0, "operation"), (1, "kernel")):
         with in_order.turn(name, k):
@@ -312,50 +327,51 @@ def _decode_chunk(
     # Metadata: the C interner walks the entry lists itself when it can; else numpy lists them.
     addr, present = msg.pointer(steps, 2)
     native = all(isinstance(texts[name], NativeTextColumn) for name in ("name", "value"))
-    lists = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata") if native else None
+    counted = count_entries(msg, addr, steps.seg, present, "ProfileStep.metadata", at_sample) if native else None
 
     @functools.cache
-    def entries() -> tuple[np.ndarray, Elements]:
-        """The general path's listing (charged again when C counted first: rare, and only ever more strict)."""
-        return msg.struct_lists(addr, steps.seg, present, "ProfileStep.metadata", at_sample)
+    def entries() -> Lists:
+        """The general path's listing (not charged again where C counted, and so charged, these very lists)."""
+        return msg.lists(
+            addr, steps.seg, present, "ProfileStep.metadata", at_sample, ENTRY_BYTES, charge=counted is None
+        )
 
-    def at_entry(j: int) -> str:
-        s, position = entries()[1].owner_of(j)
+    @functools.lru_cache(maxsize=1)
+    def batch(lo: int, hi: int) -> Elements:
+        return entries().elements(lo, hi)
+
+    def at_entry(row: int) -> str:
+        lists: Lists | EntryLists = counted if counted is not None else entries()
+        s, position = lists.owner_of(row)
         return f"{at_sample(s)}, metadata entry {position}"
 
     for index, name in ((0, "name"), (1, "value")):
         column = texts[name]
         with in_order.turn(name, k):
-            last = None
-            if lists is not None:
+            done = 0
+            if counted is not None:
                 assert isinstance(column, NativeTextColumn)
-                last = column.add_entries(lists, index, expected(column, lists.total))
-            if last is None:
-                add(name, entries()[1], index, at_entry)
-            else:
+                last, done = column.add_entries(counted, index, at_entry)
                 span[1] = max(span[1], last)
-    meta_counts = lists.counts if lists is not None else entries()[0]
+            if counted is None or done < counted.total:
+                for lo, hi in _batches(done, entries().total):
+                    msg.stop_if_cancelled()
+                    add(name, batch(lo, hi), index, lambda j, lo=lo: at_entry(lo + j))
+    meta_counts = counted.counts if counted is not None else entries().count
+    batch.cache_clear()
 
     addr, present = msg.pointer(steps, 3)
-    act_counts, acts = msg.struct_lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample)
+    acts = msg.lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample, ACTIVITY_BYTES)
     out["metadata_counts"][rows] = meta_counts
-    out["activity_counts"][rows] = act_counts
-    chunk = _Chunk(
-        activity_kind=msg.field(acts, 0, np.uint16),
-        activity_start=msg.field(acts, 4, np.uint32),
-        activity_end=msg.field(acts, 8, np.uint32),
-    )
-    return chunk, (span[0], span[1])
-
-
-def _release(mapped: mmap.mmap, span: tuple[int, int]) -> None:
-    """Drop a chunk's file pages from our resident set (they stay in the page cache).
-
-    Pages another chunk still needs fault back in transparently; this only bounds peak memory.
-    """
-    if not hasattr(mmap, "MADV_DONTNEED"):
-        return
-    lo = span[0] // _PAGE * _PAGE
-    hi = span[1] // _PAGE * _PAGE
-    if hi > lo:
-        mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+    out["activity_counts"][rows] = acts.count
+    parts = []
+    for lo, hi in _batches(0, acts.total):
+        msg.stop_if_cancelled()
+        elements = acts.elements(lo, hi)
+        parts.append(
+            (msg.field(elements, 0, np.uint16), msg.field(elements, 4, np.uint32), msg.field(elements, 8, np.uint32))
+        )
+    if not parts:
+        parts.append((np.zeros(0, np.uint16), np.zeros(0, np.uint32), np.zeros(0, np.uint32)))
+    kinds, starts, ends = (np.concatenate(p) if len(parts) > 1 else p[0] for p in zip(*parts, strict=True))
+    return _Chunk(activity_kind=kinds, activity_start=starts, activity_end=ends), (span[0], span[1])
