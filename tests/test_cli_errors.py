@@ -105,3 +105,13 @@ def test_exit_codes_of_a_real_process(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "memory budget exceeded" in done.stderr
+
+
+def test_a_bad_cache_setting_is_a_user_error_not_an_internal_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "p.capnp"
+    path.write_bytes(b"")
+    monkeypatch.setenv("IPU_NB_CACHE_SIZE", "lots")
+    err = one_line_error(capsys, ["profile-query", str(path)])
+    assert err.startswith("ipu-nb profile-query: error: IPU_NB_CACHE_SIZE: invalid size 'lots'"), err

@@ -71,6 +71,7 @@ def build_parser() -> ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     from .._load import ProfileFormatError
+    from .._load._cache import CacheSettingError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return exc.exit_code
-    except (ProfileFormatError, OSError) as exc:
+    except (ProfileFormatError, OSError, CacheSettingError) as exc:
         sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return 1
     except MemoryError as exc:

@@ -45,6 +45,7 @@ __all__ = [
     "CACHE_FORMAT",
     "DEFAULT_CACHE_SIZE",
     "CacheEntry",
+    "CacheSettingError",
     "cache_dir",
     "cache_entries",
     "cache_key",
@@ -382,10 +383,14 @@ def parse_size(text: str) -> int:
     return int(Decimal(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+class CacheSettingError(ValueError):
+    """An environment setting of the cache (``$IPU_NB_CACHE_SIZE``) that cannot be used: a user error."""
+
+
 def cache_size_limit() -> int:
     """The cache's size cap in bytes: ``$IPU_NB_CACHE_SIZE`` if set, else `DEFAULT_CACHE_SIZE`.
 
-    Raises ValueError (one line, naming the variable) when the variable is not a size.
+    Raises CacheSettingError (one line, naming the variable) when the variable is not a size.
     """
     configured = os.environ.get("IPU_NB_CACHE_SIZE")
     if configured is None or not configured.strip():
@@ -393,7 +398,7 @@ def cache_size_limit() -> int:
     try:
         return parse_size(configured)
     except ValueError as exc:
-        raise ValueError(f"IPU_NB_CACHE_SIZE: {exc}") from None
+        raise CacheSettingError(f"IPU_NB_CACHE_SIZE: {exc}") from None
 
 
 def format_size(size: int) -> str:
