@@ -1,4 +1,4 @@
-"""Hypothesis strategies for superstep tests: few distinct values, so ties, shared phases and empty phases are common."""
+"""Hypothesis strategies for superstep tests: few distinct values, so ties and empty phases are common."""
 
 from __future__ import annotations
 
@@ -49,6 +49,22 @@ def tiles(draw: Any) -> list[T]:
     return [T(i, draw(per_tile)) for i in ids]
 
 
+@st.composite
+def dense_tiles(draw: Any) -> list[T]:
+    """Few phases, kernels and kinds, contiguous samples: every tile takes part in most supersteps."""
+    out = []
+    for tile in draw(st.lists(st.integers(0, 12), min_size=1, max_size=6, unique=True)):
+        start, samples = draw(st.one_of(st.integers(0, 30), st.integers(2**32 - 30, 2**32 - 1))), []
+        for phase in range(draw(st.integers(1, 4))):
+            for _ in range(draw(st.integers(1, 2))):
+                duration = draw(st.one_of(st.integers(0, 50), st.just(20)))
+                kind = draw(st.sampled_from(("compute", "compute", "exchange", "synchronization", "idle")))
+                samples.append(S(start, (start + duration) % 2**32, kind, "op", draw(st.sampled_from("ab")), phase))
+                start = (start + duration) % 2**32
+        out.append(T(tile, samples))
+    return out
+
+
 FILTERS = st.fixed_dictionaries(
     {},
     optional={
@@ -61,3 +77,6 @@ FILTERS = st.fixed_dictionaries(
         "at": st.integers(0, 70),
     },
 )
+
+#: Random profiles of both shapes: anything the format allows, and dense runtime-like ones.
+PROFILES = st.one_of(tiles(), dense_tiles())

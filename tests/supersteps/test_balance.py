@@ -46,7 +46,7 @@ def _check(tiles: list[T], flags: dict[str, Any]) -> None:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiles=strat.tiles(), flags=strat.FILTERS)
+@given(tiles=strat.PROFILES, flags=strat.FILTERS)
 def test_matches_reference(tiles: list[T], flags: dict[str, Any]) -> None:
     _check(tiles, flags)
 

@@ -71,8 +71,8 @@ def test_thresholds_select_and_cap() -> None:
     profile = profile_from_tiles(_straggler_tiles())
     assert len(findings(profile, per_category=0)) == 2 + 6
     assert len(findings(profile, limit=3)) == 3
-    assert [f.category for f in findings(profile, straggler_share=0.7)][0] == "imbalanced-kernel"
-    assert [f.category for f in findings(profile, min_critical_phases=7)][0] == "imbalanced-kernel"
+    assert next(f.category for f in findings(profile, straggler_share=0.7)) == "imbalanced-kernel"
+    assert next(f.category for f in findings(profile, min_critical_phases=7)) == "imbalanced-kernel"
     assert len(findings(profile, min_share=0.1)) == 2  # 130 cycles: the two 262s pass, the 44s do not
     assert len(findings(profile, min_share=1.0)) == 0
     for bad in (
@@ -154,7 +154,7 @@ def test_frame_markdown_and_repr() -> None:
     assert repr(found).splitlines()[1] == f"  1. [straggler-tile] {found[0].message}"
 
 
-HOSTILE = '<img src=x onerror=alert(1)>|`*_[a](javascript:x)\t\n$x$'
+HOSTILE = "<img src=x onerror=alert(1)>|`*_[a](javascript:x)\t\n$x$"
 
 
 def test_profile_strings_are_quoted_and_escaped() -> None:
@@ -212,9 +212,7 @@ def _reproduce(profile: Any, f: Finding) -> float:
             for r in busy.iter_rows(named=True)
         )
     if f.category in ("exchange-dominated", "sync-dominated"):
-        inside = supersteps(profile, f.query).filter(
-            (pl.col("start") >= f.view[0]) & (pl.col("end") <= f.view[1])
-        )
+        inside = supersteps(profile, f.query).filter((pl.col("start") >= f.view[0]) & (pl.col("end") <= f.view[1]))
         return float(inside.get_column("span_cycles").sum())
     assert f.category == "long-tail-kernel"
     p50 = query(profile, kind="compute", kernel=f.query.kernel, group_by="kernel").groups.get_column("p50_cycles")
@@ -241,7 +239,7 @@ def _check_findings(profile: Any) -> None:
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiles=strat.tiles())
+@given(tiles=strat.PROFILES)
 def test_numbers_reproduce_on_random_profiles(tiles: list[T]) -> None:
     _check_findings(profile_from_tiles(tiles))
 

@@ -21,7 +21,7 @@ def _kernels(tiles: list[T]) -> list[str]:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiles=strat.tiles(), flags=strat.FILTERS)
+@given(tiles=strat.PROFILES, flags=strat.FILTERS)
 def test_every_factor_at_one_reproduces_the_measured_supersteps(tiles: list[T], flags: dict[str, Any]) -> None:
     profile = profile_from_tiles(tiles)
     result = what_if(profile, dict.fromkeys(_kernels(tiles), 1.0), **flags)
@@ -38,7 +38,7 @@ def test_every_factor_at_one_reproduces_the_measured_supersteps(tiles: list[T], 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    tiles=strat.tiles(),
+    tiles=strat.PROFILES,
     factors=st.lists(st.sampled_from([0.0, 0.5, 0.8, 1.0, 1.25, 3.0]), min_size=5, max_size=5),
     flags=strat.FILTERS,
 )
