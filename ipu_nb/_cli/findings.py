@@ -39,7 +39,7 @@ def run_findings(args: argparse.Namespace) -> int:
     """Run `profile-findings`; the output is built in full before any of it is written."""
     from .. import open_profile
     from .._query import QueryError
-    from .._supersteps.findings import findings
+    from .._supersteps.detectors import findings
 
     try:
         found = findings(open_profile(args.profile), limit=args.limit)

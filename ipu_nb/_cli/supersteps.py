@@ -88,7 +88,7 @@ def run_supersteps(args: argparse.Namespace) -> int:
         measured = measure(profile, q)
     except QueryError as exc:
         raise CliError(str(exc), 2 if exc.usage else 1) from None
-    steps = measured.steps
+    steps = measured.steps.drop("_step")
     shown = steps
     key = SORT_KEYS[args.sort_by]
     if key is not None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .balance import tile_balance
-from .findings import Finding, Findings, findings
+from .detectors import Finding, Findings, findings
+from .replay import WhatIf, what_if
 from .structure import supersteps
-from .what_if import WhatIf, what_if
 
 __all__ = ["Finding", "Findings", "WhatIf", "findings", "supersteps", "tile_balance", "what_if"]

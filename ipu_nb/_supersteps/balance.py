@@ -8,7 +8,7 @@ import polars as pl
 
 from .._query import KINDS, Query
 from .source import filter_query
-from .structure import KIND_COLUMNS, STEP, Measured, measure
+from .structure import KIND_COLUMNS, Measured, measure
 
 if TYPE_CHECKING:
     from .._profile import Profile
@@ -32,8 +32,8 @@ _SCHEMA = {
 
 def balance_of(measured: Measured) -> pl.DataFrame:
     """The `tile_balance` frame of already measured supersteps."""
-    steps = measured.steps.select(*STEP, "critical_tile", "critical_cycles", "span_cycles", "recoverable_cycles")
-    joined = measured.per_tile.lazy().join(steps.lazy(), on=STEP)
+    steps = measured.steps.select("_step", "critical_tile", "critical_cycles", "span_cycles", "recoverable_cycles")
+    joined = measured.per_tile.lazy().join(steps.lazy(), on="_step")
     is_critical = pl.col("tile") == pl.col("critical_tile")
     per_tile = joined.group_by("tile").agg(
         tile_index=pl.col("tile_index").min(),

@@ -19,7 +19,7 @@ from .structure import ms_values
 from .text import cycles_text, ms_text, percent_text
 
 if TYPE_CHECKING:
-    from .findings import Findings
+    from .detectors import Findings
 
 __all__ = ["StepsReport", "findings_json", "findings_markdown", "findings_text", "steps_json", "steps_text"]
 

@@ -131,25 +131,44 @@ def _validated_scale(profile: Profile, scale: Any) -> dict[str, float]:
     return out
 
 
-def _replay(rows: pl.DataFrame, scale: dict[str, float]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Per affected superstep: the replayed span, and the replayed per-tile sums' balance."""
-    names = list(scale)
-    factor = pl.col("kernel").cast(pl.String).replace_strict(names, [scale[n] for n in names], default=1.0)
-    rows = rows.with_columns(_factor=factor.cast(pl.Float64), _scaled=pl.col("kernel").is_in(names))
+def _earlier_changes(rows: pl.DataFrame, delta: np.ndarray) -> np.ndarray:
+    """Per row: Σ `delta` of the earlier rows (in row order) of the same superstep and tile (``_cell``)."""
+    cells = rows.get_column("_cell").to_numpy()
+    order = np.argsort(cells, kind="stable")  # stable: each cell keeps its rows' order
+    ordered = cells[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    changes = delta[order]
+    total = np.cumsum(changes)
+    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    earlier = total - changes - (total[start] - changes[start])
+    out = np.empty_like(earlier)
+    out[order] = earlier
+    return out
+
+
+def _replay(rows: pl.DataFrame, step_bits: int, scale: dict[str, float]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Per affected superstep: the replayed span, and the replayed per-tile sums' balance.
+
+    `rows` are the keyed matching samples of the affected supersteps; execution order on
+    a tile is sample (file) order.
+    """
+    ids = rows.get_column("sample").to_numpy()
+    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        rows = rows.sort("sample")
+    factor = pl.lit(1.0)
+    for name, value in scale.items():
+        factor = pl.when(pl.col("kernel") == name).then(pl.lit(value)).otherwise(factor)
+    flags = rows.select(_factor=factor, _scaled=pl.col("kernel").is_in(list(scale)))
     duration = rows.get_column("duration").to_numpy().astype(np.int64)
-    scaled = rows.get_column("_scaled").to_numpy()
-    stretched = np.rint(duration.astype(np.float64) * rows.get_column("_factor").to_numpy()).astype(np.int64)
-    new = np.where(scaled, stretched, duration)
-    rows = rows.with_columns(_new=pl.Series(new, dtype=pl.Int64), _delta=pl.Series(new - duration, dtype=pl.Int64))
-    # Earlier samples of the same tile in the same superstep push this one by their change.
-    shift = pl.col("_delta").cum_sum().over([*STEP, "tile"], order_by="sample") - pl.col("_delta")
-    rows = rows.with_columns(_from=pl.col("offset").cast(pl.Int64) + shift)
-    lowest = min(int(rows.get_column("_from").min() or 0), 0)
-    rows = rows.with_columns(_from=pl.col("_from") - lowest)
-    top = int(rows.select((pl.col("_from") + pl.col("_new")).max()).item() or 0)
-    span = spans(rows, pl.col("_from"), pl.col("_from") + pl.col("_new"), max(top.bit_length(), 1))
-    replayed = tile_sums(rows.lazy().with_columns(duration=pl.col("_new")), STEP)
-    return span, balance(replayed, STEP)
+    stretched = np.rint(duration.astype(np.float64) * flags.get_column("_factor").to_numpy()).astype(np.int64)
+    new = np.where(flags.get_column("_scaled").to_numpy(), stretched, duration)
+    begin = rows.get_column("offset").to_numpy().astype(np.int64) + _earlier_changes(rows, new - duration)
+    begin -= min(int(begin.min(initial=0)), 0)  # a translation: union lengths do not change
+    top = int((begin + new).max(initial=0))
+    rows = rows.with_columns(_from=pl.Series(begin, dtype=pl.Int64), duration=pl.Series(new, dtype=pl.Int64))
+    span = spans(rows, pl.col("_from"), pl.col("_from") + pl.col("duration"), step_bits, max(top.bit_length(), 1))
+    return span, balance(tile_sums(rows.lazy()))
 
 
 def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = None, **filters: Any) -> WhatIf:
@@ -183,26 +202,25 @@ def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = 
     """
     factors = _validated_scale(profile, scale)
     q = filter_query(query, **filters)
-    measured = measure(profile, q)
-    steps = measured.steps.select(*STEP, "start", "span_cycles", "critical_tile", "critical_cycles")
+    measured = measure(profile, q, detail=False)
+    steps = measured.steps.select("_step", *STEP, "start", "span_cycles", "critical_tile", "critical_cycles")
     rows = measured.samples
-    counts = rows.lazy().filter(pl.col("kernel").is_in(list(factors))).group_by(*STEP).agg(scaled_samples=pl.len())
+    counts = rows.lazy().filter(pl.col("kernel").is_in(list(factors))).group_by("_step").agg(scaled_samples=pl.len())
     counts_frame = counts.collect()
-    steps = steps.join(counts_frame, on=STEP, how="left", maintain_order="left")
+    steps = steps.join(counts_frame, on="_step", how="left", maintain_order="left")
     if counts_frame.height:
-        affected = rows.join(counts_frame.select(*STEP), on=STEP, how="semi")
-        span, estimated = _replay(affected, factors)
+        affected = rows
+        if counts_frame.height < steps.height:
+            affected = rows.join(counts_frame.select("_step"), on="_step", how="semi", maintain_order="left")
+        span, estimated = _replay(affected, measured.step_bits, factors)
         span_frame, estimated_frame = pl.collect_all([span, estimated])
-        steps = steps.join(
-            span_frame.rename({"span_cycles": "_replayed"}), on=STEP, how="left", maintain_order="left"
-        ).join(
+        replayed = span_frame.rename({"span_cycles": "_replayed"}).join(
             estimated_frame.select(
-                *STEP, estimated_critical_tile="critical_tile", estimated_critical_cycles="critical_cycles"
+                "_step", estimated_critical_tile="critical_tile", estimated_critical_cycles="critical_cycles"
             ),
-            on=STEP,
-            how="left",
-            maintain_order="left",
+            on="_step",
         )
+        steps = steps.join(replayed, on="_step", how="left", maintain_order="left")
     else:
         steps = steps.with_columns(
             _replayed=pl.lit(None, pl.Int64),

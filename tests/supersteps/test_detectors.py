@@ -13,7 +13,7 @@ from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 
 from ipu_nb import Finding, Findings, Query, QueryError, findings, query, supersteps
-from ipu_nb._supersteps.findings import CATEGORIES, WIDGET_FILTERS
+from ipu_nb._supersteps.detectors import CATEGORIES, WIDGET_FILTERS
 
 
 def _straggler_tiles() -> list[T]:

@@ -18,7 +18,7 @@ import polars as pl
 
 from .._query import NO_KERNEL, Query, QueryError, make_query, query
 from .balance import balance_of
-from .structure import STEP, Measured, balance, kind_spans, measure, tile_sums
+from .structure import STEP, Measured, balance, measure, tile_sums
 from .text import cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
 
 if TYPE_CHECKING:
@@ -310,13 +310,12 @@ def _imbalanced_kernels(c: _Context) -> list[Finding]:
 
     The same number as ``supersteps(profile, kind="compute", kernel=K).recoverable_cycles.sum()``.
     """
-    keys = ("kernel", *STEP)
     samples = c.compute.samples.lazy()
     end = pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)
-    per_step = balance(tile_sums(samples, keys), keys)
-    bounds = samples.group_by(keys).agg(start=pl.col("offset").cast(pl.Int64).min(), end=end.max())
+    per_step = balance(tile_sums(samples, by=("kernel",)), by=("kernel",))
+    bounds = samples.group_by("kernel", "_step").agg(start=pl.col("offset").cast(pl.Int64).min(), end=end.max())
     per_kernel = (
-        per_step.join(bounds, on=keys)
+        per_step.join(bounds, on=["kernel", "_step"])
         .group_by(pl.col("kernel").cast(pl.String))
         .agg(
             phases=pl.len(),
@@ -398,12 +397,8 @@ def _dominated(c: _Context, spans: pl.DataFrame, kind: str, category: str) -> li
     ``supersteps(profile, kind=kind)`` reports as its span); a stretch is a run of
     `_stretches` over (time in kind − dominated_share × span).
     """
-    steps = c.all.steps.join(
-        spans.filter(pl.col("kind") == kind).select(*STEP, _inside="span_cycles"),
-        on=STEP,
-        how="left",
-        maintain_order="left",
-    )
+    in_kind = spans.filter(pl.col("kind") == kind).select("_step", _inside="span_cycles")
+    steps = c.all.steps.join(in_kind, on="_step", how="left", maintain_order="left")
     inside = steps.get_column("_inside").fill_null(0).cast(pl.Float64).to_list()
     span = steps.get_column("span_cycles").cast(pl.Float64).to_list()
     theta = float(c.thresholds["dominated_share"])
@@ -519,7 +514,7 @@ def findings(
     )
     span = profile.span_cycles
     everything = measure(profile, Query())
-    spans = kind_spans(everything.samples)
+    spans = everything.kind_spans()
     context = _Context(
         profile=profile,
         span=span,

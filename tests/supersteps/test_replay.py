@@ -152,3 +152,18 @@ def test_generated_profile(demo_small: tuple[Any, list[T]]) -> None:
     assert 0 < faster.saved_cycles < faster.measured_cycles
     expected = sref.replayed(tiles, scale, {})
     assert faster.estimated_cycles == sum(v["estimated_cycles"] for v in expected.values())
+
+
+def test_wide_phase_and_epoch_ids() -> None:
+    """Phase, epoch and tile bits beyond 64 take dense superstep ids; the replay is the same."""
+    tiles = [
+        T(5000, [S(0, 10, kernel="k", phase=2**32 - 1, epoch=2**32 - 1), S(10, 30, kernel="j", phase=2**32 - 1)]),
+        T(7, [S(0, 25, kernel="j", phase=2**32 - 1, epoch=2**32 - 1), S(25, 26, kernel="k", phase=3)]),
+    ]
+    scale = {"k": 2.0, "j": 0.5}
+    result = what_if(profile_from_tiles(tiles), scale)
+    expected = sref.replayed(tiles, scale, {})
+    assert {
+        (r["phase"], r["epoch"]): r["estimated_cycles"] for r in result.supersteps.iter_rows(named=True)
+    } == {key: value["estimated_cycles"] for key, value in expected.items()}
+    assert result.supersteps.height == 3
