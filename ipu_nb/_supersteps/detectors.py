@@ -19,7 +19,7 @@ import polars as pl
 from .._query import NO_KERNEL, Query, QueryError, make_query, query
 from .balance import balance_of
 from .structure import STEP, Measured, balance, measure, tile_sums
-from .text import cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
+from .text import count_text, cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
 
 if TYPE_CHECKING:
     from .._profile import Profile
@@ -331,7 +331,7 @@ def _imbalanced_kernels(c: _Context) -> list[Finding]:
     for row in per_kernel.iter_rows(named=True):
         ratio = row["critical"] / row["mean"] if row["mean"] else 1.0
         message = (
-            f"{kernel_text(row['kernel'])} is imbalanced across tiles in {row['phases']:,} compute phases: "
+            f"{kernel_text(row['kernel'])} is imbalanced across tiles in {count_text(row['phases'], 'compute phase')}: "
             f"its busiest tiles run {ratio_text(ratio)} the mean; balancing its work would save "
             f"{c.stake(row['recoverable'])}"
         )
@@ -357,8 +357,9 @@ def _idle_tiles(c: _Context) -> list[Finding]:
     idle = float(steps.get_column("_idle").mean())  # type: ignore[arg-type]
     tiles = float(steps.get_column("_all").mean())  # type: ignore[arg-type]
     message = (
-        f"on average {cycles_text(idle)} of {cycles_text(tiles)} tiles are idle while others compute, in "
-        f"{steps.height:,} of {c.compute.steps.height:,} compute phases; spreading the work over them would save "
+        f"on average {cycles_text(idle)} of {cycles_text(tiles)} tiles {'is' if round(idle) == 1 else 'are'} idle "
+        f"while others compute, in {steps.height:,} of {count_text(c.compute.steps.height, 'compute phase')}; "
+        "spreading the work over them would save "
         f"up to {c.stake(cycles)}"
     )
     view = (int(steps.get_column("start").min()), int(steps.get_column("end").max()))
@@ -453,7 +454,8 @@ def _long_tails(c: _Context) -> list[Finding]:
         worst = rows.sort(["excess", "start"], descending=[True, False]).row(0, named=True)
         message = (
             f"{kernel_text(name)} has a long tail: p95 {p95:,} cycles is {ratio_text(ratio)} its p50 of {p50:,}; "
-            f"at the median its slowest samples would shorten its {rows.height:,} phases by up to {c.stake(cycles)}"
+            f"at the median its slowest samples would shorten its {count_text(rows.height, 'phase')} by up to "
+            f"{c.stake(cycles)}"
         )
         q = make_query(kind="compute", kernel=name)
         out.append(c.finding("long-tail-kernel", kernel_text(name), cycles, message, q, (worst["start"], worst["end"])))

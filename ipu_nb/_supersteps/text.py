@@ -14,7 +14,16 @@ from .._format import rust_debug_str
 from .._query import Query
 from .source import FILTERS
 
-__all__ = ["cycles_text", "kernel_text", "ms_text", "percent_text", "query_flags", "ratio_text", "shell_word"]
+__all__ = [
+    "count_text",
+    "cycles_text",
+    "kernel_text",
+    "ms_text",
+    "percent_text",
+    "query_flags",
+    "ratio_text",
+    "shell_word",
+]
 
 
 def cycles_text(cycles: int | float) -> str:
@@ -44,6 +53,11 @@ def percent_text(share: float) -> str:
     if percent >= 0.05:
         return f"{percent:.1f}%"
     return "<0.1%"
+
+
+def count_text(count: int, noun: str) -> str:
+    """``1 compute phase``, ``1,280 compute phases``: the count, then the noun in the right number."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def ratio_text(ratio: float) -> str:
