@@ -186,8 +186,16 @@ def test_widget_accepts_every_state() -> None:
         T(t, [S(0, 100 + 50 * (t == 2), kernel="k", phase=p, metadata=[("layer", "1")]) for p in range(4)])
         for t in range(4)
     ]
-    for f in findings(profile_from_tiles(tiles), min_share=0, per_category=0):
+    profile = profile_from_tiles(tiles)
+    found = findings(profile, min_share=0, per_category=0)
+    assert {f.category for f in found} >= {"straggler-tile", "imbalanced-phase"}
+    for f in found:
         assert normalise_filters(f.state["filters"]) == f.state["filters"]
+    from ipu_nb import ProfileWidget
+
+    widget = ProfileWidget(profile, **found[0].state)
+    assert (widget.filters, widget.view) == (found[0].state["filters"], found[0].state["view"])
+    assert ProfileWidget(profile).filtered.height > widget.filtered.height == profile.filter(found[0].query).height
 
 
 # --------------------------------------------------------------------------- numbers, from the public API

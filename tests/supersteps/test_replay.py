@@ -163,7 +163,7 @@ def test_wide_phase_and_epoch_ids() -> None:
     scale = {"k": 2.0, "j": 0.5}
     result = what_if(profile_from_tiles(tiles), scale)
     expected = sref.replayed(tiles, scale, {})
-    assert {
-        (r["phase"], r["epoch"]): r["estimated_cycles"] for r in result.supersteps.iter_rows(named=True)
-    } == {key: value["estimated_cycles"] for key, value in expected.items()}
+    assert {(r["phase"], r["epoch"]): r["estimated_cycles"] for r in result.supersteps.iter_rows(named=True)} == {
+        key: value["estimated_cycles"] for key, value in expected.items()
+    }
     assert result.supersteps.height == 3
