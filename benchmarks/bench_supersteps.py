@@ -16,17 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
-def _best(run: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """Best wall-clock and best CPU seconds over `repeat` runs, after one warm-up run."""
-    run()
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        run()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
-    return wall, cpu
+from bench_query import _best  # best wall-clock and CPU seconds after a warm-up run (benchmarks/ is on the path)
 
 
 def main() -> None:

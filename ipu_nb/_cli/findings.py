@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from . import CliError
 from . import query as query_cli
+from .supersteps import cli_error
 
 __all__ = ["register", "run_findings"]
 
@@ -44,6 +44,6 @@ def run_findings(args: argparse.Namespace) -> int:
     try:
         found = findings(open_profile(args.profile), limit=args.limit)
     except QueryError as exc:
-        raise CliError(str(exc), 2 if exc.usage else 1) from None
+        raise cli_error(exc) from None
     query_cli._write(found.to_json() if args.json else found.to_text())
     return 0

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import ArgumentParser, CliError
 from . import query as query_cli
 
-__all__ = ["add_filter_flags", "register", "run_supersteps"]
+if TYPE_CHECKING:
+    from .._query import QueryError
+
+__all__ = ["add_filter_flags", "cli_error", "register", "run_supersteps"]
 
 SORT_KEYS = {
     "execution": None,
@@ -17,6 +20,11 @@ SORT_KEYS = {
     "critical-cycles": "critical_cycles",
     "imbalance": "imbalance",
 }
+
+
+def cli_error(exc: QueryError) -> CliError:
+    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
+    return CliError(str(exc), 2 if exc.usage else 1)
 
 
 def add_filter_flags(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +95,7 @@ def run_supersteps(args: argparse.Namespace) -> int:
         profile = open_profile(args.profile)
         measured = measure(profile, q)
     except QueryError as exc:
-        raise CliError(str(exc), 2 if exc.usage else 1) from None
+        raise cli_error(exc) from None
     steps = measured.steps.drop("_step")
     shown = steps
     key = SORT_KEYS[args.sort_by]

@@ -79,6 +79,19 @@ class Finding:
         """`query`'s filters as ``profile-query`` flags."""
         return query_flags(self.query)
 
+    def record(self, rank: int) -> dict[str, Any]:
+        """Its fields as a table row or JSON object has them, after its `rank`."""
+        return {
+            "rank": rank,
+            "category": self.category,
+            "subject": self.subject,
+            "cycles": self.cycles,
+            "ms": self.ms,
+            "share": self.share,
+            "message": self.message,
+            "flags": self.flags,
+        }
+
     @property
     def state(self) -> dict[str, Any]:
         """A `ProfileWidget` state that shows the finding: ``{"filters": {...}, "view": [start, end]}``."""
@@ -119,19 +132,7 @@ class Findings:
         ``share``, ``message``, ``flags`` (the query as ``profile-query`` flags), ``view_start``,
         ``view_end``."""
         rows = [
-            {
-                "rank": rank,
-                "category": f.category,
-                "subject": f.subject,
-                "cycles": f.cycles,
-                "ms": f.ms,
-                "share": f.share,
-                "message": f.message,
-                "flags": f.flags,
-                "view_start": f.view[0],
-                "view_end": f.view[1],
-            }
-            for rank, f in enumerate(self.items, 1)
+            {**f.record(rank), "view_start": f.view[0], "view_end": f.view[1]} for rank, f in enumerate(self.items, 1)
         ]
         return pl.DataFrame(rows, schema=_FRAME_SCHEMA)
 

@@ -144,20 +144,7 @@ def _findings_scalars(found: Findings) -> dict[str, Any]:
 
 def findings_json(found: Findings) -> str:
     """`profile-findings --json`: scalars, thresholds, then one object per finding, best first."""
-    items = [
-        {
-            "rank": rank,
-            "category": f.category,
-            "subject": f.subject,
-            "cycles": f.cycles,
-            "ms": f.ms,
-            "share": f.share,
-            "message": f.message,
-            "flags": f.flags,
-            "state": f.state,
-        }
-        for rank, f in enumerate(found.items, 1)
-    ]
+    items = [{**f.record(rank), "state": f.state} for rank, f in enumerate(found.items, 1)]
     thresholds: Mapping[str, Any] = {camel(k): v for k, v in found.thresholds.items()}
     return _json_value({**_findings_scalars(found), "thresholds": thresholds, "findings": items}, 0) + "\n"
 

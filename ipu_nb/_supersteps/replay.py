@@ -95,6 +95,10 @@ class WhatIf:
         )
 
 
+#: Replayed timelines stay below this many cycles, so every sum of cycles is an exact Int64.
+_LONGEST = float(2**62)
+
+
 def _close_matches(name: str, kernels: list[str]) -> list[str]:
     folded = name.casefold()
     containing = [k for k in kernels if folded and folded in k.casefold()]
@@ -161,9 +165,12 @@ def _replay(rows: pl.DataFrame, step_bits: int, scale: dict[str, float]) -> tupl
         factor = pl.when(pl.col("kernel") == name).then(pl.lit(value)).otherwise(factor)
     flags = rows.select(_factor=factor, _scaled=pl.col("kernel").is_in(list(scale)))
     duration = rows.get_column("duration").to_numpy().astype(np.int64)
-    stretched = np.rint(duration.astype(np.float64) * flags.get_column("_factor").to_numpy()).astype(np.int64)
-    new = np.where(flags.get_column("_scaled").to_numpy(), stretched, duration)
-    begin = rows.get_column("offset").to_numpy().astype(np.int64) + _earlier_changes(rows, new - duration)
+    exact = duration.astype(np.float64) * flags.get_column("_factor").to_numpy()
+    offset = rows.get_column("offset").to_numpy().astype(np.int64)
+    if float(exact.sum()) + float(offset.max(initial=0)) >= _LONGEST:
+        raise QueryError(f"scale {scale} stretches the supersteps beyond {_LONGEST:.3g} cycles; use smaller factors")
+    new = np.where(flags.get_column("_scaled").to_numpy(), np.rint(exact).astype(np.int64), duration)
+    begin = offset + _earlier_changes(rows, new - duration)
     begin -= min(int(begin.min(initial=0)), 0)  # a translation: union lengths do not change
     top = int((begin + new).max(initial=0))
     rows = rows.with_columns(_from=pl.Series(begin, dtype=pl.Int64), duration=pl.Series(new, dtype=pl.Int64))

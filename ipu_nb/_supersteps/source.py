@@ -6,8 +6,6 @@ samples here, so a superstep table and a `query` with the same flags see the sam
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -43,23 +41,7 @@ def filter_query(query: Query | None = None, **filters: Any) -> Query:
     return make_query(**{**base, **filters})
 
 
-def filter_flags(q: Query) -> dict[str, Any]:
-    """The filters of `q` that differ from the defaults, as keyword arguments (``supersteps(p, **flags)``)."""
-    default = Query()
-    return {name: getattr(q, name) for name in FILTERS if getattr(q, name) != getattr(default, name)}
-
-
 def matching(profile: Profile, q: Query) -> pl.LazyFrame:
     """The samples matching `q`'s filters, in file order, with the columns the analyses read."""
     # re-point to the predicate builder after the restructure
     return _filtered(profile, q).select(_COLUMNS)
-
-
-def is_filter_mapping(value: Any) -> bool:
-    """Whether `value` looks like keyword filters (a mapping of filter names)."""
-    return isinstance(value, Mapping) and set(value) <= set(FILTERS)
-
-
-def replace_filters(q: Query, **filters: Any) -> Query:
-    """`q` with some filters replaced, validated."""
-    return make_query(dataclasses.replace(q, **filters))

@@ -23,9 +23,7 @@ from pathlib import Path
 
 import pytest
 from builders import columns_from_tiles, write_with_pycapnp
-from test_cli_query import TILES
-
-from ipu_nb._cli import main
+from test_cli_query import TILES, _run
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -33,15 +31,6 @@ GOLDEN = Path(__file__).parent / "golden"
 @pytest.fixture(scope="module")
 def profile_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_with_pycapnp(columns_from_tiles(TILES), tmp_path_factory.mktemp("supersteps") / "golden.capnp")
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,9 @@ def test_errors_name_the_problem() -> None:
     for bad in (-1, float("nan"), float("inf"), True, "2", None):
         with pytest.raises(QueryError, match=r"scale\['gemm_f16_init'\] must be a"):
             what_if(profile, {"gemm_f16_init": bad})
+    with pytest.raises(QueryError, match=r"stretches the supersteps beyond 4.61e\+18 cycles"):
+        what_if(profile, {"gemm_f16_init": 1e300})
+    assert what_if(profile, {"gemm_f16_init": 1e6}).estimated_cycles == 4_000_000 + 5
     with pytest.raises(QueryError, match="scale must be a mapping"):
         what_if(profile, [("gemm_f16_init", 2)])  # type: ignore[arg-type]
     with pytest.raises(QueryError, match="scale keys must be kernel names"):
