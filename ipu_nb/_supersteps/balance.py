@@ -36,7 +36,6 @@ def balance_of(measured: Measured) -> pl.DataFrame:
     joined = measured.per_tile.lazy().join(steps.lazy(), on="_step")
     is_critical = pl.col("tile") == pl.col("critical_tile")
     per_tile = joined.group_by("tile").agg(
-        tile_index=pl.col("tile_index").min(),
         phase_count=pl.len().cast(pl.Int64),
         critical_count=is_critical.sum().cast(pl.Int64),
         recoverable_cycles=pl.col("recoverable_cycles").filter(is_critical).sum(),
@@ -48,8 +47,11 @@ def balance_of(measured: Measured) -> pl.DataFrame:
         measured.samples.lazy()
         .group_by("tile")
         .agg(
-            pl.col("duration").cast(pl.Int64).filter(pl.col("kind") == kind).sum().alias(f"{kind}_cycles")
-            for kind in KINDS
+            pl.col("tile_index").min(),
+            *(
+                pl.col("duration").cast(pl.Int64).filter(pl.col("kind") == kind).sum().alias(f"{kind}_cycles")
+                for kind in KINDS
+            ),
         )
     )
     total = max(measured.steps.height, 1)

@@ -313,7 +313,7 @@ def _imbalanced_kernels(c: _Context) -> list[Finding]:
     """
     samples = c.compute.samples.lazy()
     end = pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)
-    per_step = balance(tile_sums(samples, by=("kernel",)), by=("kernel",))
+    per_step = balance(tile_sums(samples, c.compute.keys, by=("kernel",)), by=("kernel",))
     bounds = samples.group_by("kernel", "_step").agg(start=pl.col("offset").cast(pl.Int64).min(), end=end.max())
     per_kernel = (
         per_step.join(bounds, on=["kernel", "_step"])

@@ -22,7 +22,7 @@ import polars as pl
 
 from .._query import Query, QueryError
 from .source import filter_query
-from .structure import STEP, balance, measure, spans, tile_sums
+from .structure import STEP, Keys, balance, measure, spans, tile_sums
 
 if TYPE_CHECKING:
     from .._profile import Profile
@@ -151,7 +151,7 @@ def _earlier_changes(rows: pl.DataFrame, delta: np.ndarray) -> np.ndarray:
     return out
 
 
-def _replay(rows: pl.DataFrame, step_bits: int, scale: dict[str, float]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+def _replay(rows: pl.DataFrame, keys: Keys, scale: dict[str, float]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Per affected superstep: the replayed span, and the replayed per-tile sums' balance.
 
     `rows` are the keyed matching samples of the affected supersteps; execution order on
@@ -174,8 +174,8 @@ def _replay(rows: pl.DataFrame, step_bits: int, scale: dict[str, float]) -> tupl
     begin -= min(int(begin.min(initial=0)), 0)  # a translation: union lengths do not change
     top = int((begin + new).max(initial=0))
     rows = rows.with_columns(_from=pl.Series(begin, dtype=pl.Int64), duration=pl.Series(new, dtype=pl.Int64))
-    span = spans(rows, pl.col("_from"), pl.col("_from") + pl.col("duration"), step_bits, max(top.bit_length(), 1))
-    return span, balance(tile_sums(rows.lazy()))
+    span = spans(rows, pl.col("_from"), pl.col("_from") + pl.col("duration"), keys, max(top.bit_length(), 1))
+    return span, balance(tile_sums(rows.lazy(), keys))
 
 
 def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = None, **filters: Any) -> WhatIf:
@@ -219,7 +219,7 @@ def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = 
         affected = rows
         if counts_frame.height < steps.height:
             affected = rows.join(counts_frame.select("_step"), on="_step", how="semi", maintain_order="left")
-        span, estimated = _replay(affected, measured.step_bits, factors)
+        span, estimated = _replay(affected, measured.keys, factors)
         span_frame, estimated_frame = pl.collect_all([span, estimated])
         replayed = span_frame.rename({"span_cycles": "_replayed"}).join(
             estimated_frame.select(

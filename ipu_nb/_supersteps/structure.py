@@ -65,12 +65,20 @@ def kind_rank() -> pl.Expr:
     return pl.col("kind").cast(pl.String).replace_strict(list(KINDS), list(range(len(KINDS))), return_dtype=pl.Int64)
 
 
-def keyed(m: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+@dataclass(frozen=True)
+class Keys:
+    """How keyed samples pack their ids: ``_cell`` = ``_step`` · 2^tile_bits + tile."""
+
+    step_bits: int
+    tile_bits: int
+
+
+def keyed(m: pl.DataFrame) -> tuple[pl.DataFrame, Keys]:
     """`m` with ``_step`` (UInt64, one id per (phase, epoch)) and ``_cell`` (UInt64, one per (phase, epoch, tile)).
 
     Group-bys on one integer column are several times faster than on three. The step id
     packs (phase, epoch) when phase, epoch and tile bits fit in 64, else it is a dense
-    index of the distinct pairs. Returns the frame and the bits ``_step`` needs.
+    index of the distinct pairs.
     """
 
     def bits(column: str) -> int:
@@ -84,16 +92,15 @@ def keyed(m: pl.DataFrame) -> tuple[pl.DataFrame, int]:
         ids = m.select(STEP).unique().with_row_index("_step").with_columns(pl.col("_step").cast(pl.UInt64))
         m = m.join(ids, on=STEP, how="left", maintain_order="left")
         step_bits = ids.height.bit_length()
-    return m.with_columns(_cell=pl.col("_step") * 2**tile_bits + pl.col("tile").cast(pl.UInt64)), step_bits
+    m = m.with_columns(_cell=pl.col("_step") * 2**tile_bits + pl.col("tile").cast(pl.UInt64))
+    return m, Keys(step_bits, tile_bits)
 
 
-def tile_sums(m: pl.LazyFrame, by: tuple[str, ...] = ()) -> pl.LazyFrame:
-    """Per (by, superstep, tile) of keyed samples: ``cycles`` (summed durations), ``tile``, ``tile_index``."""
-    return m.group_by(*by, "_cell").agg(
-        _step=pl.col("_step").first(),
-        tile=pl.col("tile").first(),
-        tile_index=pl.col("tile_index").min(),
-        cycles=pl.col("duration").cast(pl.Int64).sum(),
+def tile_sums(m: pl.LazyFrame, keys: Keys, by: tuple[str, ...] = ()) -> pl.LazyFrame:
+    """Per (by, superstep, tile) of keyed samples: ``cycles``, the summed durations, with ``_step`` and ``tile``."""
+    sums = m.group_by(*by, "_cell").agg(cycles=pl.col("duration").cast(pl.Int64).sum())
+    return sums.with_columns(
+        _step=pl.col("_cell") // 2**keys.tile_bits, tile=(pl.col("_cell") % 2**keys.tile_bits).cast(pl.UInt32)
     )
 
 
@@ -161,17 +168,17 @@ def _kinds(m: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def spans(
-    m: pl.DataFrame, start: pl.Expr, end: pl.Expr, step_bits: int, value_bits: int, *, per_kind: bool = False
+    m: pl.DataFrame, start: pl.Expr, end: pl.Expr, keys: Keys, value_bits: int, *, per_kind: bool = False
 ) -> pl.LazyFrame:
     """Per superstep (and kind, if `per_kind`) of keyed rows: ``span_cycles``, the union of ``[start, end)``."""
-    part, part_bits, keys = pl.col("_step"), step_bits, ["_step"]
+    part, part_bits, columns = pl.col("_step"), keys.step_bits, ["_step"]
     if per_kind:
         kind = pl.col("kind").to_physical() if isinstance(m.schema["kind"], pl.Enum) else kind_rank()
-        part, part_bits, keys = part * 4 + kind.cast(pl.UInt64), step_bits + 2, ["_step", "kind"]
-    rows = m.lazy().select(*keys, _part=part, _start=start, _end=end)
-    parts = rows.select(*keys, "_part").unique("_part")
+        part, part_bits, columns = part * 4 + kind.cast(pl.UInt64), part_bits + 2, ["_step", "kind"]
+    rows = m.lazy().select(*columns, _part=part, _start=start, _end=end)
+    parts = rows.select(*columns, "_part").unique("_part")
     lengths = union_lengths(rows.select("_part", "_start", "_end"), part_bits, value_bits)
-    return parts.join(lengths, on="_part").select(*keys, span_cycles="union_cycles")
+    return parts.join(lengths, on="_part").select(*columns, span_cycles="union_cycles")
 
 
 def _offsets() -> tuple[pl.Expr, pl.Expr]:
@@ -188,13 +195,13 @@ class Measured:
     """One profile's matching samples and their superstep structure, collected once for every analysis."""
 
     samples: pl.DataFrame  # the matching samples (source.matching), keyed: ``_step``, ``_cell``
-    step_bits: int  # bits of ``_step``
-    per_tile: pl.DataFrame  # per (superstep, tile): ``_step``, ``tile``, ``tile_index``, ``cycles``
+    keys: Keys  # how ``_step`` and ``_cell`` are packed
+    per_tile: pl.DataFrame  # per (superstep, tile): ``_cell``, ``cycles``, ``_step``, ``tile``
     steps: pl.DataFrame  # per superstep, in execution order: the `supersteps()` columns, then ``_step``
 
     def kind_spans(self) -> pl.DataFrame:
         """Per (superstep, kind) present: the union of that kind's intervals (``supersteps(kind=K).span_cycles``)."""
-        return spans(self.samples, *_offsets(), self.step_bits, _END_BITS, per_kind=True).collect()
+        return spans(self.samples, *_offsets(), self.keys, _END_BITS, per_kind=True).collect()
 
 
 def _bounds(m: pl.LazyFrame) -> pl.LazyFrame:
@@ -214,10 +221,10 @@ def measure(profile: Profile, q: Query, *, detail: bool = True) -> Measured:
     Without `detail`, the steps lack the per-kind work and the dominant kind, kernel and
     operation (what-if does not need them).
     """
-    m, step_bits = keyed(matching(profile, q).collect())
+    m, keys = keyed(matching(profile, q).collect())
     lazy = m.lazy()
-    per_tile = tile_sums(lazy)
-    plans = [per_tile, balance(per_tile), spans(m, *_offsets(), step_bits, _END_BITS)]
+    per_tile = tile_sums(lazy, keys)
+    plans = [per_tile, balance(per_tile), spans(m, *_offsets(), keys, _END_BITS)]
     plans += [_kinds(lazy), _dominant(lazy, "kernel"), _dominant(lazy, "operation")] if detail else [_bounds(lazy)]
     per_tile_frame, balanced, span_frame, *described = pl.collect_all(plans)
     steps = described[0].join(span_frame, on="_step").join(balanced, on="_step")
@@ -230,7 +237,7 @@ def measure(profile: Profile, q: Query, *, detail: bool = True) -> Measured:
     )
     columns = [pl.col(name).cast(dtype) for name, dtype in _SCHEMA.items() if name in steps.columns]
     steps = steps.select(*columns, pl.col("_step"))
-    return Measured(samples=m, step_bits=step_bits, per_tile=per_tile_frame, steps=steps)
+    return Measured(samples=m, keys=keys, per_tile=per_tile_frame, steps=steps)
 
 
 def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> pl.DataFrame:
