@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._profile import Profile
     from ._query import Query, QueryError, QueryResult, query
     from ._report import save_report
+    from ._supersteps import Finding, Findings, WhatIf, findings, supersteps, tile_balance, what_if
     from ._synth import demo_profile_path, generate_columns, generate_profile
     from ._widget import ProfileWidget
     from ._write import write_columns
@@ -34,6 +35,13 @@ _EXPORTS = {
     "query": "._query",
     "ProfileWidget": "._widget",
     "save_report": "._report",
+    "Finding": "._supersteps",
+    "Findings": "._supersteps",
+    "WhatIf": "._supersteps",
+    "findings": "._supersteps",
+    "supersteps": "._supersteps",
+    "tile_balance": "._supersteps",
+    "what_if": "._supersteps",
     "demo_profile_path": "._synth",
     "generate_columns": "._synth",
     "generate_profile": "._synth",
@@ -43,6 +51,8 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Finding",
+    "Findings",
     "Profile",
     "ProfileFormatError",
     "ProfileWidget",
@@ -50,16 +60,21 @@ __all__ = [
     "QueryError",
     "QueryResult",
     "UnsupportedSchemaVersionError",
+    "WhatIf",
     "__version__",
     "charts",
     "demo_profile_path",
+    "findings",
     "generate_columns",
     "generate_profile",
     "load_ipython_extension",
     "open_profile",
     "query",
     "save_report",
+    "supersteps",
+    "tile_balance",
     "unload_ipython_extension",
+    "what_if",
     "write_columns",
 ]
 

@@ -20,7 +20,7 @@ __all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"
 TRACEBACK_ENV = "IPU_NB_TRACEBACK"
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
-_SUBCOMMAND_MODULES = ("generate", "query", "render", "demo", "cache")
+_SUBCOMMAND_MODULES = ("generate", "query", "render", "demo", "cache", "supersteps", "findings")
 
 
 class CliError(Exception):

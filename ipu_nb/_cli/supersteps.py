@@ -1,0 +1,117 @@
+"""`ipu-nb profile-supersteps`: one row per superstep, its critical tile and recoverable cycles."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from . import ArgumentParser, CliError
+from . import query as query_cli
+
+if TYPE_CHECKING:
+    from .._query import QueryError
+
+__all__ = ["add_filter_flags", "cli_error", "register", "run_supersteps"]
+
+SORT_KEYS = {
+    "execution": None,
+    "span-cycles": "span_cycles",
+    "recoverable-cycles": "recoverable_cycles",
+    "critical-cycles": "critical_cycles",
+    "imbalance": "imbalance",
+}
+
+
+def cli_error(exc: QueryError) -> CliError:
+    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
+    return CliError(str(exc), 2 if exc.usage else 1)
+
+
+def add_filter_flags(parser: argparse.ArgumentParser) -> None:
+    """Add `profile-query`'s filter flags to `parser`, taken from profile-query's own parser.
+
+    The flags (names, types, help) are registered once, in `query.register`; this copies
+    its filter actions, so both commands parse filters identically.
+    """
+    from .._supersteps.source import FILTERS
+
+    scratch = ArgumentParser(prog="ipu-nb")
+    subparsers = scratch.add_subparsers(parser_class=ArgumentParser)
+    query_cli.register(subparsers)
+    source = subparsers.choices["profile-query"]
+    for group in source._action_groups:
+        actions = [a for a in group._group_actions if a.dest in FILTERS]
+        if actions:
+            target = parser.add_argument_group(group.title, group.description)
+            for action in actions:
+                target._add_action(action)
+
+
+def register(subparsers: Any) -> None:
+    """Add `profile-supersteps` to the `ipu-nb` command line."""
+    parser = subparsers.add_parser(
+        "profile-supersteps",
+        help="per superstep (phase/epoch): span, critical tile, recoverable cycles",
+        description=(
+            "Print one row per superstep (phase, epoch) with a matching sample, in execution order: its span "
+            "(the phaseCycles of profile-query --group-by phase), its critical tile (largest summed duration), "
+            "the mean over its tiles and what balancing them would recover. Filters as in profile-query."
+        ),
+        allow_abbrev=False,
+    )
+    parser.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
+    add_filter_flags(parser)
+    shape = parser.add_argument_group("output")
+    shape.add_argument(
+        "--sort-by",
+        choices=tuple(SORT_KEYS),
+        default="execution",
+        metavar="KEY",
+        dest="sort_by",
+        help=f"row order, one of: {', '.join(SORT_KEYS)}; descending except execution, ties in execution "
+        "order (default: execution)",
+    )
+    shape.add_argument(
+        "--limit",
+        type=query_cli._unsigned(64, "limit"),
+        default=20,
+        metavar="N",
+        help="at most N rows; 0 = all (default: 20); the header's totals cover every superstep",
+    )
+    shape.add_argument("--json", action="store_true", help="print JSON instead of the text table")
+    parser.set_defaults(func=run_supersteps)
+
+
+def run_supersteps(args: argparse.Namespace) -> int:
+    """Run `profile-supersteps`; the output is built in full before any of it is written."""
+    from .. import open_profile
+    from .._query import QueryError
+    from .._supersteps.output import StepsReport, steps_json, steps_text
+    from .._supersteps.source import FILTERS, filter_query
+    from .._supersteps.structure import measure
+
+    try:
+        q = filter_query(**{name: getattr(args, name) for name in FILTERS})
+        profile = open_profile(args.profile)
+        measured = measure(profile, q)
+    except QueryError as exc:
+        raise cli_error(exc) from None
+    steps = measured.steps.drop("_step")
+    shown = steps
+    key = SORT_KEYS[args.sort_by]
+    if key is not None:
+        shown = shown.sort(key, descending=True, maintain_order=True)
+    if args.limit:
+        shown = shown.head(min(args.limit, max(shown.height, 1)))
+    report = StepsReport(
+        clock_hz=profile.clock_hz,
+        tile_count=profile.tile_count,
+        sample_count=profile.sample_count,
+        matched_sample_count=measured.samples.height,
+        profile_span_cycles=profile.span_cycles,
+        at_offset=q.at,
+        steps=steps,
+        shown=shown,
+    )
+    query_cli._write(steps_json(report) if args.json else steps_text(report))
+    return 0
