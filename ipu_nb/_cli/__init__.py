@@ -14,7 +14,7 @@ from typing import NoReturn
 __all__ = ["ArgumentParser", "CliError", "main", "positive_int"]
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
-_SUBCOMMAND_MODULES = ("generate", "query", "render", "demo", "cache")
+_SUBCOMMAND_MODULES = ("generate", "query", "diff", "render", "demo", "cache")
 
 
 class CliError(Exception):

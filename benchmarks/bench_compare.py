@@ -1,0 +1,84 @@
+"""`ipu_nb.compare` on two full-size profiles (1,170,240 samples each), after load, beside plain queries.
+
+Run: ``.venv/bin/python benchmarks/bench_compare.py [--repeat N] [BEFORE [AFTER]]``
+
+BEFORE defaults to the full-size demo profile; AFTER to the same workload generated
+with another seed (written once to the temp directory, ~10 s). For each group key
+the script prints, measured side by side in one process: the best of N wall-clock
+seconds of ``compare(before, after, by=...)``, of the two plain ``query(...,
+group_by=..., limit=0)`` calls it builds on, their ratio, and the ratio to the 1 s
+budget; plus best process CPU seconds (steadier on a shared machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BUDGET_S = 1.0
+_SEED = 7
+
+
+def _best(run: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """Best wall-clock and best CPU seconds over `repeat` runs, after one warm-up run."""
+    run()
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        run()
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    return wall, cpu
+
+
+def _other_seed() -> Path:
+    from ipu_nb._synth import GENERATOR_VERSION, generate_columns, write_profile
+
+    path = Path(tempfile.gettempdir()) / f"ipu-nb-bench-compare-seed{_SEED}-v{GENERATOR_VERSION}.capnp"
+    if not path.exists():
+        print(f"generating {path} (seed {_SEED})...")
+        write_profile(generate_columns(seed=_SEED), path, progress=False)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", nargs="?", help="before profile (default: ipu_nb.demo_profile_path())")
+    parser.add_argument("after", nargs="?", help=f"after profile (default: the demo workload with seed {_SEED})")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per case (best is reported)")
+    args = parser.parse_args()
+
+    import ipu_nb
+
+    paths = [args.before or ipu_nb.demo_profile_path(), args.after or _other_seed()]
+    before, after = (ipu_nb.open_profile(p, progress=False) for p in paths)
+    for label, path, profile in (("before", paths[0], before), ("after", paths[1], after)):
+        print(f"{label}: {path} ({profile.sample_count:,} samples, {profile.tile_count} tiles)")
+
+    print(
+        f"\n{'group by':<10} {'compare s':>10} {'2 queries s':>12} {'ratio':>6} {'÷ budget':>9} "
+        f"{'compare cpu':>12} {'queries cpu':>12} {'groups':>7}"
+    )
+    for by in ("kernel", "operation", "tile", "phase", "kind"):
+
+        def queries(by: str = by) -> None:
+            ipu_nb.query(before, group_by=by, limit=0)
+            ipu_nb.query(after, group_by=by, limit=0)
+
+        compared, compared_cpu = _best(lambda by=by: ipu_nb.compare(before, after, by=by), args.repeat)
+        plain, plain_cpu = _best(queries, args.repeat)
+        groups = ipu_nb.compare(before, after, by=by).groups.height
+        print(
+            f"{by:<10} {compared:10.3f} {plain:12.3f} {compared / plain:5.2f}x {compared / BUDGET_S:8.2f}x "
+            f"{compared_cpu:12.3f} {plain_cpu:12.3f} {groups:7d}"
+        )
+    text, _ = _best(lambda: ipu_nb.compare(before, after, by="tile").to_text(limit=0), args.repeat)
+    print(f"\ncompare(by='tile').to_text(limit=0): {text:.3f} s (compare plus rendering 1,472 rows)")
+
+
+if __name__ == "__main__":
+    main()
