@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from builders import columns_from_tiles, write_with_pycapnp
+from builders import columns_from_tiles, profile_from_tiles, write_with_pycapnp
 from golden_pair import AFTER, BEFORE, CLOCK_HZ
 
+from ipu_nb import ComparisonError, compare
 from ipu_nb._cli import main
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -173,3 +174,18 @@ def test_python_dash_m(paths: tuple[str, str]) -> None:
     )
     assert (proc.returncode, proc.stdout) == (1, b"")
     assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr
+
+
+def test_the_reference_page_shows_the_real_output() -> None:
+    """docs/reference/compare.md's text example is the golden output, and its error lines are the real messages."""
+    page = (Path(__file__).parents[2] / "docs" / "reference" / "compare.md").read_text(encoding="utf-8")
+    marker = "ipu-nb profile-diff before.capnp after.capnp --rename A=Ä\n```\n\n```\n"
+    shown = page[page.index(marker) + len(marker) :].split("```", 1)[0]
+    assert shown == (GOLDEN / "diff_rename.txt").read_text(encoding="utf-8")
+    assert (
+        "ipu-nb profile-diff: error: renames: the before profile has no kernel group 'Z' (under these filters)" in page
+    )
+    before, after = (profile_from_tiles(BEFORE, CLOCK_HZ), profile_from_tiles(AFTER, 2000))
+    with pytest.raises(ComparisonError) as info:
+        compare(before, after)
+    assert f"\n{info.value}\n" in page
