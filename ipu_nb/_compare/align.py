@@ -125,12 +125,10 @@ def align_groups(before: pl.DataFrame, after: pl.DataFrame, renames: tuple[tuple
     code point order (polars compares UTF-8 bytes, which orders code points the same).
     """
     mapping = dict(renames)
-    left = _side(before, "before")
-    names = left.get_column("name")
-    left = left.with_columns(
-        name_before=names,
-        name=pl.Series("name", [mapping.get(n, n) for n in names.to_list()], dtype=pl.String),
-    )
+    left = _side(before, "before").with_columns(name_before=pl.col("name"))
+    if mapping:
+        renamed = [mapping.get(n, n) for n in left.get_column("name").to_list()]
+        left = left.with_columns(name=pl.Series("name", renamed, dtype=pl.String))
     joined = left.join(_side(after, "after"), on="name", how="full", coalesce=True, maintain_order="left_right")
     in_before = pl.col("sample_count_before").is_not_null()
     in_after = pl.col("sample_count_after").is_not_null()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -67,7 +67,7 @@ class ComparisonSummary:
     group_phase_cycles_before: int
     group_phase_cycles_after: int
     status_counts: dict[str, int]
-    attribution: pl.DataFrame
+    attribution: pl.DataFrame = field(repr=False)
 
     @property
     def sample_count_delta(self) -> int:
@@ -154,8 +154,8 @@ class Comparison:
         if sort_by == "name":
             ranked = ranked.sort("name")
         elif sort_by != "phase-cycles":
-            field = _SORT_DELTA[sort_by]
-            change = (pl.col(f"{field}_after").fill_null(0) - pl.col(f"{field}_before").fill_null(0)).abs()
+            column = _SORT_DELTA[sort_by]
+            change = (pl.col(f"{column}_after").fill_null(0) - pl.col(f"{column}_before").fill_null(0)).abs()
             ranked = ranked.sort([change, pl.col("name")], descending=[True, False])
         limit = _limit(limit)
         return ranked.head(limit) if limit else ranked
