@@ -16,25 +16,12 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from bench_query import _best  # best wall-clock and CPU seconds of N runs, after a warm-up
 
 BUDGET_S = 1.0
 _SEED = 7
-
-
-def _best(run: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """Best wall-clock and best CPU seconds over `repeat` runs, after one warm-up run."""
-    run()
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        run()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
-    return wall, cpu
 
 
 def _other_seed() -> Path:
@@ -43,7 +30,9 @@ def _other_seed() -> Path:
     path = Path(tempfile.gettempdir()) / f"ipu-nb-bench-compare-seed{_SEED}-v{GENERATOR_VERSION}.capnp"
     if not path.exists():
         print(f"generating {path} (seed {_SEED})...")
-        write_profile(generate_columns(seed=_SEED), path, progress=False)
+        partial = path.with_suffix(".partial")
+        write_profile(generate_columns(seed=_SEED), partial, progress=False)
+        partial.replace(path)  # never leave a half-written file under the final name
     return path
 
 

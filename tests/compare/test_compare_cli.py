@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from builders import columns_from_tiles, profile_from_tiles, write_with_pycapnp
 from golden_pair import AFTER, BEFORE, CLOCK_HZ
+from test_cli_query import _run
 
 from ipu_nb import ComparisonError, compare
-from ipu_nb._cli import main
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -23,15 +23,6 @@ def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     before = write_with_pycapnp(columns_from_tiles(BEFORE, CLOCK_HZ), root / "before.capnp")
     after = write_with_pycapnp(columns_from_tiles(AFTER, CLOCK_HZ), root / "after.capnp")
     return str(before), str(after)
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(
