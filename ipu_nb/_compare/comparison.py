@@ -293,8 +293,9 @@ def compare(
     check_clocks(before_profile.clock_hz, after_profile.clock_hz, allow_mismatch=bool(allow_clock_mismatch))
     before_by, before_phase = _groups(before_profile, q)
     after_by, after_phase = _groups(after_profile, q)
-    what = f"{q.metadata_key!r} metadata" if q.group_by == "metadata" else q.group_by
-    check_renames(pairs, before_by.groups["name"].to_list(), after_by.groups["name"].to_list(), what)
+    if pairs:
+        what = f"{q.metadata_key!r} metadata" if q.group_by == "metadata" else q.group_by
+        check_renames(pairs, before_by.groups["name"].to_list(), after_by.groups["name"].to_list(), what)
     groups = align_groups(before_by.groups, after_by.groups, pairs)
     totals_before = side_totals(before_by.groups, before_phase.groups)
     totals_after = side_totals(after_by.groups, after_phase.groups)
