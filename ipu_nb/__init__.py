@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
     from ._load import ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
     from ._profile import Profile
@@ -25,6 +26,10 @@ __version__ = "0.1.0"
 # Public name -> defining module. Imported on first use so `import ipu_nb` stays
 # fast and the query core never pulls in the widget, IPython or Altair.
 _EXPORTS = {
+    "Comparison": "._compare",
+    "ComparisonError": "._compare",
+    "ComparisonSummary": "._compare",
+    "compare": "._compare",
     "Profile": "._profile",
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
@@ -51,6 +56,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Comparison",
+    "ComparisonError",
+    "ComparisonSummary",
     "Finding",
     "Findings",
     "Profile",
@@ -63,6 +71,7 @@ __all__ = [
     "WhatIf",
     "__version__",
     "charts",
+    "compare",
     "demo_profile_path",
     "findings",
     "generate_columns",

@@ -20,7 +20,7 @@ __all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"
 TRACEBACK_ENV = "IPU_NB_TRACEBACK"
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
-_SUBCOMMAND_MODULES = ("generate", "query", "render", "demo", "cache", "supersteps", "findings")
+_SUBCOMMAND_MODULES = ("generate", "query", "diff", "supersteps", "findings", "render", "demo", "cache")
 
 
 class CliError(Exception):

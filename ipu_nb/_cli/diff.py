@@ -1,0 +1,121 @@
+"""`ipu-nb profile-diff BEFORE AFTER`: two profiles compared group by group (docs/reference/compare.md).
+
+The filter, grouping, sort, limit and JSON flags are `profile-query`'s own: its module
+registers them and this one reuses the parsed actions, so the two commands accept the
+same spellings and reject the same values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+from typing import Any
+
+from . import ArgumentParser, CliError
+from . import query as query_cli
+
+__all__ = ["register", "run"]
+
+# profile-query's flags taken over as they are (by argparse dest); --sort-by gets a diff-specific help.
+_SHAPE_FLAGS = ("group_by", "metadata_key", "sort_by", "limit", "json")
+_SORT_HELP = (
+    "order groups by the size of their change: phase-cycles (default), work-cycles, maximum-cycles or "
+    "samples rank by |after - before| of that field, largest first, then name; name sorts by name"
+)
+
+
+def _profile_query_actions() -> tuple[list[argparse.Action], dict[str, argparse.Action]]:
+    """`profile-query`'s filter flags (its "filters" group, in order) and all its flags by dest.
+
+    Taken from the parser its own `register` builds. (After the restructure this should
+    be a shared `add_query_flags(parser)` helper in the query CLI module; until then
+    the actions are copied from a scratch parser.)
+    """
+    scratch = ArgumentParser(prog="ipu-nb")
+    subparsers = scratch.add_subparsers(parser_class=ArgumentParser)
+    query_cli.register(subparsers)
+    parser = subparsers.choices["profile-query"]
+    group = next(g for g in parser._action_groups if (g.title or "").startswith("filters"))
+    return [copy.copy(a) for a in group._group_actions], {a.dest: copy.copy(a) for a in parser._actions}
+
+
+def _rename(text: str) -> tuple[str, str]:
+    old, eq, new = text.partition("=")
+    if not eq:
+        raise argparse.ArgumentTypeError(f"--rename needs OLD=NEW (split at the first '='), got {text!r}")
+    return old, new
+
+
+def register(subparsers: Any) -> None:
+    """Add `profile-diff` to the `ipu-nb` command line."""
+    parser = subparsers.add_parser(
+        "profile-diff",
+        help="compare two profiles group by group: deltas, added and removed groups, an exact attribution",
+        description=(
+            "Run the same profile-query on BEFORE and AFTER, align their groups by name (phases and tiles "
+            "by number), and print each group's numbers on both sides, the deltas and the attribution of "
+            "the total phase-cycle change (text table, or JSON with --json)."
+        ),
+        allow_abbrev=False,
+    )
+    parser.add_argument("before", metavar="BEFORE", help="the baseline cycle profile (.capnp)")
+    parser.add_argument("after", metavar="AFTER", help="the profile to compare with it (.capnp)")
+    filter_actions, actions = _profile_query_actions()
+    filters = parser.add_argument_group("filters (applied to both profiles, combined with AND)")
+    for action in filter_actions:
+        filters._add_action(action)
+    shape = parser.add_argument_group("grouping and output")
+    for dest in _SHAPE_FLAGS:
+        action = actions[dest]
+        if dest == "sort_by":
+            action.help = _SORT_HELP
+        shape._add_action(action)
+    shape.add_argument(
+        "--rename",
+        type=_rename,
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        dest="renames",
+        help="align BEFORE's group OLD with AFTER's group NEW (split at the first '='; repeatable)",
+    )
+    shape.add_argument(
+        "--allow-clock-mismatch",
+        action="store_true",
+        dest="allow_clock_mismatch",
+        help="compare profiles with different clockHz: cycles as cycles, ms at each profile's clock",
+    )
+    parser.set_defaults(func=run)
+
+
+def _renames(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    renames: dict[str, str] = {}
+    for old, new in pairs:
+        if renames.get(old, new) != new:
+            raise CliError(f"--rename {old}: given twice, as {renames[old]!r} and {new!r}", exit_code=2)
+        renames[old] = new
+    return renames
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare the two profiles; the output is built in full before any of it is written."""
+    from .._compare import FILTERS, compare
+    from .._query import QueryError
+
+    renames = _renames(args.renames)
+    try:
+        comparison = compare(
+            args.before,
+            args.after,
+            by=args.group_by,
+            metadata_key=args.metadata_key,
+            renames=renames,
+            allow_clock_mismatch=args.allow_clock_mismatch,
+            **{name: getattr(args, name) for name in FILTERS},
+        )
+        render = comparison.to_json if args.json else comparison.to_text
+        text = render(limit=args.limit, sort_by=args.sort_by)
+    except QueryError as exc:
+        raise CliError(str(exc), 2 if exc.usage else 1) from None
+    query_cli._write(text)
+    return 0
