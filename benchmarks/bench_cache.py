@@ -37,7 +37,7 @@ _MEASURE = textwrap.dedent(
     import polars as pl, pyarrow as pa, xxhash  # imports are not part of any figure
     from pathlib import Path
     from ipu_nb._load import open_profile, _cache
-    from ipu_nb._profile import Profile
+    from ipu_nb._model.profile import Profile
     t = time.perf_counter()
     if what == "populate":
         open_profile(path, progress=False)

@@ -69,7 +69,8 @@ def _best(build: Callable[[], object], repeat: int = 3) -> float:
 def _sanitise_overhead(profile: ipu_nb.Profile) -> None:
     from unittest import mock
 
-    from ipu_nb import _charts_common, _charts_export
+    from ipu_nb._charts import common as _charts_common
+    from ipu_nb._charts import export as _charts_export
 
     print(f"\n{'sanitising (full profile)':28} {'with s':>8} {'without':>8} {'ratio':>6}")
     for name, build in _builders(profile).items():

@@ -25,7 +25,7 @@ _SEED = 7
 
 
 def _other_seed() -> Path:
-    from ipu_nb._synth import GENERATOR_VERSION, generate_columns, write_profile
+    from ipu_nb._synth.generate import GENERATOR_VERSION, generate_columns, write_profile
 
     path = Path(tempfile.gettempdir()) / f"ipu-nb-bench-compare-seed{_SEED}-v{GENERATOR_VERSION}.capnp"
     if not path.exists():

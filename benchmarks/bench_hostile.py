@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import hostile_inputs as h  # noqa: E402
 
 from ipu_nb._load import _message  # noqa: E402
-from ipu_nb._load._columns import Columns, Strings  # noqa: E402
+from ipu_nb._model.columns import Columns, Strings  # noqa: E402
 from ipu_nb._write import write_columns  # noqa: E402
 
 MB = 1_000_000

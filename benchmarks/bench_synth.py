@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from builders import write_with_pycapnp
 
-from ipu_nb._synth import generate_columns
+from ipu_nb._synth.generate import generate_columns
 from ipu_nb._write import write_columns
 
 BUDGET_SECONDS = 120.0

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
 
 import ipu_nb  # noqa: E402
-from ipu_nb._widget import ProfileWidget  # noqa: E402
+from ipu_nb._widget.widget import ProfileWidget  # noqa: E402
 
 ROUND_TRIP_MS = 100.0
 ANSWERED = (

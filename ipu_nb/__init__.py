@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
+    from ._html.report import save_report
     from ._load import ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
-    from ._profile import Profile
+    from ._model.profile import Profile
     from ._query import Query, QueryError, QueryResult, query
-    from ._report import save_report
     from ._supersteps import Finding, Findings, WhatIf, findings, supersteps, tile_balance, what_if
-    from ._synth import demo_profile_path, generate_columns, generate_profile
-    from ._widget import ProfileWidget
+    from ._synth.generate import demo_profile_path, generate_columns, generate_profile
+    from ._widget.widget import ProfileWidget
     from ._write import write_columns
 
 __version__ = "0.1.0"
@@ -30,7 +30,7 @@ _EXPORTS = {
     "ComparisonError": "._compare",
     "ComparisonSummary": "._compare",
     "compare": "._compare",
-    "Profile": "._profile",
+    "Profile": "._model.profile",
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
     "open_profile": "._load",
@@ -38,8 +38,8 @@ _EXPORTS = {
     "QueryError": "._query",
     "QueryResult": "._query",
     "query": "._query",
-    "ProfileWidget": "._widget",
-    "save_report": "._report",
+    "ProfileWidget": "._widget.widget",
+    "save_report": "._html.report",
     "Finding": "._supersteps",
     "Findings": "._supersteps",
     "WhatIf": "._supersteps",
@@ -47,9 +47,9 @@ _EXPORTS = {
     "supersteps": "._supersteps",
     "tile_balance": "._supersteps",
     "what_if": "._supersteps",
-    "demo_profile_path": "._synth",
-    "generate_columns": "._synth",
-    "generate_profile": "._synth",
+    "demo_profile_path": "._synth.generate",
+    "generate_columns": "._synth.generate",
+    "generate_profile": "._synth.generate",
     "write_columns": "._write",
     "load_ipython_extension": "._magics",
     "unload_ipython_extension": "._magics",

@@ -25,7 +25,7 @@ from IPython.display import display
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ._profile import Profile
+    from ._model.profile import Profile
     from ._query import Query, QueryResult
 
 __all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
@@ -141,7 +141,7 @@ class IpuMagics(Magics):
             display(profile)
             return
         try:
-            from ._widget import ProfileWidget
+            from ._widget.widget import ProfileWidget
 
             widget = ProfileWidget(profile)
         except (ImportError, FileNotFoundError) as exc:  # e.g. the front end was never built: the summary helps
@@ -184,7 +184,7 @@ class IpuMagics(Magics):
 
     def _resolve(self, source: str) -> Profile:
         """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""
-        from ._profile import Profile
+        from ._model.profile import Profile
 
         namespace = self.shell.user_ns
         if source.isidentifier() and source in namespace:

@@ -20,7 +20,7 @@ import polars as pl
 from . import _format
 
 if TYPE_CHECKING:
-    from ._profile import Profile
+    from ._model.profile import Profile
 
 __all__ = [
     "GROUP_BYS",
@@ -727,7 +727,7 @@ class QueryResult:
         return _format.query_text(*self._records())
 
     def _repr_html_(self) -> str:
-        from ._html import query_result_html
+        from ._html.reprs import query_result_html
 
         return query_result_html(self)
 

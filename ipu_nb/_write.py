@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ._load._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from ._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
 
 __all__ = ["encode_columns", "write_columns"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ipu_nb._load._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
 from ipu_nb._load._frames import build_profile
-from ipu_nb._profile import Profile
+from ipu_nb._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from ipu_nb._model.profile import Profile
 from ipu_nb._schema import load_schema
 
 

@@ -17,9 +17,9 @@ import pyarrow as pa
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 
 from ipu_nb import charts
-from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._frames import build_profile
-from ipu_nb._profile import Profile
+from ipu_nb._model.columns import Columns, Strings
+from ipu_nb._model.profile import Profile
 
 HOSTILE = "<img src=x onerror=alert(1)></script>"
 HOSTILE_KERNEL = "</script><script>alert(2)</script>"

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._message import MEMORY_PER_BYTE, MEMORY_SLACK
+from ipu_nb._model.columns import Columns, Strings
 
 VOID, BIT, BYTE, TWO, FOUR, EIGHT, POINTER, COMPOSITE = range(8)
 _U64 = np.uint64

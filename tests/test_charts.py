@@ -30,8 +30,8 @@ from chart_fixtures import (
 from test_report import parse
 
 from ipu_nb import charts
-from ipu_nb._charts_data import active_tiles_frame, distribution_frame, tile_grid_frame
-from ipu_nb._sanitize import label
+from ipu_nb._charts.data import active_tiles_frame, distribution_frame, tile_grid_frame
+from ipu_nb._html.sanitize import label
 
 
 @pytest.fixture(scope="module")

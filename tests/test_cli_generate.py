@@ -11,7 +11,7 @@ import pytest
 
 from ipu_nb._cli import main
 from ipu_nb._load._reference import decode_reference
-from ipu_nb._synth import generate_columns
+from ipu_nb._synth.generate import generate_columns
 
 KNOBS = ("--workload", "--granularity", "--tiles", "--layers", "--phases", "--busy-tiles", "--seed",
          "--schema-version", "--base-cycle", "--quiet", "--output")  # fmt: skip
@@ -119,7 +119,7 @@ def test_write_failure_is_a_runtime_error(
     def fail(*args: object, **kwargs: object) -> Path:
         raise OSError(28, "No space left on device", str(tmp_path / "x.capnp"))
 
-    monkeypatch.setattr("ipu_nb._synth.write_profile", fail)
+    monkeypatch.setattr("ipu_nb._synth.generate.write_profile", fail)
     code, out, err = run(["generate", "-o", str(tmp_path / "x.capnp"), "--tiles", "4", "--phases", "1"], capsys)
     assert (code, out) == (1, "")
     assert err == f"ipu-nb generate: error: {tmp_path / 'x.capnp'}: No space left on device\n"

@@ -22,7 +22,7 @@ from chart_fixtures import (
 from test_report import parse
 
 from ipu_nb._cli import main
-from ipu_nb._sanitize import html_text, label
+from ipu_nb._html.sanitize import html_text, label
 
 
 @pytest.fixture(scope="module")

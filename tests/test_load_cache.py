@@ -35,7 +35,7 @@ from ipu_nb._load._cache import (
     store_cached,
     wait_for_writes,
 )
-from ipu_nb._profile import Profile
+from ipu_nb._model.profile import Profile
 from ipu_nb._write import write_columns
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")

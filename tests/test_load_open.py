@@ -9,9 +9,10 @@ import pytest
 from builders import S, T, columns_from_tiles
 
 import ipu_nb
-from ipu_nb._load import _progress, open_profile
+from ipu_nb import _progress
+from ipu_nb._load import open_profile
 from ipu_nb._load._errors import ProfileFormatError, UnsupportedSchemaVersionError
-from ipu_nb._synth import generate_columns
+from ipu_nb._synth.generate import generate_columns
 from ipu_nb._write import write_columns
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")

@@ -29,8 +29,8 @@ from ipu_nb._load._errors import ProfileFormatError, UnsupportedSchemaVersionErr
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
 from ipu_nb._load._wire import decode_bytes, decode_file
-from ipu_nb._profile import Profile
-from ipu_nb._synth import generate_columns
+from ipu_nb._model.profile import Profile
+from ipu_nb._synth.generate import generate_columns
 from ipu_nb._write import write_columns
 
 #: Every test here runs with the C text interner and with the numpy path.

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from builders import S, T, profile_from_tiles
 
-from ipu_nb import _lod
-from ipu_nb._lod import (
+from ipu_nb._widget import lod as _lod
+from ipu_nb._widget.lod import (
     GREY,
     KIND_CLASSES,
     LodWindow,
@@ -244,7 +244,7 @@ def test_packed_cells_round_trip_and_stay_small():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ipu_nb._lod import samples_at  # noqa: E402
+from ipu_nb._widget.lod import samples_at  # noqa: E402
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 

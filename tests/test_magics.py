@@ -165,7 +165,7 @@ def test_unload_removes_the_magics_and_load_restores_them(shell):
 
 
 def test_ipu_open_falls_back_to_the_summary_when_the_widget_cannot_load(shell, profile_path, tmp_path, monkeypatch):
-    import ipu_nb._widget as widget_module
+    import ipu_nb._widget.widget as widget_module
 
     monkeypatch.setattr(widget_module, "_BUNDLE", tmp_path / "missing-widget.js")
     result, captured = run(shell, f"%ipu_open {profile_path} -o fallback")

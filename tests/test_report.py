@@ -30,7 +30,7 @@ from chart_fixtures import (
 
 import ipu_nb
 from ipu_nb import charts
-from ipu_nb._sanitize import html_text, label
+from ipu_nb._html.sanitize import html_text, label
 
 
 class Elements(HTMLParser):

@@ -9,7 +9,7 @@ from chart_fixtures import NASTY_NAMES, ORDINARY_NAMES, run_isolated, shows_safe
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipu_nb._sanitize import (
+from ipu_nb._html.sanitize import (
     MAX_LABEL,
     distinct_names,
     html_text,

@@ -13,12 +13,12 @@ from builders import write_with_pycapnp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipu_nb._load._columns import Columns, Strings
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference
-from ipu_nb._synth import demo_profile_path, generate_columns, generate_profile
-from ipu_nb._synth_timeline import c600_physical_tiles
-from ipu_nb._synth_workloads import default_busy_tiles, plan
+from ipu_nb._model.columns import Columns, Strings
+from ipu_nb._synth.generate import demo_profile_path, generate_columns, generate_profile
+from ipu_nb._synth.timeline import c600_physical_tiles
+from ipu_nb._synth.workloads import default_busy_tiles, plan
 
 SYNC_KEYS = ["active", "next_kernel", "next_role", "next_layer"]
 EXCHANGE_HEAD = ["active", "send_count", "receive_count", "send_bytes", "receive_bytes", "next_kernel", "next_role"]

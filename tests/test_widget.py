@@ -12,11 +12,11 @@ import traitlets
 from builders import S, T, profile_from_tiles
 
 import ipu_nb
-from ipu_nb._lod import unpack_cells
 from ipu_nb._query import Query, filter_samples
-from ipu_nb._widget import ProfileWidget
-from ipu_nb._widget_filters import filter_mask, normalise_filters
-from ipu_nb._widget_flame import flame_tree
+from ipu_nb._widget.filters import filter_mask, normalise_filters
+from ipu_nb._widget.flame import flame_tree
+from ipu_nb._widget.lod import unpack_cells
+from ipu_nb._widget.widget import ProfileWidget
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -111,7 +111,7 @@ def test_window_labels_name_each_interval_operation(widget, profile):
 
 
 def test_window_summaries_when_raw_is_too_big(widget, monkeypatch):
-    import ipu_nb._lod as lod
+    import ipu_nb._widget.lod as lod
 
     original = lod.window
     monkeypatch.setattr(lod, "window", lambda *a, **k: original(*a, **{**k, "raw_limit": 3}))
@@ -293,13 +293,13 @@ def test_rejects_non_profiles():
 
 
 def test_missing_bundle_names_the_fix(monkeypatch, profile, tmp_path):
-    monkeypatch.setattr("ipu_nb._widget._BUNDLE", tmp_path / "widget.js")
+    monkeypatch.setattr("ipu_nb._widget.widget._BUNDLE", tmp_path / "widget.js")
     with pytest.raises(FileNotFoundError, match="npm run build"):
         ProfileWidget(profile)
 
 
 def test_esm_points_at_the_built_bundle():
-    from ipu_nb._widget import _BUNDLE
+    from ipu_nb._widget.widget import _BUNDLE
 
     assert _BUNDLE.exists(), "run `npm run build`"
     assert "render" in _BUNDLE.read_text()

@@ -12,8 +12,7 @@ from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ipu_nb._widget import ProfileWidget
-from ipu_nb._widget_messages import (
+from ipu_nb._widget.messages import (
     MAX_PIXELS,
     MAX_SAFE_INTEGER,
     Groups,
@@ -27,6 +26,7 @@ from ipu_nb._widget_messages import (
     reply_address,
     view_limit,
 )
+from ipu_nb._widget.widget import ProfileWidget
 
 STATE = ("filters", "at", "view", "selected", "group_by", "metadata_key", "color_by", "info")
 

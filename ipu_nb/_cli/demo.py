@@ -42,7 +42,7 @@ def _notebook() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._synth import demo_profile_path
+    from .._synth.generate import demo_profile_path
 
     path = args.profile if args.profile is not None else demo_profile_path(args.size)
     if not path.is_file():

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if not os.access(directory, os.W_OK):
         raise CliError(f"{directory}: directory is not writable", 2)
 
-    from .._synth import generate_columns, write_profile
+    from .._synth.generate import generate_columns, write_profile
 
     began = time.perf_counter()
     try:

@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output.suffix.lower() not in (".html", ".htm"):
         raise CliError(f"the report is HTML: -o must end in .html, got {args.output}", exit_code=2)
     from .. import charts
+    from .._html.report import save_report
     from .._load import open_profile
     from .._query import Query, query
-    from .._report import save_report
 
     profile = open_profile(args.profile)
     # Its HTML shows the header, the kernel table and the longest samples with their metadata.

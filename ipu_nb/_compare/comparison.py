@@ -21,7 +21,7 @@ from .attribution import SideTotals, attribution_table, side_totals
 from .errors import ComparisonError
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["FILTERS", "Comparison", "ComparisonSummary", "compare"]
 
@@ -194,7 +194,7 @@ def _limit(limit: Any) -> int:
 
 def _profile(value: Any, side: str) -> Profile:
     from .._load import open_profile
-    from .._profile import Profile
+    from .._model.profile import Profile
 
     if isinstance(value, Profile):
         return value

@@ -41,8 +41,8 @@ _GROUP_COLUMNS = (
 
 def comparison_html(c: Comparison) -> str:
     """Sources and clocks, totals before/after/Δ, status counts, the attribution, the top groups."""
-    from .._html import MAX_ROWS, STYLE, summary_html, table_html
-    from .._sanitize import html_text
+    from .._html.reprs import MAX_ROWS, STYLE, summary_html, table_html
+    from .._html.sanitize import html_text
 
     s = c.summary
     sources = "".join(

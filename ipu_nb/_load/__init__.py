@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from typing import Literal
 
-from .._profile import Profile
+from .._model.profile import Profile
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._frames import build_profile
 
@@ -98,7 +98,7 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
         from ._reference import decode_reference
 
         return build_profile(decode_reference(path), path=path)
-    from ._progress import progress_bar
+    from .._progress import progress_bar
     from ._wire import decode_file
 
     try:

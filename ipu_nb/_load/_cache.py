@@ -39,7 +39,7 @@ import polars as pl
 import pyarrow as pa
 import xxhash
 
-from .._profile import Profile
+from .._model.profile import Profile
 
 __all__ = [
     "CACHE_FORMAT",

@@ -10,8 +10,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._profile import Profile
-from ._columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from .._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from .._model.profile import Profile
 from ._errors import ProfileFormatError
 
 __all__ = ["ACTIVITY_KIND_DTYPE", "KIND_DTYPE", "build_profile", "infer_granularity"]

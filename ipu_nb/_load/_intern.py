@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ._columns import Strings
+from .._model.columns import Strings
 from ._message import ENTRY_BYTES, TEXT_BYTE_COST, TEXT_VALUE_BYTES, Describe, Message, Seg, Texts, rows_of
 from ._text import CodeBuffer, text_end, utf8
 

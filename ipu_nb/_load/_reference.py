@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns, Strings
 from .._schema import load_schema
-from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns, Strings
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 
 __all__ = ["decode_reference", "decode_reference_bytes"]

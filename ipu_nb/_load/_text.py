@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._columns import Strings
+from .._model.columns import Strings
 from ._errors import ProfileFormatError
 from ._message import Describe, Message, Seg, Texts, text_memory
 

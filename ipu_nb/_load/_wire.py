@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
+from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._intern import NATIVE, EntryLists, NativeTextColumn, count_entries
 from ._mapped import FileBytes, open_bytes

@@ -11,7 +11,7 @@ from .source import filter_query
 from .structure import KIND_COLUMNS, Measured, measure
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["balance_of", "tile_balance"]
 

@@ -22,7 +22,7 @@ from .structure import STEP, Measured, balance, measure, tile_sums
 from .text import count_text, cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["CATEGORIES", "Finding", "Findings", "findings"]
 

@@ -25,7 +25,7 @@ from .source import filter_query
 from .structure import STEP, Keys, balance, measure, spans, tile_sums
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["WhatIf", "what_if"]
 

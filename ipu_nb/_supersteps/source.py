@@ -13,7 +13,7 @@ import polars as pl
 from .._query import Query, QueryError, _filtered, make_query
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["FILTERS", "filter_query", "matching"]
 

@@ -19,7 +19,7 @@ from .intervals import union_lengths
 from .source import filter_query, matching
 
 if TYPE_CHECKING:
-    from .._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["STEP", "Measured", "balance", "keyed", "measure", "ms_values", "spans", "supersteps", "tile_sums"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ipu_nb._load._columns import Columns, Strings
+from ipu_nb._model.columns import Columns, Strings
 
 _WRAP = 2**32
 

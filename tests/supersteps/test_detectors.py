@@ -179,7 +179,7 @@ def test_profile_strings_are_quoted_and_escaped() -> None:
 
 
 def test_widget_accepts_every_state() -> None:
-    from ipu_nb._widget_filters import FILTER_KEYS, normalise_filters
+    from ipu_nb._widget.filters import FILTER_KEYS, normalise_filters
 
     assert WIDGET_FILTERS == FILTER_KEYS
     tiles = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._synth_vocab import Vocab
+from .vocab import Vocab
 
 __all__ = ["Samples", "rank"]
 

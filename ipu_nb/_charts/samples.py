@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import altair as alt
 import polars as pl
 
-from ._charts_common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
-from ._charts_data import (
+from .._html.sanitize import distinct_names, label, tooltip_title
+from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
+from .data import (
     ACTIVE_KINDS,
     GRID_COLUMNS,
     SAMPLE_GROUPS,
@@ -19,10 +20,9 @@ from ._charts_data import (
     metadata_entries,
     tile_grid_frame,
 )
-from ._sanitize import distinct_names, label, tooltip_title
 
 if TYPE_CHECKING:
-    from ._profile import Profile
+    from .._model.profile import Profile
 
 __all__ = ["active_tiles", "duration_distribution", "gantt", "tile_heatmap"]
 

@@ -20,12 +20,12 @@ import numpy as np
 import polars as pl
 import traitlets
 
-from . import _lod
-from ._profile import Profile
-from ._query import GROUP_BYS, Query, QueryError
-from ._widget_filters import empty_filters, filter_mask, normalise_filters, query_from_state
-from ._widget_flame import flame_tree
-from ._widget_messages import (
+from .._model.profile import Profile
+from .._query import GROUP_BYS, Query, QueryError
+from . import lod as _lod
+from .filters import empty_filters, filter_mask, normalise_filters, query_from_state
+from .flame import flame_tree
+from .messages import (
     MAX_SAFE_INTEGER,
     Groups,
     Hello,
@@ -43,7 +43,7 @@ from ._widget_messages import (
 
 __all__ = ["ProfileWidget"]
 
-_STATIC = Path(__file__).parent / "static"
+_STATIC = Path(__file__).parent.parent / "static"
 _BUNDLE = _STATIC / "widget.js"
 _STYLE = _STATIC / "widget.css"
 OVERVIEW_BINS = 1024
@@ -413,7 +413,7 @@ class ProfileWidget(anywidget.AnyWidget):
     @property
     def groups(self) -> pl.DataFrame:
         """``ipu_nb.query(profile, widget.query).groups``: the aggregation for the current state."""
-        from ._query import query
+        from .._query import query
 
         return query(self._profile, self.query).groups
 
@@ -630,7 +630,7 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _groups(self, q: Query) -> tuple[str | None, list[dict[str, Any]]]:
         """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
-        from ._query import query
+        from .._query import query
 
         key = dataclasses.replace(q, limit=GROUP_ROWS)
         hit = self._group_rows.get(key)

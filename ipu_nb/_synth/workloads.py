@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._synth_plan import Command, Fmt, Layout, Transfers, address, join, layout, spread
+from .plan import Command, Fmt, Layout, Transfers, address, join, layout, spread
 
 __all__ = ["WORKLOADS", "Workload", "default_busy_tiles", "plan"]
 

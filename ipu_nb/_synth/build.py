@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._load._columns import STEP_KINDS, Columns, Strings
-from ._synth_plan import Command, Fmt, Transfers
-from ._synth_samples import Samples, rank
-from ._synth_timeline import CLOCK_HZ, Timeline, c600_physical_tiles, ceil4, timeline, unique_sends
-from ._synth_vocab import Vocab
+from .._model.columns import STEP_KINDS, Columns, Strings
+from .plan import Command, Fmt, Transfers
+from .samples import Samples, rank
+from .timeline import CLOCK_HZ, Timeline, c600_physical_tiles, ceil4, timeline, unique_sends
+from .vocab import Vocab
 
 __all__ = ["build_columns"]
 

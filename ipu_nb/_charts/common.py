@@ -7,7 +7,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from ._sanitize import label, label_frame
+from .._html.sanitize import label, label_frame
 
 __all__ = [
     "KIND_COLORS",
@@ -42,7 +42,7 @@ def kind_scale(kinds: tuple[str, ...] = tuple(KIND_COLORS)) -> alt.Scale:
 
 def is_profile(source: object) -> bool:
     """Whether ``source`` is a `Profile` (imported lazily: the charts never load the profile module first)."""
-    from ._profile import Profile
+    from .._model.profile import Profile
 
     return isinstance(source, Profile)
 
@@ -123,7 +123,7 @@ def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, s
         return spec_names(source.groups), str(getattr(q, "group_by", None) or "group"), q
     profile, base = as_profile(source)
     if profile is not None:
-        from ._query import query
+        from .._query import query
 
         result = query(profile, base, **query_flags)
         return spec_names(result.groups), result.query.group_by, result.query

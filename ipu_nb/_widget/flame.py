@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._profile import Profile
+from .._model.profile import Profile
 
 __all__ = ["flame_tree"]
 

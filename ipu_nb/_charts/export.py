@@ -12,7 +12,7 @@ from typing import Any
 
 import altair as alt
 
-from ._sanitize import safe_spec
+from .._html.sanitize import safe_spec
 
 __all__ = ["save", "to_spec", "vegalite_version"]
 
@@ -49,7 +49,7 @@ def save(chart: Chart, path: str | Path, *, scale: float = 2.0, title: str | Non
             f"cannot save a chart as {suffix or 'a file without extension'}: use {', '.join(_SAVE_FORMATS)}"
         )
     if suffix == ".html":
-        from ._report import save_report
+        from .._html.report import save_report
 
         return save_report(path, chart, title=title or "ipu-nb chart")
     spec = to_spec(chart)

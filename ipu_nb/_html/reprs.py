@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ._sanitize import html_text
+from .sanitize import html_text
 
 if TYPE_CHECKING:
-    from ._profile import Profile
-    from ._query import QueryResult
+    from .._model.profile import Profile
+    from .._query import QueryResult
 
 __all__ = ["STYLE", "frame_html", "profile_html", "query_result_html", "summary_html"]
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
-from ._charts_common import KIND_COLORS, as_profile, chart_data, group_title, groups_of, kind_scale, spec_names
-from ._sanitize import distinct_names
+from .._html.sanitize import distinct_names
+from .common import KIND_COLORS, as_profile, chart_data, group_title, groups_of, kind_scale, spec_names
 
 if TYPE_CHECKING:
-    from ._profile import Profile
-    from ._query import QueryResult
+    from .._model.profile import Profile
+    from .._query import QueryResult
 
 __all__ = ["breakdown", "phase_waterfall"]
 
@@ -114,7 +114,7 @@ def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.D
     """Per-phase groups (phase, epoch, phaseCycles, firstOffset…), the samples used and the clock."""
     profile, base = as_profile(source)
     if profile is not None:
-        from ._query import query
+        from .._query import query
 
         result = query(profile, base, **{**flags, "group_by": "phase", "limit": 0, "samples": 0})
         filters = {k: v for k, v in flags.items() if k not in ("sort_by", "samples", "limit", "metadata_key")}

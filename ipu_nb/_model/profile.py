@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 if TYPE_CHECKING:
-    from ._query import Query, QueryResult
+    from .._query import Query, QueryResult
 
 __all__ = ["Profile"]
 
@@ -76,18 +76,18 @@ class Profile:
 
     def query(self, query: Query | None = None, **flags: Any) -> QueryResult:
         """Run `ipu_nb.query` on this profile."""
-        from ._query import query as run_query
+        from .._query import query as run_query
 
         return run_query(self, query, **flags)
 
     def filter(self, query: Query | None = None, **flags: Any) -> pl.DataFrame:
         """The samples matching the query's filters, with their metadata (a list-of-struct column)."""
-        from ._query import filter_samples
+        from .._query import filter_samples
 
         return filter_samples(self, query, **flags)
 
     def _repr_html_(self) -> str:
-        from ._html import profile_html
+        from .._html.reprs import profile_html
 
         return profile_html(self)
 

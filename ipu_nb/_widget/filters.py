@@ -15,8 +15,8 @@ import numpy as np
 import polars as pl
 import traitlets
 
-from ._profile import Profile
-from ._query import Query, QueryError, _metadata_mask, make_query
+from .._model.profile import Profile
+from .._query import Query, QueryError, _metadata_mask, make_query
 
 __all__ = ["FILTER_KEYS", "empty_filters", "filter_mask", "metadata_pairs", "normalise_filters", "query_from_state"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ._sanitize import distinct_names, safe_field
+from .._html.sanitize import distinct_names, safe_field
 
 __all__ = [
     "GRID_COLUMNS",

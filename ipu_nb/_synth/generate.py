@@ -26,10 +26,10 @@ from typing import Literal
 
 import numpy as np
 
-from ._load._columns import SUPPORTED_SCHEMA_VERSIONS, Columns
-from ._synth_build import build_columns
-from ._synth_plan import Command
-from ._synth_workloads import WORKLOADS, default_busy_tiles, plan
+from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns
+from .build import build_columns
+from .plan import Command
+from .workloads import WORKLOADS, default_busy_tiles, plan
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -188,7 +188,7 @@ def generate_profile(
 
 def write_profile(columns: Columns, path: str | os.PathLike[str], *, progress: bool | None = None) -> Path:
     """Write generated columns to `path`, with a tqdm bar on stderr for large profiles (or as `progress` says)."""
-    from ._write import write_columns
+    from .._write import write_columns
 
     with _progress_bar(progress, columns.sample_count, f"writing {Path(path).name}", "B") as update:
         return Path(write_columns(columns, path, progress=update))

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
-from ._load._columns import Strings
+from .._model.columns import Strings
 
 __all__ = ["Vocab"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ._sanitize import html_text, script_safe_json
+from .sanitize import html_text, script_safe_json
 
 __all__ = ["report_html", "save_report"]
 
@@ -66,10 +66,10 @@ def _is_chart(item: object) -> bool:
 
 def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
     """(HTML of one report item, whether it needs the Vega scripts)."""
-    from ._html import STYLE, frame_html
+    from .reprs import STYLE, frame_html
 
     if _is_chart(item):
-        from .charts import to_spec, vegalite_version
+        from ..charts import to_spec, vegalite_version
 
         spec = to_spec(item)  # type: ignore[arg-type]
         if static:
@@ -101,7 +101,7 @@ def report_html(
     items: Iterable[object], *, title: str = "ipu-nb report", description: str | None = None, static: bool = False
 ) -> str:
     """The report document as a string (see `save_report`)."""
-    from . import __version__
+    from .. import __version__
 
     parts: list[str] = []
     needs_vega = False
@@ -111,7 +111,7 @@ def report_html(
         needs_vega |= vega
     head_script = ""
     if needs_vega:
-        from .charts import vegalite_version
+        from ..charts import vegalite_version
 
         head_script = f"<script>{_vega_bundle(vegalite_version())}</script>"
     desc = f'<p class="ipu-nb-description">{html_text(description)}</p>' if description else ""

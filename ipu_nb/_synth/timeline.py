@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._synth_plan import Command, Transfers
+from .plan import Command, Transfers
 
 __all__ = ["CLOCK_HZ", "Timeline", "c600_physical_tiles", "ceil4", "timeline", "unique_sends"]
 
