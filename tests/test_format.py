@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_reference import float_text
 
-from ipu_nb._format import inspect_text, json_float, json_string, query_json, query_text, rust_debug_str
+from ipu_nb._query.render import inspect_text, json_float, json_string, query_json, query_text, rust_debug_str
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ import traitlets
 from builders import S, T, profile_from_tiles
 
 import ipu_nb
-from ipu_nb._query import Query, filter_samples
-from ipu_nb._widget.filters import filter_mask, normalise_filters
+from ipu_nb._query import Query, filter_mask, filter_samples
+from ipu_nb._widget.filters import filters_query, normalise_filters
 from ipu_nb._widget.flame import flame_tree
 from ipu_nb._widget.lod import unpack_cells
 from ipu_nb._widget.widget import ProfileWidget
@@ -182,7 +182,8 @@ def test_views_equal_query_core(widget, profile, filters):
     assert widget.at_slice.equals(profile.filter(dataclasses.replace(q, at=400)))
     # The greying mask is the same set as the query core's filter.
     assert (
-        np.flatnonzero(filter_mask(profile, widget.filters)).tolist() == widget.filtered.get_column("sample").to_list()
+        np.flatnonzero(filter_mask(profile, filters_query(widget.filters))).tolist()
+        == widget.filtered.get_column("sample").to_list()
     )
 
 
@@ -237,9 +238,9 @@ def test_flame_sums_filtered_durations(widget, profile):
 
 
 def test_flame_lists_metadata_once_an_operation_is_focused(profile):
-    assert flame_tree(profile, None, {})["metadata"] == []
-    mask = filter_mask(profile, {"operation_contains": "layer 1"})
-    tree = flame_tree(profile, mask, {"operation_contains": "layer 1"})
+    assert flame_tree(profile, None, Query())["metadata"] == []
+    mask = filter_mask(profile, operation_contains="layer 1")
+    tree = flame_tree(profile, mask, Query(operation_contains="layer 1"))
     layer = next(m for m in tree["metadata"] if m["name"] == "layer")
     assert layer["value"] == "1"
     focused = profile.samples.filter(pl.Series(mask))
@@ -370,7 +371,7 @@ def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
     def nodes(tree: dict) -> list[tuple]:  # sibling order among equal values is arbitrary
         return sorted((n["level"], n["name"], n["value"], str(n["path"])) for n in tree["nodes"])
 
-    flame, fresh = recorder.last("flame")[0], flame_tree(profile, None, {})
+    flame, fresh = recorder.last("flame")[0], flame_tree(profile, None, Query())
     assert flame["total"] == fresh["total"] and nodes(flame) == nodes(fresh)
     assert recorder.last("overview")[0]["filtered"] is False
     sent = len(recorder.sent)

@@ -182,8 +182,8 @@ def run_query(args: argparse.Namespace) -> int:
 def run_inspect(args: argparse.Namespace) -> int:
     """Run `profile-inspect` (SPEC §4b)."""
     from .. import open_profile
-    from .._format import inspect_text
     from .._query import inspect_operations
+    from .._query.render import inspect_text
 
     rows = inspect_operations(open_profile(args.profile))
     _write(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from .._query import GROUP_BYS, SORT_BYS, Query, QueryResult, _require_metadata_key, make_query, query
+from .._query import FILTERS, GROUP_BYS, SORT_BYS, Query, QueryResult, make_query, query, require_metadata_key
 from .align import STATUSES, align_groups, check_clocks, check_renames, normalise_renames
 from .attribution import SideTotals, attribution_table, side_totals
 from .errors import ComparisonError
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FILTERS", "Comparison", "ComparisonSummary", "compare"]
 
-# Query fields that shape the answer rather than select samples; everything else in `Query` is a filter.
-_SHAPE = ("group_by", "sort_by", "metadata_key", "limit", "samples")
-#: The `query()` filters `compare` applies to both sides (every `Query` field but the shaping ones).
-FILTERS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Query) if f.name not in _SHAPE)
 # `Comparison.top` sort keys: the groups column whose |after − before| ranks (name: by name alone).
 _SORT_DELTA = {
     "phase-cycles": "phase_cycles",
@@ -212,7 +208,7 @@ def _validated_query(by: Any, metadata_key: Any, filters: Mapping[str, Any]) -> 
         if name not in FILTERS:
             raise ComparisonError(f"unknown filter {name!r}; compare() takes the query filters {', '.join(FILTERS)}")
     q = make_query(group_by=by, metadata_key=metadata_key, limit=0, samples=0, **filters)
-    _require_metadata_key(q)
+    require_metadata_key(q)
     return q
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._format import _json_value, rust_debug_str
+from .._query.render import pretty_json, rust_debug_str
 from .align import FIELDS, STATUSES
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def comparison_records(c: Comparison, *, limit: int, sort_by: str) -> tuple[dict
 def comparison_json(c: Comparison, *, limit: int = 20, sort_by: str = "phase-cycles") -> str:
     """Pretty JSON (2-space indent, serde_json floats), with its trailing newline."""
     report, _ = comparison_records(c, limit=limit, sort_by=sort_by)
-    return _json_value(report, 0) + "\n"
+    return pretty_json(report)
 
 
 def _side_line(label: str, side: dict[str, Any]) -> str:

@@ -12,47 +12,24 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .._model import vocabulary
+
 __all__ = [
     "GROUP_FIELDS",
     "SAMPLE_FIELDS",
     "inspect_text",
     "json_float",
     "json_string",
+    "pretty_json",
     "query_json",
     "query_text",
     "rust_debug_str",
 ]
 
 #: JSON keys of one group, in the runtime's order.
-GROUP_FIELDS: tuple[str, ...] = (
-    "name",
-    "dimensions",
-    "sampleCount",
-    "tileCount",
-    "phaseCount",
-    "phaseCycles",
-    "phaseMs",
-    "workCycles",
-    "averageActiveTiles",
-    "meanCycles",
-    "p50Cycles",
-    "p95Cycles",
-    "maximumCycles",
-    "firstOffset",
-    "lastOffset",
-)
+GROUP_FIELDS: tuple[str, ...] = tuple(vocabulary.GROUP_FIELDS.values())
 #: JSON keys of one sample, in the runtime's order.
-SAMPLE_FIELDS: tuple[str, ...] = (
-    "physicalTile",
-    "offset",
-    "duration",
-    "phase",
-    "epoch",
-    "kind",
-    "operation",
-    "kernel",
-    "metadata",
-)
+SAMPLE_FIELDS: tuple[str, ...] = tuple(vocabulary.SAMPLE_FIELDS.values())
 
 _TABLE_HEADER = "\t".join(
     (
@@ -184,6 +161,21 @@ def _metadata_compact(entries: Iterable[Mapping[str, str]]) -> str:
     return f"[{items}]"
 
 
+def pretty_json(value: Any) -> str:
+    """`value` as serde_json's PrettyFormatter writes it, with the trailing newline the runtime prints.
+
+    >>> print(pretty_json({"a": [1, 2.5], "b": {}}), end="")
+    {
+      "a": [
+        1,
+        2.5
+      ],
+      "b": {}
+    }
+    """
+    return _json_value(value, 0) + "\n"
+
+
 def _json_value(value: Any, indent: int) -> str:
     """serde_json's PrettyFormatter: two-space indent, empty containers as `[]` / `{}`."""
     if value is None:
@@ -251,7 +243,7 @@ def query_json(
     ``scalars`` holds the report's scalar fields by JSON name; each group and sample
     is a mapping with the JSON field names; ``dimensions`` is a name → string mapping.
     """
-    return _json_value(_report(scalars, groups, samples), 0) + "\n"
+    return pretty_json(_report(scalars, groups, samples))
 
 
 def query_text(

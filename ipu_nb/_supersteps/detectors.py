@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from .._query import NO_KERNEL, Query, QueryError, make_query, query
+from .._widget.filters import filters_of
 from .balance import balance_of
 from .structure import STEP, Measured, balance, measure, tile_sums
 from .text import count_text, cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
@@ -36,9 +37,6 @@ CATEGORIES: tuple[str, ...] = (
     "sync-dominated",
     "long-tail-kernel",
 )
-
-#: The widget's ``filters`` trait keys (its `Query` filters, ``at`` being a trait of its own).
-WIDGET_FILTERS = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata")
 
 
 @dataclass(frozen=True)
@@ -95,11 +93,7 @@ class Finding:
     @property
     def state(self) -> dict[str, Any]:
         """A `ProfileWidget` state that shows the finding: ``{"filters": {...}, "view": [start, end]}``."""
-        q = self.query
-        filters = {name: getattr(q, name) for name in WIDGET_FILTERS}
-        filters["tiles"], filters["phases"] = list(q.tiles), list(q.phases)
-        filters["metadata"] = [list(pair) for pair in q.metadata]
-        return {"filters": filters, "view": list(self.view)}
+        return {"filters": filters_of(self.query), "view": list(self.view)}
 
 
 @dataclass(frozen=True, eq=False)

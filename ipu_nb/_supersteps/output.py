@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from .._format import _json_value, rust_debug_str  # the serde_json writer `profile-query --json` uses
+from .._query.render import pretty_json, rust_debug_str  # the serde_json writer `profile-query --json` uses
 from .structure import ms_values
 from .text import cycles_text, ms_text, percent_text
 
@@ -105,7 +105,7 @@ class StepsReport:
 def steps_json(report: StepsReport) -> str:
     """`profile-supersteps --json`: the scalars, then ``supersteps``: one object per row, camelCase keys."""
     rows = [{camel(k): v for k, v in row.items()} for row in report.shown.iter_rows(named=True)]
-    return _json_value({**report.scalars(), "supersteps": rows}, 0) + "\n"
+    return pretty_json({**report.scalars(), "supersteps": rows})
 
 
 def steps_text(report: StepsReport) -> str:
@@ -146,7 +146,7 @@ def findings_json(found: Findings) -> str:
     """`profile-findings --json`: scalars, thresholds, then one object per finding, best first."""
     items = [{**f.record(rank), "state": f.state} for rank, f in enumerate(found.items, 1)]
     thresholds: Mapping[str, Any] = {camel(k): v for k, v in found.thresholds.items()}
-    return _json_value({**_findings_scalars(found), "thresholds": thresholds, "findings": items}, 0) + "\n"
+    return pretty_json({**_findings_scalars(found), "thresholds": thresholds, "findings": items})
 
 
 def findings_text(found: Findings) -> str:

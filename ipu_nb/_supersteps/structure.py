@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from .._query import KINDS, Query
-from .intervals import union_lengths
+from .._query.intervals import union_lengths
 from .source import filter_query, matching
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import shlex
 
-from .._format import rust_debug_str
 from .._query import Query
+from .._query.render import rust_debug_str
 from .source import FILTERS
 
 __all__ = [

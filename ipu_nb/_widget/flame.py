@@ -8,6 +8,8 @@ import numpy as np
 import polars as pl
 
 from .._model.profile import Profile
+from .._model.vocabulary import NO_KERNEL
+from .._query import Query, index_of
 
 __all__ = ["flame_tree"]
 
@@ -15,11 +17,11 @@ __all__ = ["flame_tree"]
 FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
 
 
-def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any], min_share: float = 1 / 1500) -> dict:
+def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: float = 1 / 1500) -> dict[str, Any]:
     """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
 
     Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
-    the tree stays small at any profile size. When the filters name an operation, its
+    the tree stays small at any profile size. When the query's filters name an operation, its
     metadata entries (name and value apart, summed over the samples carrying each) come
     as a separate list, since entries of one sample overlap.
     """
@@ -54,7 +56,7 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any
                 path["phase"] = row["phase"]
             else:
                 value = row[keys[0]]
-                name = value if keys != ("kernel",) or value else "(no kernel)"
+                name = value if keys != ("kernel",) or value else NO_KERNEL
                 path[keys[0]] = value
             next_parents[tuple(row[c] for c in cols)] = len(nodes)
             nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
@@ -69,26 +71,20 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, filters: dict[str, Any
                 nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
         parents = next_parents
     out: dict[str, Any] = {"total": total, "nodes": nodes, "metadata": []}
-    if filters.get("operation_contains") and samples.height:
+    if q.operation_contains and samples.height:
         out["metadata"] = _metadata_totals(profile, samples)
     return out
 
 
 def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
     """Per metadata entry (name, value) of `samples`: their summed cycles and count."""
-    owners = profile.metadata.get_column("sample").to_numpy()
-    ids = samples.get_column("sample").to_numpy()
-    size = int(max(owners.max() if len(owners) else 0, ids.max())) + 1
-    duration = np.zeros(size, dtype=np.int64)
-    chosen = np.zeros(size, dtype=bool)
-    duration[ids] = samples.get_column("duration").to_numpy()
-    chosen[ids] = True
-    hit = chosen[owners]
-    frame = profile.metadata.select("name", "value").filter(pl.Series(hit))
+    rows, counts = index_of(profile).entry_rows(samples.get_column("sample").to_numpy())
+    frame = profile.metadata.select("name", "value")[pl.Series(rows, dtype=pl.Int64)]
+    cycles = np.repeat(samples.get_column("duration").to_numpy().astype(np.int64), counts)
     # Group on the categorical codes (cheaper), then read the strings of the top rows only.
     top_rows = (
         frame.select(pl.col("name").to_physical(), pl.col("value").to_physical())
-        .with_columns(cycles=pl.Series(duration[owners[hit]]), row=pl.int_range(pl.len(), dtype=pl.UInt32))
+        .with_columns(cycles=pl.Series(cycles), row=pl.int_range(pl.len(), dtype=pl.UInt32))
         .group_by("name", "value")
         .agg(pl.col("cycles").sum(), samples=pl.len(), row=pl.col("row").first())
     )

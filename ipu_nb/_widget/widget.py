@@ -21,9 +21,10 @@ import polars as pl
 import traitlets
 
 from .._model.profile import Profile
-from .._query import GROUP_BYS, Query, QueryError
+from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
+from .._query import Query, QueryError, filter_mask, index_of, make_query
 from . import lod as _lod
-from .filters import empty_filters, filter_mask, normalise_filters, query_from_state
+from .filters import empty_filters, filters_query, normalise_filters
 from .flame import flame_tree
 from .messages import (
     MAX_SAFE_INTEGER,
@@ -206,7 +207,7 @@ class ProfileWidget(anywidget.AnyWidget):
     needs `metadata_key` set first, or both set inside ``widget.hold_trait_notifications()``."""
     metadata_key = _OptionalText(None).tag(sync=True)
     """str or None: the key for ``group_by="metadata"`` (not None while grouping by metadata)."""
-    color_by = traitlets.Enum(("kind", "kernel"), default_value="kind").tag(sync=True)
+    color_by = traitlets.Enum(COLOR_BYS, default_value="kind").tag(sync=True)
     """str: timeline colours, "kind" (default) or "kernel"."""
     info = traitlets.Dict(read_only=True).tag(sync=True)
     """dict: header facts the front end shows (tiles, samples, span, clock, rows, legends)."""
@@ -220,15 +221,11 @@ class ProfileWidget(anywidget.AnyWidget):
             )
         self._profile = profile
         self._index = _lod.build_index(profile.samples, profile.tiles)
-        ids = profile.samples.get_column("sample").to_numpy()
-        self._rows: np.ndarray | None = None  # sample id -> row, when they differ
-        if not np.array_equal(ids, np.arange(len(ids))):
-            self._rows = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
-            self._rows[ids] = np.arange(len(ids))
+        self._lookup = index_of(profile)  # sample id -> row, metadata of samples
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
-        self._meta_owners: np.ndarray | None = None  # metadata's sample column, once seen sorted
-        self._filtered: tuple[str, dict[str, Any], np.ndarray | None] = ("", {}, None)
+        self._filters_query = Query()
+        self._filtered: tuple[str, Query, np.ndarray | None] = ("", self._filters_query, None)
         # Side views that cost 50-200 ms on a full-size profile, kept per state (a few each).
         self._active_overview: np.ndarray | None = None
         self._flames: dict[str, dict[str, Any]] = {}
@@ -239,7 +236,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._side = _SideViews(self._send_error, threaded=_in_kernel())
         span = max(self._index.span, 1)
         traits.setdefault("view", [0, span])
-        traits["filters"] = normalise_filters(traits.get("filters"))
+        traits["filters"] = self._normalised(traits.get("filters"))
         super().__init__(**traits)
         kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
         self.set_trait(
@@ -253,6 +250,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 "rows": self._index.row_tiles.tolist(),
                 "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
                 "kernels": kernels[:500],
+                "vocabulary": widget_vocabulary(),
             },
         )
         self._update_mask()
@@ -268,9 +266,16 @@ class ProfileWidget(anywidget.AnyWidget):
 
     # ---- traits -----------------------------------------------------------------------------
 
+    @staticmethod
+    def _normalised(filters: Any) -> dict[str, Any]:
+        try:
+            return normalise_filters(filters)
+        except QueryError as error:
+            raise traitlets.TraitError(str(error)) from None
+
     @traitlets.validate("filters")
     def _valid_filters(self, proposal: Any) -> dict[str, Any]:
-        return normalise_filters(proposal["value"])
+        return self._normalised(proposal["value"])
 
     @traitlets.validate("view")
     def _valid_view(self, proposal: Any) -> list[int]:
@@ -351,9 +356,7 @@ class ProfileWidget(anywidget.AnyWidget):
         return Limits(end=view_limit(self._index.span), rows=self._index.rows)
 
     def _is_sample(self, sid: int) -> bool:
-        if self._rows is None:
-            return 0 <= sid < self._profile.sample_count
-        return 0 <= sid < len(self._rows) and bool(self._rows[sid] >= 0)
+        return self._lookup.is_sample(sid)
 
     @traitlets.observe("filters")
     def _filters_changed(self, change: Any) -> None:
@@ -369,11 +372,12 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _update_mask(self) -> None:
         filters = self.filters
-        mask = filter_mask(self._profile, filters)
+        self._filters_query = filters_query(filters)  # the one Query every view selects with
+        mask = self._lookup.by_id(filter_mask(self._profile, self._filters_query))
         self._mask = None if mask.all() else mask
         self._sorted_mask = None if self._mask is None else self._mask[self._index.sample]
-        # One object the worker thread reads at once: filters and their mask always agree.
-        self._filtered = (json.dumps(filters, sort_keys=True), filters, self._mask)
+        # One object the worker thread reads at once: the Query and its mask always agree.
+        self._filtered = (json.dumps(filters, sort_keys=True), self._filters_query, self._mask)
         self._cache.clear()
 
     # ---- Python-side views --------------------------------------------------------------------
@@ -386,7 +390,7 @@ class ProfileWidget(anywidget.AnyWidget):
     @property
     def query(self) -> Query:
         """The `Query` equivalent to the current filters and grouping (``at`` not included)."""
-        return query_from_state(self.filters, self.group_by, self.metadata_key)
+        return make_query(self._filters_query, group_by=self.group_by, metadata_key=self.metadata_key)
 
     @property
     def filtered(self) -> pl.DataFrame:
@@ -420,7 +424,7 @@ class ProfileWidget(anywidget.AnyWidget):
     # ---- messages -----------------------------------------------------------------------------
 
     def _row_of(self, sid: int) -> int:
-        return sid if self._rows is None else int(self._rows[sid])
+        return self._lookup.row_of(sid)
 
     def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
         """Answer one message from the browser: checked first, and whatever fails becomes an error reply.
@@ -509,8 +513,7 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _labels(self, ids: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Operation names of the given samples: a table of distinct names and an index per sample."""
-        rows = ids.astype(np.int64) if self._rows is None else self._rows[ids]
-        ops = self._profile.samples.get_column("operation").gather(rows)
+        ops = self._profile.samples.get_column("operation").gather(self._lookup.rows_of(ids))
         _, first, inverse = np.unique(ops.to_physical().to_numpy(), return_index=True, return_inverse=True)
         return ops.gather(first).cast(pl.String).to_list(), inverse
 
@@ -588,8 +591,7 @@ class ProfileWidget(anywidget.AnyWidget):
         ids = np.sort(self._index.sample[_lod.samples_at(self._index, self.at)]).astype(np.int64)
         if self._mask is not None:
             ids = ids[self._mask[ids]]
-        rows = ids if self._rows is None else self._rows[ids]
-        frame = self._profile.samples[pl.Series(rows, dtype=pl.Int64)]
+        frame = self._profile.samples[pl.Series(self._lookup.rows_of(ids), dtype=pl.Int64)]
 
         def top(column: str, empty: str = "(empty)") -> list[list[Any]]:
             counts = frame.group_by(column).len().sort(["len", column], descending=[True, False]).head(TOP)
@@ -608,25 +610,13 @@ class ProfileWidget(anywidget.AnyWidget):
             "tiles": frame.get_column("tile").n_unique(),
             "kinds": top("kind"),
             "operations": top("operation"),
-            "kernels": top("kernel", "(no kernel)"),
+            "kernels": top("kernel", NO_KERNEL),
             "metadata": [[n, v, c] for n, v, c in meta.iter_rows()],
         }
 
     def _metadata_of(self, ids: np.ndarray) -> pl.DataFrame:
-        """The metadata entries of the given sample ids (ranges of the sorted ``sample`` column)."""
-        meta = self._profile.metadata
-        if self._meta_owners is None:
-            owners = meta.get_column("sample").to_numpy()
-            self._meta_owners = owners if bool(np.all(owners[1:] >= owners[:-1])) else np.zeros(0, owners.dtype)
-        owners = self._meta_owners
-        if len(owners) != meta.height:  # not sorted by sample: scan
-            return meta.filter(pl.col("sample").is_in(pl.Series(ids).implode()))
-        ids = ids.astype(owners.dtype)  # else searchsorted converts all of owners
-        lo = np.searchsorted(owners, ids, "left")
-        counts = np.searchsorted(owners, ids, "right") - lo
-        total = int(counts.sum())
-        rows = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)
-        return meta[pl.Series(rows, dtype=pl.Int64)]
+        """The metadata entries of the given sample ids."""
+        return self._lookup.metadata_of(ids)
 
     def _groups(self, q: Query) -> tuple[str | None, list[dict[str, Any]]]:
         """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
@@ -658,10 +648,10 @@ class ProfileWidget(anywidget.AnyWidget):
         self.send({"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows})
 
     def _flame(self) -> dict[str, Any]:
-        key, filters, mask = self._filtered
+        key, q, mask = self._filtered
         tree = self._flames.get(key)
         if tree is None:
-            tree = flame_tree(self._profile, mask, filters)
+            tree = flame_tree(self._profile, mask, q)
             _remember(self._flames, key, tree)
         return tree
 

@@ -150,9 +150,9 @@ def test_unpacked_union_path_matches(monkeypatch: pytest.MonkeyPatch) -> None:
         T(1, [S(10, 20, phase=2**31, epoch=2**31), S(2**32 - 1, 4, phase=1)]),
     ]
     check(tiles, 1000, {})
-    from ipu_nb._supersteps import intervals
+    from ipu_nb._query import intervals
 
-    monkeypatch.setattr(intervals, "_PACKED_BITS", 0)
+    monkeypatch.setattr(intervals, "_KEY_BITS", 0)
     check(strat_tiles_seeded(), 1000, {})
 
 

@@ -1,0 +1,107 @@
+"""The names every layer shares: kinds, group-bys, sort keys, colourings, placeholders and report fields.
+
+One list each, read by the query core, the CLI, the widget (which sends `widget_vocabulary`
+to the front end), the charts and the analyses, so a new group-by or a renamed field
+changes here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+__all__ = [
+    "COLOR_BYS",
+    "GROUP_BYS",
+    "GROUP_FIELDS",
+    "KINDS",
+    "MISSING",
+    "NO_KERNEL",
+    "SAMPLE_FIELDS",
+    "SCALAR_FIELDS",
+    "SORT_BYS",
+    "SORT_COLUMNS",
+    "STEP_KINDS",
+    "GroupBy",
+    "SortBy",
+    "widget_vocabulary",
+]
+
+#: The step kinds in the order `profile-query --kind` documents them.
+KINDS: tuple[str, ...] = ("compute", "exchange", "synchronization", "idle")
+#: The same kinds in the file's `StepKind` enumerant order (the loader's Enum dtype, the timeline's colour classes).
+STEP_KINDS: tuple[str, ...] = ("exchange", "compute", "synchronization", "idle")
+
+GroupBy = Literal["kind", "kernel", "operation", "phase", "tile", "metadata"]
+SortBy = Literal["phase-cycles", "work-cycles", "maximum-cycles", "samples", "name"]
+
+#: ``--group-by`` values.
+GROUP_BYS: tuple[str, ...] = ("kind", "kernel", "operation", "phase", "tile", "metadata")
+#: ``--sort-by`` values (descending, except ``name``).
+SORT_BYS: tuple[str, ...] = ("phase-cycles", "work-cycles", "maximum-cycles", "samples", "name")
+#: The `QueryResult.groups` column each numeric sort key orders by.
+SORT_COLUMNS: dict[str, str] = {
+    "phase-cycles": "phase_cycles",
+    "work-cycles": "work_cycles",
+    "maximum-cycles": "maximum_cycles",
+    "samples": "sample_count",
+}
+#: What the timeline can colour samples by.
+COLOR_BYS: tuple[str, ...] = ("kind", "kernel")
+
+#: The group name of samples with an empty kernel.
+NO_KERNEL = "(no kernel)"
+#: The group name of samples without the ``--metadata-key`` entry.
+MISSING = "(missing)"
+
+#: `QueryResult.groups` columns and the report's field for each, in the report's order.
+GROUP_FIELDS: dict[str, str] = {
+    "name": "name",
+    "dimensions": "dimensions",
+    "sample_count": "sampleCount",
+    "tile_count": "tileCount",
+    "phase_count": "phaseCount",
+    "phase_cycles": "phaseCycles",
+    "phase_ms": "phaseMs",
+    "work_cycles": "workCycles",
+    "average_active_tiles": "averageActiveTiles",
+    "mean_cycles": "meanCycles",
+    "p50_cycles": "p50Cycles",
+    "p95_cycles": "p95Cycles",
+    "maximum_cycles": "maximumCycles",
+    "first_offset": "firstOffset",
+    "last_offset": "lastOffset",
+}
+#: `QueryResult.samples` columns and the report's field for each, in the report's order.
+SAMPLE_FIELDS: dict[str, str] = {
+    "tile": "physicalTile",
+    "offset": "offset",
+    "duration": "duration",
+    "phase": "phase",
+    "epoch": "epoch",
+    "kind": "kind",
+    "operation": "operation",
+    "kernel": "kernel",
+    "metadata": "metadata",
+}
+#: `QueryResult` attributes and the report's top-level field for each, in the report's order.
+SCALAR_FIELDS: dict[str, str] = {
+    "clock_hz": "clockHz",
+    "tile_count": "tileCount",
+    "sample_count": "sampleCount",
+    "matched_sample_count": "matchedSampleCount",
+    "profile_span_cycles": "profileSpanCycles",
+    "profile_span_ms": "profileSpanMs",
+    "at_offset": "atOffset",
+}
+
+
+def widget_vocabulary() -> dict[str, Any]:
+    """The lists the widget's front end shows, sent in its ``info`` trait (so TypeScript copies none)."""
+    return {
+        "kinds": list(KINDS),
+        "group_bys": list(GROUP_BYS),
+        "sort_bys": list(SORT_BYS),
+        "color_bys": list(COLOR_BYS),
+        "no_kernel": NO_KERNEL,
+        "missing": MISSING,
+    }

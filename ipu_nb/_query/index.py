@@ -1,0 +1,268 @@
+"""`ProfileIndex`: what the query core and the widget look up in a profile, computed once per profile.
+
+A `Profile` is never mutated, so the facts derived from it (sample id → row, the order of
+its metadata entries, each sample's first value of a key, the bit widths of its codes,
+its span) are computed on first use and kept for its lifetime. `index_of` hands out the
+one index of a profile; everything that maps ids to rows or gathers a sample's metadata
+goes through it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+import polars as pl
+
+if TYPE_CHECKING:
+    from .._model.profile import Profile
+
+__all__ = ["ProfileIndex", "global_code", "global_codes", "index_of"]
+
+_T = TypeVar("_T")
+
+
+def global_code(text: str) -> int:
+    """Physical code of `text` in polars' global categories (the same for every Categorical column)."""
+    return int(pl.select(pl.lit(text).cast(pl.Categorical).to_physical()).item())
+
+
+def global_codes(column: str, dtype: pl.DataType) -> pl.Expr:
+    """The column's strings as codes in the global categories, so `global_code` values compare with them.
+
+    Free for the loader's default Categorical columns; other string dtypes are re-encoded.
+    """
+    if dtype == pl.Categorical():
+        return pl.col(column).to_physical().cast(pl.UInt64)
+    return pl.col(column).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.UInt64)
+
+
+def _max_bits(series: pl.Series) -> int:
+    top = series.max() if len(series) else 0
+    return int(top or 0).bit_length()  # type: ignore[arg-type]  # an integer column's max is an int
+
+
+class ProfileIndex:
+    """Lookups over one profile's frames, each computed on first use (`index_of` gives the shared one).
+
+    Sample ids and rows: ``profile.samples`` row ``r`` holds sample id ``ids[r]``; for
+    loaded profiles the two are the same, and every mapping below is then the identity
+    without any array. Metadata: the entries in (sample, position) order, as `order`
+    permutes the frame (None when it is already in that order, as the loader writes it).
+    """
+
+    def __init__(self, profile: Profile) -> None:
+        self._profile = weakref.ref(profile)
+        self._facts: dict[str, Any] = {}
+
+    @property
+    def profile(self) -> Profile:
+        profile = self._profile()
+        assert profile is not None, "a ProfileIndex outlived its profile"
+        return profile
+
+    def _fact(self, name: str, compute: Callable[[], _T]) -> _T:
+        if name not in self._facts:
+            self._facts[name] = compute()
+        value: _T = self._facts[name]
+        return value
+
+    # ---- samples -------------------------------------------------------------------------
+
+    @property
+    def span_cycles(self) -> int:
+        """``profileSpanCycles``: the largest offset + duration (docs/reference/query.md#report-fields)."""
+        return self._fact("span_cycles", lambda: self.profile.span_cycles)
+
+    def bits(self, column: str) -> int:
+        """Bit width of the largest value of the integer column ``samples[column]``."""
+        return self._fact(f"bits.{column}", lambda: _max_bits(self.profile.samples.get_column(column)))
+
+    def code_bits(self, frame: str, column: str) -> int:
+        """Bit width of the largest global code in the string column ``frame.column``."""
+
+        def compute() -> int:
+            data: pl.DataFrame = getattr(self.profile, frame)
+            return _max_bits(data.select(global_codes(column, data.schema[column])).to_series())
+
+        return self._fact(f"code_bits.{frame}.{column}", compute)
+
+    def _rows_by_id(self) -> np.ndarray | None:
+        """``rows[id]``: the row of each sample id (-1 where no sample has it); None when ids are rows."""
+
+        def compute() -> np.ndarray | None:
+            ids = self.profile.samples.get_column("sample").to_numpy()
+            if np.array_equal(ids, np.arange(len(ids), dtype=ids.dtype)):
+                return None
+            rows = np.full(int(ids.max()) + 1 if len(ids) else 0, -1, dtype=np.int64)
+            rows[ids] = np.arange(len(ids), dtype=np.int64)
+            return rows
+
+        return self._fact("rows_by_id", compute)
+
+    @property
+    def ids_are_rows(self) -> bool:
+        """Whether sample id i is row i for every sample (true for every loaded profile)."""
+        return self._rows_by_id() is None
+
+    def rows_of(self, ids: np.ndarray) -> np.ndarray:
+        """Rows in ``profile.samples`` of the given sample ids (-1 for an id no sample has)."""
+        rows = self._rows_by_id()
+        ids = np.asarray(ids)
+        if rows is None:
+            out = ids.astype(np.int64)
+            out[(out < 0) | (out >= self.profile.samples.height)] = -1
+            return out
+        inside = (ids >= 0) & (ids < len(rows))
+        out = np.full(len(ids), -1, dtype=np.int64)
+        out[inside] = rows[ids[inside]]
+        return out
+
+    def row_of(self, sid: int) -> int:
+        """The row of sample id `sid` (-1 when no sample has it)."""
+        return int(self.rows_of(np.array([sid], dtype=np.int64))[0])
+
+    def is_sample(self, sid: int) -> bool:
+        """Whether some sample has id `sid`."""
+        return self.row_of(sid) >= 0
+
+    def by_id(self, row_mask: np.ndarray) -> np.ndarray:
+        """A per-row boolean array re-indexed by sample id (False for ids no sample has)."""
+        if self.ids_are_rows:
+            return row_mask
+        ids = self.profile.samples.get_column("sample").to_numpy()
+        out = np.zeros(int(ids.max()) + 1, dtype=bool)
+        out[ids] = row_mask
+        return out
+
+    # ---- metadata ------------------------------------------------------------------------
+
+    def _metadata_order(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """Metadata owner ids in ascending order, and the row permutation that sorts them (None: sorted)."""
+
+        def compute() -> tuple[np.ndarray, np.ndarray | None]:
+            meta = self.profile.metadata
+            owners = meta.get_column("sample").to_numpy()
+            positions = meta.get_column("position").to_numpy()
+            if len(owners) < 2:
+                return owners, None
+            same = owners[1:] == owners[:-1]
+            if bool(np.all(owners[1:] >= owners[:-1])) and bool(np.all(positions[1:][same] > positions[:-1][same])):
+                return owners, None
+            order = np.lexsort((positions, owners))
+            return owners[order], order
+
+        return self._fact("metadata_order", compute)
+
+    def _metadata_starts(self) -> np.ndarray:
+        """``starts[i]:starts[i + 1]`` are sample id i's entries in sorted metadata order."""
+
+        def compute() -> np.ndarray:
+            owners, _ = self._metadata_order()
+            ids = self.profile.samples.get_column("sample")
+            size = max(int(ids.max()) + 1 if len(ids) else 0, int(owners[-1]) + 1 if len(owners) else 0)  # type: ignore[arg-type]
+            starts = np.zeros(size + 1, dtype=np.int64)
+            np.cumsum(np.bincount(owners, minlength=size), out=starts[1:])
+            return starts
+
+        return self._fact("metadata_starts", compute)
+
+    def _entries_named(self, name: str, value: str | None) -> np.ndarray:
+        """Indices (in sorted metadata order) of the entries named `name` (with `value`, if given)."""
+        entries = pl.col("name") == name
+        if value is not None:
+            entries = entries & (pl.col("value") == value)
+        _, order = self._metadata_order()
+        hits = self.profile.metadata.select(entries.fill_null(False)).to_series().to_numpy()
+        return np.flatnonzero(hits if order is None else hits[order])
+
+    def metadata_mask(self, filters: tuple[tuple[str, str | None], ...]) -> np.ndarray:
+        """Per sample row: for every ``(name, value)`` filter some entry matches (each may be met by another entry).
+
+        A boolean scatter by sample id over the long metadata frame: far cheaper than a
+        join at a million samples.
+        """
+        owners, _ = self._metadata_order()
+        height = self.profile.samples.height
+        mask = np.ones(height, dtype=bool)
+        for name, value in filters:
+            rows = self.rows_of(owners[self._entries_named(name, value)])
+            hit = np.zeros(height, dtype=bool)
+            hit[rows[rows >= 0]] = True
+            mask &= hit
+        return mask
+
+    def first_values(self, key: str) -> pl.Series:
+        """Per sample row, the value of its first entry named `key` by position (null when none), as ``_mvalue``."""
+        owners, order = self._metadata_order()
+        found = self._entries_named(key, None)
+        first = found[np.r_[True, owners[found[1:]] != owners[found[:-1]]]] if len(found) else found
+        rows = self.rows_of(owners[first])
+        source = first if order is None else order[first]
+        index = np.full(self.profile.samples.height, -1, dtype=np.int64)
+        index[rows[rows >= 0]] = source[rows >= 0]
+        gather = pl.Series(index, dtype=pl.Int64)
+        gather = gather.set(gather < 0, None)
+        return self.profile.metadata.get_column("value").gather(gather).alias("_mvalue")
+
+    def _entry_ranges(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per id, its first entry and entry count in sorted metadata order; and the offsets of a list per id."""
+        starts = self._metadata_starts()
+        ids = np.asarray(ids).astype(np.int64)
+        if len(ids) and (ids.min() < 0 or ids.max() >= len(starts) - 1):  # unknown ids: no entries
+            ids = np.where((ids >= 0) & (ids < len(starts) - 1), ids, len(starts) - 1)
+            starts = np.append(starts, starts[-1])
+        lo = starts[ids]
+        counts = starts[ids + 1] - lo
+        offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return lo, counts, offsets
+
+    def _entry_rows(self, lo: np.ndarray, counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Rows of ``profile.metadata`` holding the entries of the given ranges, in stored order."""
+        _, order = self._metadata_order()
+        rows = np.repeat(lo - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
+        return rows if order is None else order[rows]
+
+    def entry_rows(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``profile.metadata`` rows of the entries of `ids` (id by id, stored order), and the count per id."""
+        lo, counts, offsets = self._entry_ranges(ids)
+        return self._entry_rows(lo, counts, offsets), counts
+
+    def metadata_of(self, ids: np.ndarray) -> pl.DataFrame:
+        """The metadata entries (``profile.metadata`` rows) of the given sample ids, id by id in stored order."""
+        rows, _ = self.entry_rows(ids)
+        return self.profile.metadata[pl.Series(rows, dtype=pl.Int64)]
+
+    def metadata_lists(self, ids: np.ndarray, *, strings: bool) -> pl.Series:
+        """Each sample's metadata as a list of {name, value} in stored order (``metadata``).
+
+        Only the entries of the given samples are gathered (none at all when they are
+        every sample in order), then wrapped as one Arrow list array over offsets.
+        """
+        import pyarrow as pa
+
+        _, order = self._metadata_order()
+        lo, counts, offsets = self._entry_ranges(ids)
+        entries = self.profile.metadata.select("name", "value")
+        everything = order is None and offsets[-1] == entries.height and bool(np.all(lo == offsets[:-1]))
+        if not everything:
+            entries = entries[pl.Series(self._entry_rows(lo, counts, offsets), dtype=pl.Int64)]
+        if strings:
+            entries = entries.select(pl.col("name").cast(pl.String), pl.col("value").cast(pl.String))
+        struct = entries.select(pl.struct("name", "value").alias("metadata")).to_series().to_arrow()
+        lists = pa.LargeListArray.from_arrays(pa.array(offsets, type=pa.int64()), struct)
+        return pl.Series("metadata", lists)
+
+
+_INDEXES: weakref.WeakKeyDictionary[Profile, ProfileIndex] = weakref.WeakKeyDictionary()
+
+
+def index_of(profile: Profile) -> ProfileIndex:
+    """The `ProfileIndex` of `profile`, created on first use and dropped with the profile."""
+    index = _INDEXES.get(profile)
+    if index is None:
+        index = _INDEXES[profile] = ProfileIndex(profile)
+    return index

@@ -1,0 +1,140 @@
+"""`query` and its answer, `QueryResult`: groups and samples as frames, text and JSON as the runtime prints them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from .._model.vocabulary import GROUP_FIELDS, SAMPLE_FIELDS, SCALAR_FIELDS
+from . import render
+from .flags import Query, make_query, require_metadata_key
+from .index import index_of
+from .plan import aggregate, empty_samples, longest, with_ms
+from .predicate import filtered
+
+if TYPE_CHECKING:
+    from .._model.profile import Profile
+
+__all__ = ["QueryResult", "query"]
+
+
+@dataclass(frozen=True, eq=False)
+class QueryResult:
+    """The answer of one `query`: groups and samples as polars frames, plus the report scalars.
+
+    Attributes
+    ----------
+    query : Query
+        The validated query that produced this result.
+    groups : pl.DataFrame
+        One row per group in report order: ``name``, ``dimensions`` (list of
+        {name, value}), ``sample_count``, ``tile_count``, ``phase_count``,
+        ``phase_cycles``, ``phase_ms``, ``work_cycles``, ``average_active_tiles``,
+        ``mean_cycles``, ``p50_cycles``, ``p95_cycles``, ``maximum_cycles``,
+        ``first_offset``, ``last_offset``.
+    samples : pl.DataFrame
+        The ``query.samples`` longest matching samples: ``sample`` (id), ``tile``,
+        ``offset``, ``duration``, ``phase``, ``epoch``, ``kind``, ``operation``,
+        ``kernel`` and ``metadata`` (list of {name, value} in stored order).
+    clock_hz, tile_count, sample_count, matched_sample_count, profile_span_cycles : int
+    profile_span_ms : float
+    at_offset : int or None
+    """
+
+    query: Query
+    groups: pl.DataFrame
+    samples: pl.DataFrame
+    clock_hz: int
+    tile_count: int
+    sample_count: int
+    matched_sample_count: int
+    profile_span_cycles: int
+    profile_span_ms: float
+    at_offset: int | None
+
+    def _records(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+        scalars = {field: getattr(self, attribute) for attribute, field in SCALAR_FIELDS.items()}
+        groups = []
+        for g in self.groups.iter_rows(named=True):
+            group = {field: g[column] for column, field in GROUP_FIELDS.items()}
+            group["dimensions"] = {d["name"]: d["value"] for d in g["dimensions"]}
+            groups.append(group)
+        samples = [
+            {field: s[column] for column, field in SAMPLE_FIELDS.items()} for s in self.samples.iter_rows(named=True)
+        ]
+        return scalars, groups, samples
+
+    def to_json(self) -> str:
+        """`profile-query --json` output, byte for byte (SPEC §4), with its trailing newline."""
+        return render.query_json(*self._records())
+
+    def to_text(self) -> str:
+        """`profile-query` text output, byte for byte (SPEC §4), with its trailing newline."""
+        return render.query_text(*self._records())
+
+    def _repr_html_(self) -> str:
+        from .._html.reprs import query_result_html
+
+        return query_result_html(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<QueryResult group_by={self.query.group_by}: {self.groups.height} groups, "
+            f"{self.matched_sample_count}/{self.sample_count} samples matched, {self.samples.height} listed>"
+        )
+
+
+def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryResult:
+    """Run `profile-query` on a profile (SPEC §3): groups and longest samples as polars frames.
+
+    Parameters
+    ----------
+    profile : Profile
+        An opened profile (`ipu_nb.open_profile`).
+    query : Query, optional
+        The query; default `Query()` (group by kernel, sort by phase cycles, limit 20).
+    **flags
+        Override fields of ``query``: ``kind="compute"``, ``tiles=[5, 9]``,
+        ``metadata="layer=3"``, ``group_by="metadata", metadata_key="layer"``, ...
+
+    Raises
+    ------
+    QueryError
+        A bad flag (``usage`` True) or ``group_by="metadata"`` without ``metadata_key``.
+
+    Examples
+    --------
+    >>> result = ipu_nb.query(profile, group_by="phase", samples=3)  # doctest: +SKIP
+    >>> print(result.to_text())  # doctest: +SKIP
+    """
+    q = make_query(query, **flags)
+    require_metadata_key(q)
+    index = index_of(profile)
+    extra = (index.first_values(q.metadata_key),) if q.group_by == "metadata" and q.metadata_key is not None else ()
+    matching = filtered(profile, q, extra)
+    plans = [matching.select(pl.len()), aggregate(profile, matching, q)]
+    if q.samples:
+        plans.append(longest(matching, min(q.samples, max(profile.sample_count, 1))))
+    frames = pl.collect_all(plans)
+    matched = int(frames[0].item())
+    groups = with_ms(frames[1], profile.clock_hz)
+    if q.samples:
+        top = frames[2]
+        samples = top.with_columns(index.metadata_lists(top.get_column("sample").to_numpy(), strings=True))
+    else:
+        samples = empty_samples()
+    span = index.span_cycles
+    return QueryResult(
+        query=q,
+        groups=groups,
+        samples=samples,
+        clock_hz=profile.clock_hz,
+        tile_count=profile.tile_count,
+        sample_count=profile.sample_count,
+        matched_sample_count=matched,
+        profile_span_cycles=span,
+        profile_span_ms=profile.ms(float(span)),
+        at_offset=q.at,
+    )
