@@ -22,6 +22,8 @@ from IPython.core.magic import Magics, line_magic, magics_class, output_can_be_s
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
+from ._one_line import one_line
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -33,13 +35,6 @@ __all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ip
 _MAGIC_NAMES = ("ipu_open", "ipu_query")
 
 
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _open(path: str, magic: str) -> Profile:
     """`open_profile` (progress bar for large files); file and format errors become one-line UsageErrors."""
     from ._load import ProfileFormatError, open_profile
@@ -47,7 +42,7 @@ def _open(path: str, magic: str) -> Profile:
     try:
         return open_profile(Path(path).expanduser(), progress=None)
     except (OSError, ProfileFormatError) as exc:
-        raise UsageError(f"{magic}: {_one_line(exc)}") from None
+        raise UsageError(f"{magic}: {one_line(exc)}") from None
 
 
 def parse_query_args(argv: list[str]) -> tuple[str, Query]:
@@ -87,7 +82,7 @@ def _parse_query(argv: list[str]) -> tuple[str, Query] | None:
         detail = message[-1].split("error: ", 1)[-1] if message else f"invalid arguments (exit {exc.code})"
         raise UsageError(f"ipu_query: {detail}") from None
     except ValueError as exc:  # QueryError raised while building the Query
-        raise UsageError(f"ipu_query: {_one_line(exc)}") from None
+        raise UsageError(f"ipu_query: {one_line(exc)}") from None
 
 
 def _echoed(shell: InteractiveShell) -> bool:
@@ -145,7 +140,7 @@ class IpuMagics(Magics):
 
             widget = ProfileWidget(profile)
         except (ImportError, FileNotFoundError) as exc:  # e.g. the front end was never built: the summary helps
-            print(f"ipu_open: widget unavailable ({_one_line(exc)}); showing the summary", file=sys.stderr)
+            print(f"ipu_open: widget unavailable ({one_line(exc)}); showing the summary", file=sys.stderr)
             display(profile)
             return
         display(widget)
@@ -177,7 +172,7 @@ class IpuMagics(Magics):
         try:
             result = query(profile, q)
         except QueryError as exc:
-            raise UsageError(f"ipu_query: {_one_line(exc)}") from None
+            raise UsageError(f"ipu_query: {one_line(exc)}") from None
         if not silenced and not _echoed(self.shell):
             display(result)  # e.g. `r = %ipu_query ...`: IPython will not show it, so we do
         return result

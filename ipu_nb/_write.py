@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from ._progress import AUTO_PROGRESS_SAMPLES, Report, progress_bar
 
 __all__ = ["encode_columns", "write_columns"]
 
@@ -87,16 +88,36 @@ def write_columns(
     columns: Columns,
     path: str | Path,
     *,
-    progress: Callable[[int, int], None] | None = None,
+    progress: bool | None = False,
+    report: Report | None = None,
     **layout: object,
 ) -> Path:
     """Write `columns` to `path` as a runtime-style profile file, atomically.
 
     Segments are streamed to a temporary file in the same directory, a chunk of whole
-    tiles at a time, which then replaces `path`. `progress(done, total)` is called in
-    bytes of the file. `layout` takes the keyword arguments of `encode_columns`.
+    tiles at a time, which then replaces `path`. `progress` shows a bar on stderr (None:
+    only for large profiles); `report(done, total)` is called in bytes of the file.
+    `layout` takes the keyword arguments of `encode_columns`.
     """
     path = Path(path)
+    large = columns.sample_count >= AUTO_PROGRESS_SAMPLES
+    with progress_bar(progress, f"writing {path.name}", large=large, unit="B") as bar:
+        return _write_file(columns, path, report if bar is None else _both(report, bar), layout)
+
+
+def _both(first: Report | None, second: Report) -> Report:
+    if first is None:
+        return second
+
+    def report(done: int, total: int) -> None:
+        first(done, total)
+        second(done, total)
+
+    return report
+
+
+def _write_file(columns: Columns, path: Path, report: Report | None, layout: dict[str, object]) -> Path:
+    """`write_columns` without the bar."""
     encoder = _Encoder(columns, **layout)  # type: ignore[arg-type]
     sizes = [*encoder.seg_used.tolist()] + ([len(encoder.pad_segment)] if len(encoder.pad_segment) else [])
     header = _segment_table(sizes)
@@ -110,19 +131,19 @@ def write_columns(
             encoder.fill_head(head)
             out.write(memoryview(head))
             done += head.nbytes
-            if progress:
-                progress(done, total)
+            if report:
+                report(done, total)
             for t0, t1, lo, hi in encoder.chunks():
                 chunk = np.zeros(hi - lo, dtype=_U64)
                 encoder.fill_tiles(chunk, lo, t0, t1)
                 out.write(memoryview(chunk))
                 done += chunk.nbytes
-                if progress:
-                    progress(done, total)
+                if report:
+                    report(done, total)
             out.write(memoryview(encoder.pad_segment))
             done += encoder.pad_segment.nbytes
-        if progress:
-            progress(done, total)
+        if report:
+            report(done, total)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

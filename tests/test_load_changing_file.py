@@ -166,7 +166,7 @@ def test_file_rewritten_in_place_is_reported(tmp_path: Path, profile_bytes: byte
             os.utime(path, ns=(stamp + 10**9, stamp + 10**9))
 
     with pytest.raises(ProfileFormatError, match="file changed while reading"):
-        _wire.decode_file(path, rewrite)
+        _wire.decode_file(path, report=rewrite)
 
 
 @pytest.mark.parametrize("guarded", [True, False])
@@ -185,7 +185,7 @@ def test_unchanged_file_reads_the_same_either_way(tmp_path: Path, profile_bytes:
             os.truncate(path, 100)
 
     with pytest.raises(ProfileFormatError, match=r"file changed while reading \(now 100 bytes"):
-        _wire.decode_file(path, truncate)
+        _wire.decode_file(path, report=truncate)
 
 
 def test_mappings_are_released(tmp_path: Path, profile_bytes: bytes) -> None:

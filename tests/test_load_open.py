@@ -104,11 +104,11 @@ def test_progress_bar_on_stderr(phase_file: Path, capsys: pytest.CaptureFixture[
     assert "samples" in capsys.readouterr().err
 
 
-def test_progress_reports_every_sample(phase_file: Path) -> None:
+def test_decoding_reports_every_sample(phase_file: Path) -> None:
     from ipu_nb._load._wire import decode_file
 
     calls: list[tuple[int, int]] = []
-    columns = decode_file(phase_file, lambda done, total: calls.append((done, total)))
+    columns = decode_file(phase_file, report=lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, columns.sample_count)
     assert calls[-1] == (columns.sample_count, columns.sample_count)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)

@@ -345,7 +345,7 @@ def test_replaces_atomically_and_reports_progress(tmp_path: Path) -> None:
     path = tmp_path / "p.capnp"
     path.write_bytes(b"old")
     calls: list[tuple[int, int]] = []
-    write_columns(columns_from_tiles(busy_tiles(2, 10)), path, progress=lambda d, t: calls.append((d, t)))
+    write_columns(columns_from_tiles(busy_tiles(2, 10)), path, report=lambda d, t: calls.append((d, t)))
     assert calls and calls[-1] == (path.stat().st_size, path.stat().st_size)
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(calls))
     assert [p.name for p in tmp_path.iterdir()] == ["p.capnp"]

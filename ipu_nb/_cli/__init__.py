@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from .._one_line import one_line
+
 __all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"]
 
 #: Set (to anything but "" or "0") to get a traceback instead of the one-line internal error.
@@ -82,10 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return exc.exit_code
     except (ProfileFormatError, OSError, CacheSettingError) as exc:
-        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        sys.stderr.write(f"{prog}: error: {one_line(exc)}\n")
         return 1
     except MemoryError as exc:
-        detail = f": {_one_line(exc)}" if str(exc) else ""
+        detail = f": {one_line(exc)}" if str(exc) else ""
         sys.stderr.write(f"{prog}: error: out of memory{detail}\n")
         return 1
     except KeyboardInterrupt:
@@ -97,13 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
             raise
         sys.stderr.write(
-            f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+            f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} "
             f"(please report it; set {TRACEBACK_ENV}=1 for the traceback)\n"
         )
         return 1
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,42 +1,24 @@
 """`ipu-nb profile-diff BEFORE AFTER`: two profiles compared group by group (docs/reference/compare.md).
 
-The filter, grouping, sort, limit and JSON flags are `profile-query`'s own: its module
-registers them and this one reuses the parsed actions, so the two commands accept the
-same spellings and reject the same values.
+The filter, grouping, sort, limit and JSON flags are `profile-query`'s own
+(`ipu_nb._cli.flags.add_query_flags`), so the two commands accept the same spellings and
+reject the same values.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 from typing import Any
 
-from . import ArgumentParser, CliError
-from . import query as query_cli
+from . import CliError
+from .flags import add_query_flags, cli_error, query_filters, write_output
 
 __all__ = ["register", "run"]
 
-# profile-query's flags taken over as they are (by argparse dest); --sort-by gets a diff-specific help.
-_SHAPE_FLAGS = ("group_by", "metadata_key", "sort_by", "limit", "json")
 _SORT_HELP = (
     "order groups by the size of their change: phase-cycles (default), work-cycles, maximum-cycles or "
     "samples rank by |after - before| of that field, largest first, then name; name sorts by name"
 )
-
-
-def _profile_query_actions() -> tuple[list[argparse.Action], dict[str, argparse.Action]]:
-    """`profile-query`'s filter flags (its "filters" group, in order) and all its flags by dest.
-
-    Taken from the parser its own `register` builds. (After the restructure this should
-    be a shared `add_query_flags(parser)` helper in the query CLI module; until then
-    the actions are copied from a scratch parser.)
-    """
-    scratch = ArgumentParser(prog="ipu-nb")
-    subparsers = scratch.add_subparsers(parser_class=ArgumentParser)
-    query_cli.register(subparsers)
-    parser = subparsers.choices["profile-query"]
-    group = next(g for g in parser._action_groups if (g.title or "").startswith("filters"))
-    return [copy.copy(a) for a in group._group_actions], {a.dest: copy.copy(a) for a in parser._actions}
 
 
 def _rename(text: str) -> tuple[str, str]:
@@ -60,16 +42,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("before", metavar="BEFORE", help="the baseline cycle profile (.capnp)")
     parser.add_argument("after", metavar="AFTER", help="the profile to compare with it (.capnp)")
-    filter_actions, actions = _profile_query_actions()
-    filters = parser.add_argument_group("filters (applied to both profiles, combined with AND)")
-    for action in filter_actions:
-        filters._add_action(action)
-    shape = parser.add_argument_group("grouping and output")
-    for dest in _SHAPE_FLAGS:
-        action = actions[dest]
-        if dest == "sort_by":
-            action.help = _SORT_HELP
-        shape._add_action(action)
+    shape = add_query_flags(
+        parser,
+        filters_title="filters (applied to both profiles, combined with AND)",
+        sort_help=_SORT_HELP,
+        samples=False,
+    )
     shape.add_argument(
         "--rename",
         type=_rename,
@@ -99,7 +77,7 @@ def _renames(pairs: list[tuple[str, str]]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two profiles; the output is built in full before any of it is written."""
-    from .._compare import FILTERS, compare
+    from .._compare import compare
     from .._query import QueryError
 
     renames = _renames(args.renames)
@@ -111,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
             metadata_key=args.metadata_key,
             renames=renames,
             allow_clock_mismatch=args.allow_clock_mismatch,
-            **{name: getattr(args, name) for name in FILTERS},
+            **query_filters(args),
         )
         render = comparison.to_json if args.json else comparison.to_text
         text = render(limit=args.limit, sort_by=args.sort_by)
     except QueryError as exc:
-        raise CliError(str(exc), 2 if exc.usage else 1) from None
-    query_cli._write(text)
+        raise cli_error(exc) from None
+    write_output(text)
     return 0

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from . import query as query_cli
-from .supersteps import cli_error
+from .flags import cli_error, unsigned, write_output
 
 __all__ = ["register", "run_findings"]
 
@@ -26,7 +25,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
     parser.add_argument(
         "--limit",
-        type=query_cli._unsigned(64, "limit"),
+        type=unsigned(64, "limit"),
         default=20,
         metavar="N",
         help="at most N findings; 0 = all (default: 20)",
@@ -45,5 +44,5 @@ def run_findings(args: argparse.Namespace) -> int:
         found = findings(open_profile(args.profile), limit=args.limit)
     except QueryError as exc:
         raise cli_error(exc) from None
-    query_cli._write(found.to_json() if args.json else found.to_text())
+    write_output(found.to_json() if args.json else found.to_text())
     return 0

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import ArgumentParser, CliError
-from . import query as query_cli
+from .flags import add_filter_flags, cli_error, query_filters, unsigned, write_output
 
-if TYPE_CHECKING:
-    from .._query import QueryError
-
-__all__ = ["add_filter_flags", "cli_error", "register", "run_supersteps"]
+__all__ = ["register", "run_supersteps"]
 
 SORT_KEYS = {
     "execution": None,
@@ -20,31 +16,6 @@ SORT_KEYS = {
     "critical-cycles": "critical_cycles",
     "imbalance": "imbalance",
 }
-
-
-def cli_error(exc: QueryError) -> CliError:
-    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
-    return CliError(str(exc), 2 if exc.usage else 1)
-
-
-def add_filter_flags(parser: argparse.ArgumentParser) -> None:
-    """Add `profile-query`'s filter flags to `parser`, taken from profile-query's own parser.
-
-    The flags (names, types, help) are registered once, in `query.register`; this copies
-    its filter actions, so both commands parse filters identically.
-    """
-    from .._supersteps.source import FILTERS
-
-    scratch = ArgumentParser(prog="ipu-nb")
-    subparsers = scratch.add_subparsers(parser_class=ArgumentParser)
-    query_cli.register(subparsers)
-    source = subparsers.choices["profile-query"]
-    for group in source._action_groups:
-        actions = [a for a in group._group_actions if a.dest in FILTERS]
-        if actions:
-            target = parser.add_argument_group(group.title, group.description)
-            for action in actions:
-                target._add_action(action)
 
 
 def register(subparsers: Any) -> None:
@@ -73,7 +44,7 @@ def register(subparsers: Any) -> None:
     )
     shape.add_argument(
         "--limit",
-        type=query_cli._unsigned(64, "limit"),
+        type=unsigned(64, "limit"),
         default=20,
         metavar="N",
         help="at most N rows; 0 = all (default: 20); the header's totals cover every superstep",
@@ -87,11 +58,11 @@ def run_supersteps(args: argparse.Namespace) -> int:
     from .. import open_profile
     from .._query import QueryError
     from .._supersteps.output import StepsReport, steps_json, steps_text
-    from .._supersteps.source import FILTERS, filter_query
+    from .._supersteps.source import filter_query
     from .._supersteps.structure import measure
 
     try:
-        q = filter_query(**{name: getattr(args, name) for name in FILTERS})
+        q = filter_query(**query_filters(args))
         profile = open_profile(args.profile)
         measured = measure(profile, q)
     except QueryError as exc:
@@ -113,5 +84,5 @@ def run_supersteps(args: argparse.Namespace) -> int:
         steps=steps,
         shown=shown,
     )
-    query_cli._write(steps_json(report) if args.json else steps_text(report))
+    write_output(steps_json(report) if args.json else steps_text(report))
     return 0

@@ -98,12 +98,13 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
         from ._reference import decode_reference
 
         return build_profile(decode_reference(path), path=path)
-    from .._progress import progress_bar
+    from .. import _progress
     from ._wire import decode_file
 
     try:
-        with progress_bar(progress, path.stat().st_size, f"reading {path.name}") as report:
-            columns = decode_file(path, report)
+        large = path.stat().st_size > _progress.AUTO_PROGRESS_BYTES
+        with _progress.progress_bar(progress, f"reading {path.name}", large=large) as report:
+            columns = decode_file(path, report=report)
         return build_profile(columns, path=path)
     except (ProfileFormatError, OSError, MemoryError, KeyboardInterrupt):
         raise

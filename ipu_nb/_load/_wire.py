@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns
+from .._progress import Report
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._intern import NATIVE, EntryLists, NativeTextColumn, count_entries
 from ._mapped import FileBytes, open_bytes
@@ -46,19 +47,18 @@ WORKERS = min(2, os.cpu_count() or 1)
 
 #: Text fields go to the C interner when it is built, else to the numpy path.
 _TextColumn = NativeTextColumn if NATIVE else TextColumn
-#: ``progress(done, total)`` in samples, called after each chunk.
-Progress = Callable[[int, int], None]
 
 
-def decode_file(path: str | Path, progress: Progress | None = None) -> Columns:
+def decode_file(path: str | Path, *, report: Report | None = None) -> Columns:
     """Decode a profile file (memory-mapped and guarded, or read into memory: `_mapped`).
 
     A file truncated or rewritten while it loads is a `ProfileFormatError` saying so.
+    `report(done, total)` is called in samples after each chunk.
     """
     path = Path(path)
     with open_bytes(path) as file:
         try:
-            columns = _decode(file.buffer, str(path), progress, file)
+            columns = _decode(file.buffer, str(path), report, file)
         except BaseException:
             file.check()  # a file that changed under the decoder explains whatever went wrong
             raise
@@ -66,11 +66,11 @@ def decode_file(path: str | Path, progress: Progress | None = None) -> Columns:
         return columns
 
 
-def decode_bytes(data: bytes, where: str = "<bytes>", progress: Progress | None = None) -> Columns:
+def decode_bytes(data: bytes, where: str = "<bytes>", *, report: Report | None = None) -> Columns:
     """Decode one framed message held in memory."""
     if len(data) == 0:
         raise ProfileFormatError(f"{where}: empty file (not a Cap'n Proto message)")
-    return _decode(data, where, progress, None)
+    return _decode(data, where, report, None)
 
 
 #: Per-sample columns (and their dtypes) that workers write straight into the output arrays.
@@ -100,7 +100,7 @@ class _Chunk:
 _Result = tuple[_Chunk, tuple[int, int]]
 
 
-def _decode(buffer: object, where: str, progress: Progress | None, file: FileBytes | None) -> Columns:
+def _decode(buffer: object, where: str, report: Report | None, file: FileBytes | None) -> Columns:
     msg = Message(buffer, where)
     root_addr = np.array([msg.seg_start[0]], dtype=np.int64)
     root = msg.structs(root_addr, 0, None, "root Profile", lambda i: "root")
@@ -123,8 +123,8 @@ def _decode(buffer: object, where: str, progress: Progress | None, file: FileByt
         for name, label in _TEXT_FIELDS
     }
     chunks: list[_Chunk] = []
-    if progress is not None:
-        progress(0, total)
+    if report is not None:
+        report(0, total)
     row_ranges = [slice(lo, min(lo + CHUNK_SAMPLES, total)) for lo in range(0, total, CHUNK_SAMPLES)]
     in_order = _InOrder(msg.cancel)
 
@@ -145,8 +145,8 @@ def _decode(buffer: object, where: str, progress: Progress | None, file: FileByt
                 if file is not None:
                     file.check()
                     file.release(*span)
-                if progress is not None:
-                    progress(rows.stop, total)
+                if report is not None:
+                    report(rows.stop, total)
         except BaseException:
             in_order.abandon()
             pool.shutdown(wait=True, cancel_futures=True)

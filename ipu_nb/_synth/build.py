@@ -7,12 +7,12 @@ exchange and compute-or-idle samples with the metadata PROFILES.md lists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._model.columns import STEP_KINDS, Columns, Strings
+from .._progress import Report
 from .plan import Command, Fmt, Transfers
 from .samples import Samples, rank
 from .timeline import CLOCK_HZ, Timeline, c600_physical_tiles, ceil4, timeline, unique_sends
@@ -71,18 +71,18 @@ def build_columns(
     schema_version: int,
     rng: np.random.Generator,
     base_cycle: int | None,
-    progress: Callable[[int, int], None] | None = None,
+    report: Report | None = None,
 ) -> Columns:
-    """All samples of `commands` at `granularity`, in the runtime's file order (`progress(done, total)` per phase)."""
+    """All samples of `commands` at `granularity`, in the runtime's file order (`report(done, total)` per phase)."""
     tl = timeline(commands, tiles, rng, base_cycle)
     physical = c600_physical_tiles(tiles)
     vocab = Vocab()
     if granularity in ("graph", "region"):
         s, counts = _coarse(commands, tl, tiles, granularity, vocab)
-        if progress is not None:
-            progress(1, 1)
+        if report is not None:
+            report(1, 1)
     else:
-        s, counts = _fine(commands, tl, tiles, granularity == "step", schema_version, physical, vocab, progress)
+        s, counts = _fine(commands, tl, tiles, granularity == "step", schema_version, physical, vocab, report)
     meta_counts, names, values = s.metadata()
     act_counts, act_kind, act_start, act_end = s.activity_columns()
     n = len(s.kind)
@@ -157,7 +157,7 @@ def _fine(
     schema_version: int,
     physical: np.ndarray,
     vocab: Vocab,
-    progress: Callable[[int, int], None] | None,
+    report: Report | None,
 ):
     """phase / step: per phase a sync, an exchange and the compute (or idle) samples of every tile."""
     k_count = len(commands)
@@ -268,8 +268,8 @@ def _fine(
                 ["active", "scheduled_kernel", "scheduled_role", "scheduled_shape"] + [key for key, _ in ph.common],
                 [false, kernel_code, role_code, vocab.code(cmd.shape.first())] + [c for _, c in ph.common],
             )
-        if progress is not None:
-            progress(k + 1, k_count)
+        if report is not None:
+            report(k + 1, k_count)
     return s, per_tile
 
 

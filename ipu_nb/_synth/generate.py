@@ -17,16 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns
+from .._progress import AUTO_PROGRESS_SAMPLES, progress_bar
 from .build import build_columns
 from .plan import Command
 from .workloads import WORKLOADS, default_busy_tiles, plan
@@ -47,9 +45,6 @@ GENERATOR_VERSION = 2
 GRANULARITIES = ("graph", "region", "phase", "step")
 MAX_TILES = 1472
 _MAX_PHASES = 100_000
-_PROGRESS_THRESHOLD = 200_000  # samples above which a progress bar shows by default
-
-Progress = Callable[[int, int], None]
 
 #: The bundled demo profiles: the default MLP phase profile, and a small one for tests and notebooks.
 DEMO_KNOBS: dict[str, dict[str, object]] = {
@@ -139,7 +134,8 @@ def generate_columns(
     commands = _commands(workload, tiles, busy, layers, phases, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x71E]))
     fine = granularity in ("phase", "step")
-    with _progress_bar(progress, len(commands) * tiles * 3 if fine else 0, "generating", "phase") as update:
+    large = fine and len(commands) * tiles * 3 >= AUTO_PROGRESS_SAMPLES
+    with progress_bar(progress, "generating", large=large, unit="phase", unit_scale=False) as report:
         return build_columns(
             commands,
             tiles=tiles,
@@ -147,26 +143,8 @@ def generate_columns(
             schema_version=schema_version,
             rng=rng,
             base_cycle=base_cycle,
-            progress=update,
+            report=report,
         )
-
-
-@contextmanager
-def _progress_bar(enabled: bool | None, samples: int, label: str, unit: str) -> Iterator[Progress | None]:
-    """A tqdm bar on stderr fed by (done, total) calls, or None when off (None: on for large profiles)."""
-    if enabled is False or (enabled is None and samples < _PROGRESS_THRESHOLD):
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=1, desc=label, unit=unit, unit_scale=unit == "B", file=sys.stderr, leave=False) as bar:
-
-        def update(done: int, total: int) -> None:
-            if bar.total != total:
-                bar.total = total
-            bar.update(done - bar.n)
-
-        yield update
 
 
 def generate_profile(
@@ -190,8 +168,7 @@ def write_profile(columns: Columns, path: str | os.PathLike[str], *, progress: b
     """Write generated columns to `path`, with a tqdm bar on stderr for large profiles (or as `progress` says)."""
     from .._write import write_columns
 
-    with _progress_bar(progress, columns.sample_count, f"writing {Path(path).name}", "B") as update:
-        return Path(write_columns(columns, path, progress=update))
+    return write_columns(columns, path, progress=progress)
 
 
 def _data_directory(directory: str | os.PathLike[str] | None) -> Path:

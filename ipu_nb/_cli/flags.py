@@ -1,0 +1,178 @@
+"""The `profile-query` flags, registered once and shared by every command that selects samples.
+
+`add_query_flags` gives `profile-query` and `profile-diff` the filter, grouping and
+output flags; `add_filter_flags` gives `profile-supersteps` the filters alone. All
+parse values with the runtime's rules (`unsigned`), and `query_filters` reads the
+parsed filters back as `Query` keywords, so every command accepts and refuses the
+same spellings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS
+from . import CliError
+
+if TYPE_CHECKING:
+    from .._query import QueryError
+
+__all__ = [
+    "FILTERS_TITLE",
+    "add_filter_flags",
+    "add_query_flags",
+    "cli_error",
+    "query_filters",
+    "unsigned",
+    "write_output",
+]
+
+FILTERS_TITLE = "filters (all optional, combined with AND)"
+
+
+def unsigned(bits: int, what: str) -> Callable[[str], int]:
+    """argparse type: an integer from 0 to 2**bits - 1, spelled as the runtime accepts it."""
+    top = 2**bits - 1
+
+    def parse(text: str) -> int:
+        digits = text[1:] if text.startswith("+") else text  # Rust's integer parsing accepts one leading '+'
+        if not digits.isascii() or not digits.isdigit():
+            raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: expected an integer from 0 to {top}")
+        value = int(digits)
+        if value > top:
+            raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: expected an integer from 0 to {top}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+def _metadata_filter(text: str) -> tuple[str, str | None]:
+    from .._query import QueryError, parse_metadata_filter
+
+    try:
+        return parse_metadata_filter(text)
+    except QueryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_filter_flags(parser: argparse.ArgumentParser, title: str = FILTERS_TITLE) -> None:
+    """Add the filter flags (``--kind`` … ``--at``) to `parser`, in a group named `title`."""
+    filters = parser.add_argument_group(title)
+    filters.add_argument("--kind", choices=KINDS, metavar="KIND", help=f"step kind, one of: {', '.join(KINDS)}")
+    filters.add_argument("--kernel", metavar="S", help="exact kernel string")
+    filters.add_argument(
+        "--operation-contains", metavar="S", dest="operation_contains", help="case-sensitive substring of operation"
+    )
+    filters.add_argument(
+        "--tile",
+        type=unsigned(32, "tile"),
+        action="append",
+        default=[],
+        metavar="N",
+        dest="tiles",
+        help="physical tile id (repeatable: any of them)",
+    )
+    filters.add_argument(
+        "--phase",
+        type=unsigned(32, "phase"),
+        action="append",
+        default=[],
+        metavar="N",
+        dest="phases",
+        help="phase number (repeatable: any of them)",
+    )
+    filters.add_argument(
+        "--metadata",
+        type=_metadata_filter,
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="some metadata entry has NAME (and VALUE; split at the first '='); repeatable, all must hold",
+    )
+    filters.add_argument(
+        "--at",
+        type=unsigned(64, "offset"),
+        metavar="N",
+        help="samples running at per-tile offset N: offset <= N < offset + duration",
+    )
+
+
+def add_query_flags(
+    parser: argparse.ArgumentParser,
+    *,
+    filters_title: str = FILTERS_TITLE,
+    sort_help: str | None = None,
+    samples: bool = True,
+) -> Any:
+    """Add profile-query's filter, grouping and output flags; return the "grouping and output" group.
+
+    `sort_help` replaces ``--sort-by``'s help; ``samples=False`` leaves out ``--samples``.
+    """
+    add_filter_flags(parser, filters_title)
+    shape = parser.add_argument_group("grouping and output")
+    shape.add_argument(
+        "--group-by",
+        choices=GROUP_BYS,
+        default="kernel",
+        metavar="BY",
+        dest="group_by",
+        help=f"group samples by one of: {', '.join(GROUP_BYS)} (default: kernel)",
+    )
+    shape.add_argument(
+        "--metadata-key",
+        metavar="NAME",
+        dest="metadata_key",
+        help="with --group-by metadata: group by the value of the first entry named NAME, or (missing)",
+    )
+    shape.add_argument(
+        "--sort-by",
+        choices=SORT_BYS,
+        default="phase-cycles",
+        metavar="KEY",
+        dest="sort_by",
+        help=sort_help
+        or f"order groups by one of: {', '.join(SORT_BYS)}, descending except name (default: phase-cycles)",
+    )
+    shape.add_argument(
+        "--limit", type=unsigned(64, "limit"), default=20, metavar="N", help="at most N groups; 0 = all (default: 20)"
+    )
+    if samples:
+        shape.add_argument(
+            "--samples",
+            type=unsigned(64, "sample count"),
+            default=0,
+            metavar="N",
+            help="also list the N longest matching samples (default: 0)",
+        )
+    shape.add_argument("--json", action="store_true", help="print the stable JSON report instead of text")
+    return shape
+
+
+def query_filters(args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed filter flags as `Query` keywords (``tiles``, ``phases``, ``metadata`` as tuples)."""
+    from .._query import FILTERS
+
+    values = {name: getattr(args, name) for name in FILTERS}
+    for name in ("tiles", "phases", "metadata"):
+        values[name] = tuple(values[name])
+    return values
+
+
+def cli_error(exc: QueryError) -> CliError:
+    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
+    return CliError(str(exc), 2 if exc.usage else 1)
+
+
+def write_output(text: str) -> None:
+    """Write a command's whole output to stdout; a reader that closed early (``| head``) is no error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the exit stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
