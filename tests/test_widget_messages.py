@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ipu_nb._widget.messages import (
     MAX_PIXELS,
     MAX_SAFE_INTEGER,
+    MESSAGE_TYPES,
     Groups,
     Hello,
     Hover,
@@ -414,3 +415,86 @@ def test_fuzzed_trait_updates_never_raise_and_leave_a_usable_state(widget, state
     widget.sent.messages.clear()
     widget._on_message(widget, {"type": "window", "start": 0, "end": widget.view[1], "pixels": 50}, [])
     assert widget.sent.types()[0] == "window" and "error" not in widget.sent.types()
+
+
+# --------------------------------------------------------------------------- the typed protocol
+
+
+def _tags(union: Any) -> list[str]:
+    import typing
+
+    return [typing.get_args(typing.get_type_hints(cls)["type"])[0] for cls in typing.get_args(union)]
+
+
+def test_protocol_tags_are_the_message_types_the_widget_checks() -> None:
+    from ipu_nb._widget import protocol
+
+    assert _tags(protocol.FromFrontEnd) == list(protocol.REQUEST_TYPES) == list(MESSAGE_TYPES)
+    assert _tags(protocol.ToFrontEnd) == list(protocol.REPLY_TYPES)
+
+
+def test_requests_with_only_their_required_keys_are_accepted() -> None:
+    import typing
+
+    from ipu_nb._widget import protocol
+
+    values = {"start": 1, "end": 9, "pixels": 100, "row": 0, "x": 3}
+    for cls in typing.get_args(protocol.FromFrontEnd):
+        content = {key: values.get(key) for key in cls.__required_keys__}
+        content["type"] = typing.get_args(typing.get_type_hints(cls)["type"])[0]
+        assert type(parse_message(content, LIMITS)).__name__.lower() == content["type"]
+
+
+def test_every_reply_the_widget_sends_has_its_protocol_keys(widget) -> None:
+    import typing
+
+    from ipu_nb._widget import protocol
+
+    by_tag = {typing.get_args(typing.get_type_hints(c)["type"])[0]: c for c in typing.get_args(protocol.ToFrontEnd)}
+    widget._on_message(widget, GOOD["window"], [])
+    widget._on_message(widget, GOOD["hover"], [])
+    widget._on_message(widget, GOOD["groups"], [])
+    widget._on_message(widget, GOOD["hello"], [])
+    widget._on_message(widget, {"type": "bogus"}, [])
+    widget._side.wait()
+    seen = set()
+    for message in widget.sent.messages:
+        cls = by_tag[message["type"]]
+        assert cls.__required_keys__ <= set(message) <= cls.__required_keys__ | cls.__optional_keys__, message
+        seen.add(message["type"])
+    assert seen >= {"window", "hover", "groups", "overview", "flame", "panel", "error"}
+
+
+def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
+    from ipu_nb._model import vocabulary
+
+    info = ProfileWidget(profile).info["vocabulary"]
+    assert info == {
+        "kinds": list(vocabulary.KINDS),
+        "group_bys": list(vocabulary.GROUP_BYS),
+        "sort_bys": list(vocabulary.SORT_BYS),
+        "color_bys": list(vocabulary.COLOR_BYS),
+        "no_kernel": "(no kernel)",
+        "missing": "(missing)",
+    }
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_a_stop_is_not_swallowed_as_an_error_reply(widget, monkeypatch, stop) -> None:
+    def interrupted(*args: Any) -> None:
+        raise stop()
+
+    monkeypatch.setattr(widget, "_answer_window", interrupted)
+    with pytest.raises(stop):
+        widget._on_message(widget, GOOD["window"], [])
+
+
+def test_a_polars_panic_still_becomes_an_error_reply(widget, monkeypatch) -> None:
+    from polars.exceptions import PanicException
+
+    def panics(*args: Any) -> None:
+        raise PanicException("boom")
+
+    monkeypatch.setattr(widget, "_answer_window", panics)
+    reply = refused(widget, GOOD["window"])
+    assert "PanicException" in reply["message"]

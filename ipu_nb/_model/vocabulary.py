@@ -7,7 +7,7 @@ changes here and nowhere else.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 __all__ = [
     "COLOR_BYS",
@@ -23,6 +23,7 @@ __all__ = [
     "STEP_KINDS",
     "GroupBy",
     "SortBy",
+    "VocabularyInfo",
     "widget_vocabulary",
 ]
 
@@ -95,7 +96,18 @@ SCALAR_FIELDS: dict[str, str] = {
 }
 
 
-def widget_vocabulary() -> dict[str, Any]:
+class VocabularyInfo(TypedDict):
+    """The widget's ``info["vocabulary"]``."""
+
+    kinds: list[str]
+    group_bys: list[str]
+    sort_bys: list[str]
+    color_bys: list[str]
+    no_kernel: str
+    missing: str
+
+
+def widget_vocabulary() -> VocabularyInfo:
     """The lists the widget's front end shows, sent in its ``info`` trait (so TypeScript copies none)."""
     return {
         "kinds": list(KINDS),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import polars as pl
 
 from .._model.profile import Profile
 from .._model.vocabulary import NO_KERNEL
 from .._query import Query, index_of
+from .protocol import FlameMetadata, FlameNode, FlameTree
 
 __all__ = ["flame_tree"]
 
@@ -17,7 +16,7 @@ __all__ = ["flame_tree"]
 FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
 
 
-def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: float = 1 / 1500) -> dict[str, Any]:
+def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: float = 1 / 1500) -> FlameTree:
     """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
 
     Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
@@ -33,7 +32,7 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
         value=pl.col("duration").cast(pl.UInt64).sum()
     )
     total = int(base.get_column("value").sum()) if base.height else 0
-    nodes: list[dict[str, Any]] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
+    nodes: list[FlameNode] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
     floor = total * min_share
     parents: dict[tuple, int] = {(): 0}
     kept_parents: pl.DataFrame | None = None
@@ -70,13 +69,13 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
                 parent = parents[tuple(row[c] for c in parent_cols)]
                 nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
         parents = next_parents
-    out: dict[str, Any] = {"total": total, "nodes": nodes, "metadata": []}
+    out: FlameTree = {"total": total, "nodes": nodes, "metadata": []}
     if q.operation_contains and samples.height:
         out["metadata"] = _metadata_totals(profile, samples)
     return out
 
 
-def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[dict[str, Any]]:
+def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[FlameMetadata]:
     """Per metadata entry (name, value) of `samples`: their summed cycles and count."""
     rows, counts = index_of(profile).entry_rows(samples.get_column("sample").to_numpy())
     frame = profile.metadata.select("name", "value")[pl.Series(rows, dtype=pl.Int64)]

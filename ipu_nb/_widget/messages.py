@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .protocol import REQUEST_TYPES
+
 __all__ = [
     "MAX_PIXELS",
     "MAX_SAFE_INTEGER",
@@ -102,7 +104,8 @@ class Hello:
 
 
 Message = Window | Hover | Pick | Groups | Hello
-MESSAGE_TYPES = ("window", "hover", "pick", "groups", "hello")
+#: The ``type`` of every message the front end may send (`ipu_nb._widget.protocol.FromFrontEnd`).
+MESSAGE_TYPES = REQUEST_TYPES
 
 
 def _shown(value: Any) -> str:
@@ -160,7 +163,11 @@ def _row(content: dict[str, Any], kind: str, limits: Limits) -> int:
 
 
 def parse_message(content: Any, limits: Limits) -> Message:
-    """The checked message `content` stands for; `MessageError` says what is wrong with it."""
+    """The checked message `content` stands for; `MessageError` says what is wrong with it.
+
+    `content` should be one of `ipu_nb._widget.protocol.FromFrontEnd`; it is treated as
+    anything until checked field by field.
+    """
     if not isinstance(content, dict):
         raise MessageError(f"a message must be a JSON object, got {type(content).__name__} {_shown(content)}")
     kind = content.get("type")

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +39,21 @@ from .messages import (
     reply_address,
     view_limit,
 )
+from .protocol import (
+    AtSummary,
+    ErrorReply,
+    FlameTree,
+    GroupRow,
+    GroupsReply,
+    HoverReply,
+    OverviewPush,
+    PanelPush,
+    SampleDetail,
+    SampleInfo,
+    ToFrontEnd,
+    WindowReply,
+)
+from .side_views import RECOVERABLE, SideViews, in_kernel
 
 __all__ = ["ProfileWidget"]
 
@@ -57,85 +70,6 @@ WINDOW_PIXELS = 8192
 
 def _bundle_path(path: Path) -> Path | str:
     return path if path.exists() else ""
-
-
-def _in_kernel() -> bool:
-    """Whether an IPython kernel runs this process (its IOPub socket takes sends from any thread)."""
-    try:
-        from ipykernel.kernelbase import Kernel
-    except ImportError:  # pragma: no cover - anywidget hosts without ipykernel
-        return False
-    return Kernel.initialized()
-
-
-class _SideViews:
-    """Computes and sends the side views (overview, flame graph, panel, groups) off the kernel's main thread.
-
-    The kernel handles the front end's messages one at a time, so a window request (a
-    pan or zoom) would otherwise wait behind every side view queued before it: the
-    flame graph and overview after creation or a filter change, the inspector panel
-    after a click, the group table. Here they run in order on one worker thread (polars
-    and numpy release the GIL while they compute) and the main thread answers windows
-    at once. A view asked for again before its turn runs once, on the state it finds.
-
-    Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
-    """
-
-    def __init__(self, on_error: Callable[[BaseException, dict[str, Any]], None], threaded: bool) -> None:
-        self.threaded = threaded
-        self._on_error = on_error
-        self._pending: dict[str, Callable[[], None]] = {}
-        self._busy = False
-        self._closed = False
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def submit(self, name: str, job: Callable[[], None]) -> None:
-        if not self.threaded:
-            self._run(name, job)
-            return
-        with self._cond:
-            if self._closed:
-                return
-            self._pending[name] = job  # replaces a queued one of the same name in its place
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="ipu-nb widget side views", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
-
-    def wait(self, timeout: float = 30.0) -> bool:
-        """Block until every submitted view has been sent (for tests and benchmarks)."""
-        with self._cond:
-            return self._cond.wait_for(lambda: not self._pending and not self._busy, timeout)
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._pending.clear()
-            self._cond.notify_all()
-
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._pending or self._closed)
-                if self._closed:
-                    return
-                name = next(iter(self._pending))
-                job = self._pending.pop(name)
-                self._busy = True
-            try:
-                self._run(name, job)
-            finally:
-                with self._cond:
-                    self._busy = False
-                    self._cond.notify_all()
-
-    def _run(self, name: str, job: Callable[[], None]) -> None:
-        """Run one view; whatever it raises becomes an error reply (the worker and the kernel outlive it)."""
-        try:
-            job()
-        except BaseException as error:  # a view's failure is reported, never raised
-            self._on_error(error, {"request": name})
 
 
 class _Integer(traitlets.Int):
@@ -228,12 +162,12 @@ class ProfileWidget(anywidget.AnyWidget):
         self._filtered: tuple[str, Query, np.ndarray | None] = ("", self._filters_query, None)
         # Side views that cost 50-200 ms on a full-size profile, kept per state (a few each).
         self._active_overview: np.ndarray | None = None
-        self._flames: dict[str, dict[str, Any]] = {}
-        self._group_rows: dict[Query, tuple[str | None, list[dict[str, Any]]]] = {}
+        self._flames: dict[str, FlameTree] = {}
+        self._group_rows: dict[Query, tuple[str | None, list[GroupRow]]] = {}
         self._cache: dict[tuple, tuple[dict, list[bytes]]] = {}
         self._stale: set[str] = set()
         self._picking = False
-        self._side = _SideViews(self._send_error, threaded=_in_kernel())
+        self._side = SideViews(self._send_error, threaded=in_kernel())
         span = max(self._index.span, 1)
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
@@ -340,7 +274,7 @@ class ProfileWidget(anywidget.AnyWidget):
             if read_only:
                 raise traitlets.TraitError(f"the browser cannot set read-only trait(s) {', '.join(read_only)}")
             super().set_state(sync_data)
-        except BaseException as error:  # answered, never raised into the kernel
+        except RECOVERABLE as error:  # answered, never raised into the kernel
             self._send_error(error, {"request": "update"})
             self._resync(keys)
 
@@ -348,7 +282,7 @@ class ProfileWidget(anywidget.AnyWidget):
         """Send Python's values of `keys` to the browser (after refusing its change to them)."""
         try:
             self.send_state(keys)
-        except BaseException as error:  # a closed comm: nothing to set back
+        except RECOVERABLE as error:  # a closed comm: nothing to set back
             self.log.warning("ipu-nb widget: could not resend %s: %r", keys, error)
 
     @property
@@ -439,8 +373,9 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._answer_window(message)
             elif isinstance(message, Hover):
                 sid = self._index.sample_at(message.row, message.x)
-                sample = None if sid is None else self._describe(sid, metadata=False)
-                self.send({"type": "hover", "view": message.view, "id": message.id, "sample": sample})
+                sample = None if sid is None else self._describe(sid)
+                hover: HoverReply = {"type": "hover", "view": message.view, "id": message.id, "sample": sample}
+                self._push(hover)
             elif isinstance(message, Pick):
                 self._pick(message)
             elif isinstance(message, Groups):
@@ -450,7 +385,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-        except BaseException as error:  # answered, never raised into the kernel
+        except RECOVERABLE as error:  # answered, never raised into the kernel
             address = reply_address(content)
             self._send_error(error, address)
             if address.get("request") == "pick":  # the browser drew its cursor already: set it back
@@ -459,9 +394,14 @@ class ProfileWidget(anywidget.AnyWidget):
     def _send_error(self, error: BaseException, address: dict[str, Any] | None = None) -> None:
         """Tell the browser a request failed (``request``, ``id`` and ``view`` say which, where known)."""
         try:
-            self.send({"type": "error", **(address or {}), "message": f"{type(error).__name__}: {error}"})
-        except BaseException as failure:  # a closed comm: log, never raise
+            reply: ErrorReply = {"type": "error", **(address or {}), "message": f"{type(error).__name__}: {error}"}
+            self._push(reply)
+        except RECOVERABLE as failure:  # a closed comm: log, never raise
             self.log.warning("ipu-nb widget: could not send the error %r: %r", error, failure)
+
+    def _push(self, message: ToFrontEnd, buffers: list[bytes] | None = None) -> None:
+        """Send one message of the protocol (`ipu_nb._widget.protocol`) to the front end."""
+        self.send(message, buffers)
 
     def close(self) -> None:
         side = getattr(self, "_side", None)  # None when __init__ failed early
@@ -489,19 +429,19 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _answer_window(self, message: Window) -> None:
         header, buffers = self.window_answer(message.start, message.end, message.pixels)
-        reply = {
+        reply: WindowReply = {
             "type": "window",
             "view": message.view,
             "id": message.id,
             "color_by": self.color_by,
             "filtered": self._mask is not None,
         }
-        reply.update(header)
+        reply.update(header)  # type: ignore[typeddict-item]  # a RawHeader or a LodHeader: WindowReply's fields
         if message.labels and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
             names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
             reply["labels"] = names
             buffers = [*buffers, codes.astype("<u4").tobytes()]
-        self.send(reply, buffers)
+        self._push(reply, buffers)
         self._send_stale()
 
     def _send_stale(self) -> None:
@@ -528,9 +468,9 @@ class ProfileWidget(anywidget.AnyWidget):
             self._picking = False
         self._side.submit("panel", self._send_panel)
 
-    def _describe(self, sid: int, metadata: bool = True) -> dict[str, Any]:
+    def _describe(self, sid: int) -> SampleInfo:
         row = self._profile.samples.row(self._row_of(sid), named=True)
-        out = {
+        return {
             "sample": sid,
             "tile": row["tile"],
             "kind": row["kind"],
@@ -546,10 +486,10 @@ class ProfileWidget(anywidget.AnyWidget):
             "end": row["end"],
             "matched": bool(self._mask is None or self._mask[sid]),
         }
-        if metadata:
-            entries = self._metadata_of(np.array([sid])).sort("position")
-            out["metadata"] = [[n, v] for n, v in entries.select("name", "value").iter_rows()]
-        return out
+
+    def _detail(self, sid: int) -> SampleDetail:
+        entries = self._metadata_of(np.array([sid])).sort("position")
+        return {**self._describe(sid), "metadata": [[n, v] for n, v in entries.select("name", "value").iter_rows()]}
 
     # ---- pushes to the front end ---------------------------------------------------------------
 
@@ -573,18 +513,22 @@ class ProfileWidget(anywidget.AnyWidget):
             if sorted_mask is None
             else _lod.overview(idx, self._compute_positions() & sorted_mask, OVERVIEW_BINS)
         )
-        self.send(
-            {"type": "overview", "bins": OVERVIEW_BINS, "span": idx.span, "filtered": sorted_mask is not None},
-            [active.astype("<f4").tobytes(), matched.astype("<f4").tobytes()],
-        )
+        push: OverviewPush = {
+            "type": "overview",
+            "bins": OVERVIEW_BINS,
+            "span": idx.span,
+            "filtered": sorted_mask is not None,
+        }
+        self._push(push, [active.astype("<f4").tobytes(), matched.astype("<f4").tobytes()])
 
     def _send_panel(self) -> None:
-        self.send({"type": "panel", "at": self._at_summary(), "selected": self._selected_detail()})
+        push: PanelPush = {"type": "panel", "at": self._at_summary(), "selected": self._selected_detail()}
+        self._push(push)
 
-    def _selected_detail(self) -> dict[str, Any] | None:
-        return None if self.selected is None else self._describe(self.selected)
+    def _selected_detail(self) -> SampleDetail | None:
+        return None if self.selected is None else self._detail(self.selected)
 
-    def _at_summary(self) -> dict[str, Any] | None:
+    def _at_summary(self) -> AtSummary | None:
         if self.at is None:
             return None
         # Samples with offset <= at < offset + duration, from the timeline index (no scan).
@@ -618,7 +562,7 @@ class ProfileWidget(anywidget.AnyWidget):
         """The metadata entries of the given sample ids."""
         return self._lookup.metadata_of(ids)
 
-    def _groups(self, q: Query) -> tuple[str | None, list[dict[str, Any]]]:
+    def _groups(self, q: Query) -> tuple[str | None, list[GroupRow]]:
         """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
         from .._query import query
 
@@ -631,13 +575,11 @@ class ProfileWidget(anywidget.AnyWidget):
                 hit = (str(error), [])
             else:
                 columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
-                hit = (
-                    None,
-                    [
-                        {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}
-                        for row in result.groups.select(columns).iter_rows(named=True)
-                    ],
-                )
+                rows: list[GroupRow] = [
+                    {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}  # type: ignore[typeddict-item]
+                    for row in result.groups.select(columns).iter_rows(named=True)
+                ]
+                hit = (None, rows)
             _remember(self._group_rows, key, hit)
         return hit
 
@@ -645,9 +587,10 @@ class ProfileWidget(anywidget.AnyWidget):
         """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
         q = self.query
         error, rows = self._groups(q)
-        self.send({"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows})
+        reply: GroupsReply = {"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows}
+        self._push(reply)
 
-    def _flame(self) -> dict[str, Any]:
+    def _flame(self) -> FlameTree:
         key, q, mask = self._filtered
         tree = self._flames.get(key)
         if tree is None:
@@ -656,7 +599,7 @@ class ProfileWidget(anywidget.AnyWidget):
         return tree
 
     def _send_flame(self) -> None:
-        self.send({"type": "flame", **self._flame()})
+        self._push({"type": "flame", **self._flame()})
 
 
 def _remember(cache: dict, key: Any, value: Any, size: int = 8) -> None:

@@ -1,0 +1,279 @@
+"""Every message between the widget's kernel side and its front end, typed once.
+
+Messages travel as anywidget custom messages: a JSON object with a ``type`` tag, plus
+binary buffers for bulk data (listed on each reply). ``*Request`` are what the front end
+sends (checked by `ipu_nb._widget.messages.parse_message` before anything acts on them);
+``*Reply`` and ``*Push`` are what the kernel sends. js/protocol.ts mirrors these as tagged
+unions and docs/widget-protocol.md describes them; the wire format is exactly this.
+(No ``from __future__ import annotations`` here: the TypedDicts' required keys are read at run time.)
+"""
+
+import sys
+from typing import Any, Literal, TypedDict
+
+from .._model.vocabulary import VocabularyInfo
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired
+
+__all__ = [
+    "REPLY_TYPES",
+    "REQUEST_TYPES",
+    "AtSummary",
+    "ErrorReply",
+    "FlameMetadata",
+    "FlameNode",
+    "FlamePush",
+    "FlameTree",
+    "FromFrontEnd",
+    "GroupRow",
+    "GroupsReply",
+    "GroupsRequest",
+    "HelloRequest",
+    "HoverReply",
+    "HoverRequest",
+    "LodHeader",
+    "OverviewPush",
+    "PanelPush",
+    "PickRequest",
+    "RawHeader",
+    "SampleDetail",
+    "SampleInfo",
+    "ToFrontEnd",
+    "VocabularyInfo",
+    "WindowReply",
+    "WindowRequest",
+]
+
+# ---- from the front end -------------------------------------------------------------------
+
+
+class WindowRequest(TypedDict):
+    """Draw offsets ``[start, end)`` ``pixels`` wide; ``labels`` asks for operation names of raw samples."""
+
+    type: Literal["window"]
+    view: NotRequired[str]
+    id: NotRequired[int]
+    start: int
+    end: int
+    pixels: int
+    labels: NotRequired[bool]
+
+
+class HoverRequest(TypedDict):
+    """Describe the sample of timeline row ``row`` at offset ``x`` (answered by `HoverReply`)."""
+
+    type: Literal["hover"]
+    view: NotRequired[str]
+    id: NotRequired[int]
+    row: int
+    x: int
+
+
+class PickRequest(TypedDict):
+    """A click: sets the ``at`` trait to ``x`` and ``selected`` to the sample there (then a `PanelPush`)."""
+
+    type: Literal["pick"]
+    row: int
+    x: int
+
+
+class GroupsRequest(TypedDict):
+    """Send the group table for the current state (answered by `GroupsReply`)."""
+
+    type: Literal["groups"]
+    id: NotRequired[int]
+
+
+class HelloRequest(TypedDict):
+    """A new view opened: send every side view (overview, flame graph, panel)."""
+
+    type: Literal["hello"]
+
+
+FromFrontEnd = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest
+#: The ``type`` tags of `FromFrontEnd`.
+REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello")
+
+# ---- to the front end -----------------------------------------------------------------------
+
+
+class RawHeader(TypedDict):
+    """A window of raw intervals. Buffers: x0 and x1 (f32, relative to ``start``), row (u16),
+    flags (u8: colour class | 0x80 when matching), sample id (u32); with labels, one more:
+    each sample's index (u32) into ``labels``."""
+
+    mode: Literal["raw"]
+    start: int
+    end: int
+    count: int
+
+
+class LodHeader(TypedDict):
+    """A summarised window: one u8 cell per (row, bin), ``class | level << 5``; packed as
+    ``"xor-runs"`` (``runs`` runs over the buffers of `ipu_nb._widget.lod.pack_cells`)."""
+
+    mode: Literal["lod"]
+    start: int
+    end: int
+    rows: int
+    bins: int
+    count: int
+    compressed: Literal["xor-runs"] | None
+    runs: NotRequired[int]
+
+
+class WindowReply(TypedDict):
+    """The answer to a `WindowRequest`: its ``view`` and ``id`` echoed, and a raw or summary header."""
+
+    type: Literal["window"]
+    view: str | None
+    id: int | None
+    color_by: str
+    filtered: bool
+    mode: Literal["raw", "lod"]
+    start: int
+    end: int
+    count: int
+    rows: NotRequired[int]
+    bins: NotRequired[int]
+    compressed: NotRequired[Literal["xor-runs"] | None]
+    runs: NotRequired[int]
+    labels: NotRequired[list[str]]
+
+
+class SampleInfo(TypedDict):
+    """One sample as the tooltip and the inspector show it."""
+
+    sample: int
+    tile: int
+    kind: str
+    inactive: bool
+    operation: str
+    kernel: str
+    phase: int
+    epoch: int
+    offset: int
+    duration: int
+    local_index: int
+    start: int
+    end: int
+    matched: bool
+
+
+class SampleDetail(SampleInfo):
+    """`SampleInfo` plus the sample's metadata entries as ``[name, value]`` pairs in position order."""
+
+    metadata: list[list[str]]
+
+
+class HoverReply(TypedDict):
+    """The answer to a `HoverRequest`: the sample there, or None."""
+
+    type: Literal["hover"]
+    view: str | None
+    id: int | None
+    sample: SampleInfo | None
+
+
+class AtSummary(TypedDict):
+    """The samples matching the filters and active at offset ``at``: counts and the top names.
+
+    ``kinds``, ``operations`` and ``kernels`` are ``[name, count]`` pairs, ``metadata``
+    ``[name, value, count]`` triples, most frequent first."""
+
+    at: int
+    count: int
+    tiles: int
+    kinds: list[list[Any]]
+    operations: list[list[Any]]
+    kernels: list[list[Any]]
+    metadata: list[list[Any]]
+
+
+class PanelPush(TypedDict):
+    """The inspector: the cursor's summary (None without ``at``) and the selected sample (None without one)."""
+
+    type: Literal["panel"]
+    at: AtSummary | None
+    selected: SampleDetail | None
+
+
+class FlameNode(TypedDict):
+    """One node of the flame graph; ``path`` holds the filters that focus it (None for a merged ``…`` node)."""
+
+    name: str
+    level: int
+    value: int
+    parent: int
+    path: dict[str, Any] | None
+
+
+class FlameMetadata(TypedDict):
+    """A metadata entry of the focused operation's samples: summed cycles and sample count."""
+
+    name: str
+    value: str
+    cycles: int
+    samples: int
+
+
+class FlameTree(TypedDict):
+    """The flame graph of the matching samples: kind → kernel → phase/epoch → operation."""
+
+    total: int
+    nodes: list[FlameNode]
+    metadata: list[FlameMetadata]
+
+
+class FlamePush(FlameTree):
+    """`FlameTree` as sent."""
+
+    type: Literal["flame"]
+
+
+class OverviewPush(TypedDict):
+    """Tile occupancy by compute in ``bins`` bins over the span. Buffers: all samples (f32), matching (f32)."""
+
+    type: Literal["overview"]
+    bins: int
+    span: int
+    filtered: bool
+
+
+class GroupRow(TypedDict):
+    """One row of the group table (the top of ``query(profile, widget.query).groups``)."""
+
+    name: str
+    dimensions: dict[str, str]
+    sample_count: int
+    phase_cycles: int
+    work_cycles: int
+    average_active_tiles: float
+
+
+class GroupsReply(TypedDict):
+    """The answer to a `GroupsRequest`: rows, or the query's error (a metadata group-by without its key)."""
+
+    type: Literal["groups"]
+    id: int | None
+    group_by: str
+    error: str | None
+    rows: list[GroupRow]
+
+
+class ErrorReply(TypedDict):
+    """A request or a trait update the kernel refused; ``request``, ``id`` and ``view`` say which, where known."""
+
+    type: Literal["error"]
+    request: NotRequired[str]
+    id: NotRequired[int]
+    view: NotRequired[str]
+    message: str
+
+
+ToFrontEnd = WindowReply | HoverReply | PanelPush | FlamePush | OverviewPush | GroupsReply | ErrorReply
+#: The ``type`` tags of `ToFrontEnd`.
+REPLY_TYPES: tuple[str, ...] = ("window", "hover", "panel", "flame", "overview", "groups", "error")

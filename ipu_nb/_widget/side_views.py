@@ -1,0 +1,94 @@
+"""The worker that computes and sends the widget's side views off the kernel's main thread."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from polars.exceptions import PanicException
+
+__all__ = ["RECOVERABLE", "SideViews", "in_kernel"]
+
+#: What a request's failure may raise and still be answered: every `Exception`, and polars'
+#: `PanicException` (a `BaseException`); `KeyboardInterrupt`, `SystemExit` and `GeneratorExit` propagate.
+RECOVERABLE: tuple[type[BaseException], ...] = (Exception, PanicException)
+
+
+def in_kernel() -> bool:
+    """Whether an IPython kernel runs this process (its IOPub socket takes sends from any thread)."""
+    try:
+        from ipykernel.kernelbase import Kernel
+    except ImportError:  # pragma: no cover - anywidget hosts without ipykernel
+        return False
+    return Kernel.initialized()
+
+
+class SideViews:
+    """Computes and sends the side views (overview, flame graph, panel, groups) off the kernel's main thread.
+
+    The kernel handles the front end's messages one at a time, so a window request (a
+    pan or zoom) would otherwise wait behind every side view queued before it: the
+    flame graph and overview after creation or a filter change, the inspector panel
+    after a click, the group table. Here they run in order on one worker thread (polars
+    and numpy release the GIL while they compute) and the main thread answers windows
+    at once. A view asked for again before its turn runs once, on the state it finds.
+
+    Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
+    """
+
+    def __init__(self, on_error: Callable[[BaseException, dict[str, Any]], None], threaded: bool) -> None:
+        self.threaded = threaded
+        self._on_error = on_error
+        self._pending: dict[str, Callable[[], None]] = {}
+        self._busy = False
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, name: str, job: Callable[[], None]) -> None:
+        if not self.threaded:
+            self._run(name, job)
+            return
+        with self._cond:
+            if self._closed:
+                return
+            self._pending[name] = job  # replaces a queued one of the same name in its place
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="ipu-nb widget side views", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Block until every submitted view has been sent (for tests and benchmarks)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._pending and not self._busy, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify_all()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending or self._closed)
+                if self._closed:
+                    return
+                name = next(iter(self._pending))
+                job = self._pending.pop(name)
+                self._busy = True
+            try:
+                self._run(name, job)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _run(self, name: str, job: Callable[[], None]) -> None:
+        """Run one view; whatever it raises becomes an error reply (the worker and the kernel outlive it)."""
+        try:
+            job()
+        except RECOVERABLE as error:  # a view's failure is reported, never raised
+            self._on_error(error, {"request": name})
