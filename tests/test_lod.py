@@ -9,7 +9,6 @@ import polars as pl
 import pytest
 from builders import S, T, profile_from_tiles
 
-from ipu_nb._widget import lod as _lod
 from ipu_nb._widget.lod import (
     GREY,
     KIND_CLASSES,
@@ -22,6 +21,7 @@ from ipu_nb._widget.lod import (
     unpack_cells,
     window,
 )
+from ipu_nb._widget.lod import summaries as _summaries
 
 KINDS = ["exchange", "compute", "synchronization", "idle"]
 
@@ -124,7 +124,7 @@ def assert_summary_matches_brute(profile, index, start, end, bins, rng):
 @pytest.mark.parametrize("seed", range(4))
 def test_contiguous_rows_in_small_blocks_match_brute_force(seed, monkeypatch):
     """Runtime-like rows (no overlap, no empty samples) take the exact-search, disjoint path."""
-    monkeypatch.setattr(_lod, "_CHUNK", 7)  # blocks split rows anywhere
+    monkeypatch.setattr(_summaries, "_CHUNK", 7)  # blocks split rows anywhere
     profile = random_profile(seed + 100, tiles=6, per_tile=60, durations=(1, 3, 50, 400, 5000))
     index = build_index(profile.samples, profile.tiles)
     assert not index.overlaps and not index.empty and index.end_key is not None

@@ -39,7 +39,7 @@ MAX_SAFE_INTEGER = 2**53 - 1
 MIN_VIEW_WIDTH = 8
 """The narrowest view the front end zooms to (``MIN_WIDTH`` in js/view.ts), so a view may end there."""
 MAX_PIXELS = 65_536
-"""Widest drawing a window request may ask for (the answer uses at most `_lod.MAX_BINS` cells a row)."""
+"""Widest drawing a window request may ask for (the answer uses at most `lod.MAX_BINS` cells a row)."""
 _MAX_VIEW_ID = 200
 """Longest front-end view id echoed back in replies (the front end's ids are ~10 characters)."""
 

@@ -1,0 +1,320 @@
+"""Window answers for the timeline: raw intervals when few, else one summarised cell per (row, pixel bin).
+
+The front end asks for a window ``[start, end)`` of per-tile offsets drawn ``pixels``
+wide; with the `TimelineIndex` each answer is a handful of vectorised operations:
+
+- few samples in the window: the raw intervals (`RawWindow`);
+- otherwise one cell per (row, pixel bin) holding the colour class of the sample
+  covering most of the cell (a matching sample beats a filtered-out one) and the
+  exact fraction of the cell covered (`LodWindow`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .index import GREY, TimelineIndex, positions
+
+__all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "window"]
+
+RAW_LIMIT = 60_000
+"""At most this many intervals are sent raw (15 bytes each); beyond, cells are summarised."""
+MAX_BINS = 1280
+"""Cells per row in a summarised window (1,472 rows × 1,280 one-byte cells ≈ 1.9 MB before packing)."""
+
+
+@dataclass(frozen=True)
+class RawWindow:
+    """Every interval overlapping the window (unclipped offsets)."""
+
+    start: int
+    end: int
+    sample: np.ndarray
+    row: np.ndarray
+    x0: np.ndarray
+    x1: np.ndarray
+    cls: np.ndarray
+    matched: np.ndarray
+
+
+@dataclass(frozen=True)
+class LodWindow:
+    """Per (row, bin) summary of a window split into ``bins`` equal cells.
+
+    ``coverage`` and ``matched_coverage`` are exact fractions of each cell covered by
+    samples (all / matching the filters; overlapping samples add up); ``cls`` is the
+    colour class of the sample overlapping the cell most, a matching one first
+    (`GREY` when only filtered-out samples touch it).
+    """
+
+    start: int
+    end: int
+    bins: int
+    cls: np.ndarray
+    coverage: np.ndarray
+    matched_coverage: np.ndarray
+    sample_count: int
+
+
+def window(
+    index: TimelineIndex,
+    start: int,
+    end: int,
+    pixels: int,
+    matched: np.ndarray | None,
+    color_by: str = "kind",
+    raw_limit: int = RAW_LIMIT,
+) -> RawWindow | LodWindow:
+    """Answer one timeline request.
+
+    Parameters
+    ----------
+    index : TimelineIndex
+    start, end : int
+        Window in per-tile offsets (end exclusive, end > start). Any integers: the samples
+        are found exactly however far the window reaches past ``[0, span]``; cell geometry
+        is float64 (exact below 2**53).
+    pixels : int
+        Drawn width; summaries use ``min(pixels, MAX_BINS)`` bins.
+    matched : np.ndarray or None
+        Per sorted position, whether the sample matches the filters (None: all match).
+    color_by : str
+        "kind" or "kernel".
+    raw_limit : int
+        Send raw intervals when at most this many samples overlap the window.
+    """
+    start, end = int(start), int(end)
+    if end <= start:
+        end = start + 1
+    pos = positions(index, start, end)
+    classes = index.classes(color_by)[pos]
+    count = len(classes)
+    ok = np.ones(count, dtype=bool) if matched is None else matched[pos]
+    if count <= raw_limit:
+        return RawWindow(
+            start=start,
+            end=end,
+            sample=index.sample[pos],
+            row=index.row[pos],
+            x0=index.start[pos],
+            x1=index.end[pos],
+            cls=classes,
+            matched=ok,
+        )
+    return _summarise(index, pos, classes, ok, start, end, max(1, min(int(pixels), MAX_BINS)))
+
+
+def _summarise(
+    index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
+) -> LodWindow:
+    if not index.overlaps:
+        return _summarise_disjoint(index, pos, classes, ok, start, end, bins)
+    rows = index.rows
+    cells = rows * bins
+    width = (end - start) / bins
+    # In float64 (exact below 2**53) so that no window, however far out, overflows int64.
+    u = np.maximum(index.start_f[pos], float(start)) - float(start)
+    u = u / width
+    v = np.minimum(index.end_f[pos], float(end)) - float(start)
+    v = v / width
+    i0 = u.astype(np.int64)
+    i1 = v.astype(np.int64)  # cell holding the end; == bins when the sample runs to the window's end
+    base = index.row[pos] * bins
+    # Partial cells: the first and last cell each sample touches (zero where it is the same cell).
+    first = np.minimum(v, i0 + 1) - u
+    last = v - i1
+    last *= i1 > i0
+    c0 = base + i0
+    c1 = base + np.minimum(i1, bins - 1)
+    # Whole cells strictly between them, listed one by one (at most one sample per cell
+    # unless samples overlap, so their total is bounded by the cells).
+    inner = i1 - i0 - 1
+    has_inner = np.flatnonzero(inner > 0)
+    n_inner = inner[has_inner]
+    total = int(n_inner.sum())
+    whole = np.repeat(c0[has_inner] + 1 - (np.cumsum(n_inner) - n_inner), n_inner) + np.arange(total)
+    owner = np.repeat(has_inner, n_inner)
+    overlapping = index.overlaps
+
+    def cover(weight: np.ndarray | None) -> np.ndarray:
+        """Exact covered fraction per cell (overlapping samples add up)."""
+        if weight is None:
+            out = np.bincount(c0, first, cells)
+            out += np.bincount(c1, last, cells)
+            _add(out, whole, 1.0, overlapping)
+        else:
+            out = np.bincount(c0, first * weight, cells)
+            out += np.bincount(c1, last * weight, cells)
+            w = weight[owner].astype(np.float64)
+            _add(out, whole, w, overlapping)
+        return out
+
+    coverage = cover(None)
+    matched_coverage = coverage if ok.all() else cover(ok)
+
+    # Dominant class: the largest single overlap wins, matching samples before others.
+    # Key: matching bit 24, overlap in bits 8..23, class in bits 0..7; 0 for no overlap.
+    tag = (ok.astype(np.int32) << 24) | classes.astype(np.int32)
+    best = np.zeros(cells, dtype=np.int32)
+    for c, part in ((c0, first), (c1, last)):
+        key = (part * 65535).astype(np.int32) << 8
+        key |= tag
+        key *= part > 0
+        np.maximum.at(best, c, key)
+    if total:
+        key = tag[owner] | np.int32(65535 << 8)
+        if overlapping:
+            np.maximum.at(best, whole, key)
+        else:
+            best[whole] = key  # a whole cell has no other overlapping sample
+    cls = (best & 0xFF).astype(np.uint8)
+    cls[best < (1 << 24)] = GREY
+    return _lod_window(start, end, rows, bins, cls, coverage, matched_coverage, len(classes))
+
+
+_CHUNK = 1 << 16
+"""Samples per block in `_summarise_disjoint`: its temporaries stay in cache and are never fresh pages."""
+
+
+def _summarise_disjoint(
+    index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
+) -> LodWindow:
+    """`_summarise` for rows whose samples never overlap: at most one sample per whole cell.
+
+    Each sample is cut into a first piece (in cell ``c0``), whole cells, and an end piece
+    (in ``c1``, the last cell it touches; empty when ``c1 == c0``). Whole cells come from one
+    running sum of their owners' keys instead of being listed one by one. Samples go in
+    blocks of `_CHUNK` so the temporaries stay small: at a million samples, fresh pages and
+    cache misses cost more than the arithmetic.
+    """
+    rows = index.rows
+    cells = rows * bins
+    width = (end - start) / bins
+    count = len(classes)
+    all_ok = bool(ok.all())
+    coverage = np.zeros(cells)
+    matched_coverage = coverage if all_ok else np.zeros(cells)
+    # Whole cells c0 < k < c1 hold the owner's full-overlap key: +key at c0 + 1, -key at c1,
+    # then a running sum. Bit 25 keeps it nonzero and stays above every other key bit.
+    owner = np.zeros(cells + 1, dtype=np.int32)
+    after = owner[1:]
+    best = np.zeros(cells, dtype=np.int32)
+    whole_key = np.int32(65535 << 8 | 1 << 25)
+    clip_start = start > 0  # offsets are never negative
+    for lo in range(0, count, _CHUNK):
+        hi = min(lo + _CHUNK, count)
+        at = slice(lo, hi) if isinstance(pos, slice) else pos[lo:hi]
+        u = np.subtract(index.start_f[at], float(start))
+        if clip_start:
+            np.maximum(u, 0.0, out=u)
+        u /= width
+        v = np.subtract(index.end_f[at], float(start))
+        v /= width
+        np.minimum(v, float(bins), out=v)  # clips to the window and keeps the last cell in the row
+        m = np.floor(u)
+        c0 = m.astype(np.intp)
+        m += 1.0
+        np.minimum(m, v, out=m)  # end of the first piece
+        e = np.ceil(v)
+        e -= 1.0  # start of the last cell touched (v > u, so e >= floor(u))
+        c1 = e.astype(np.intp)
+        np.maximum(e, m, out=e)
+        first = np.subtract(m, u, out=u)
+        last = np.subtract(v, e, out=v)  # 0 when the sample stays in one cell
+        base = index.row[at] * bins
+        c0 += base
+        c1 += base
+
+        tag = classes[lo:hi].astype(np.int32)
+        if all_ok:
+            tag |= np.int32(1 << 24)
+        else:  # filtered-out samples keep class 0 (GREY) in their keys: they only win when grey
+            good = ok[lo:hi]
+            tag *= good
+            tag |= good.astype(np.int32) << 24
+        owned = tag | whole_key
+        owned *= c1 > c0
+        np.add.at(after, c0, owned)
+        np.subtract.at(owner, c1, owned)
+        np.add.at(coverage, c0, first)
+        np.add.at(coverage, c1, last)
+        if not all_ok:
+            np.add.at(matched_coverage, c0, first * good)
+            np.add.at(matched_coverage, c1, last * good)
+        # Dominant class key as in `_summarise`; an empty end piece only lands in its own first cell.
+        key = np.multiply(first, 65535.0, out=m).astype(np.int32)
+        key <<= 8
+        key |= tag
+        np.maximum.at(best, c0, key)
+        np.multiply(last, 65535.0, out=key, casting="unsafe")
+        key <<= 8
+        key |= tag
+        np.maximum.at(best, c1, key)
+
+    np.cumsum(owner, out=owner)
+    owner = owner[:cells]
+    coverage += owner != 0
+    if not all_ok:  # a whole cell's key has bit 25, and bit 24 when its owner matches (lower bits < 2**24)
+        matched_coverage += owner >= np.int32(3 << 24)
+    best |= owner  # no piece lands in a whole cell
+    cls = best.astype(np.uint8)  # the low byte: the class
+    return _lod_window(start, end, rows, bins, cls, coverage, matched_coverage, count)
+
+
+def _add(out: np.ndarray, cells: np.ndarray, value: float | np.ndarray, repeats: bool) -> None:
+    """``out[cells] += value``, accumulating repeated cells only when there can be some."""
+    if repeats:
+        np.add.at(out, cells, value)
+    else:
+        out[cells] += value
+
+
+def _lod_window(
+    start: int,
+    end: int,
+    rows: int,
+    bins: int,
+    cls: np.ndarray,
+    coverage: np.ndarray,
+    matched_coverage: np.ndarray,
+    count: int,
+) -> LodWindow:
+    """Shape flat per-cell arrays into a `LodWindow`; coverage stays one object when nothing is filtered."""
+    shaped = coverage.reshape(rows, bins)
+    return LodWindow(
+        start=start,
+        end=end,
+        bins=bins,
+        cls=cls.reshape(rows, bins),
+        coverage=shaped,
+        matched_coverage=shaped if matched_coverage is coverage else matched_coverage.reshape(rows, bins),
+        sample_count=count,
+    )
+
+
+def overview(index: TimelineIndex, active: np.ndarray, bins: int) -> np.ndarray:
+    """Average number of rows busy with ``active`` positions per bin over ``[0, span)``.
+
+    ``active`` is a per-sorted-position mask (e.g. compute and not inactive); the result
+    (float64, ``bins`` long) is Σ overlap / bin width, so it is exact tile-occupancy.
+    """
+    span = max(index.span, 1)
+    out = np.zeros(bins)
+    if not active.any():
+        return out
+    width = span / bins
+    a = index.start[active] / width
+    b = index.end[active] / width
+    i0 = np.minimum(a.astype(np.int64), bins - 1)
+    i1 = np.minimum(b.astype(np.int64), bins)
+    same = i0 == i1
+    first = np.where(same, b - a, (i0 + 1) - a)
+    last = np.where(same | (i1 >= bins), 0.0, b - i1)
+    out += np.bincount(i0, first, bins)
+    out += np.bincount(np.minimum(i1, bins - 1), last, bins)
+    inner = np.maximum(i1 - i0 - 1, 0)
+    diff = np.bincount(i0 + 1, inner > 0, bins + 1) - np.bincount(i0 + 1 + inner, inner > 0, bins + 1)
+    out += np.cumsum(diff)[:bins]
+    return out
