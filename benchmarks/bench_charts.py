@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from timing import best  # benchmarks/ is on the path when a benchmark runs
+
 import ipu_nb
 from ipu_nb import charts
 
@@ -58,12 +60,7 @@ def _measure(profile: ipu_nb.Profile) -> dict[str, tuple[float, int, int]]:
 
 
 def _best(build: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        charts.to_spec(build())  # type: ignore[arg-type]
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return best(lambda: charts.to_spec(build()), repeat, warm_up=False)[0]  # type: ignore[arg-type]
 
 
 def _sanitise_overhead(profile: ipu_nb.Profile) -> None:

@@ -18,7 +18,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from bench_query import _best  # best wall-clock and CPU seconds of N runs, after a warm-up
+from timing import best  # best wall-clock and CPU seconds of N runs, after a warm-up
 
 BUDGET_S = 1.0
 _SEED = 7
@@ -65,15 +65,15 @@ def main() -> None:
             if by != "phase":
                 queries("phase")
 
-        compared, compared_cpu = _best(lambda by=by: ipu_nb.compare(before, after, by=by), args.repeat)
-        plain, plain_cpu = _best(queries, args.repeat)
-        underlying, _ = _best(its_queries, args.repeat)
+        compared, compared_cpu = best(lambda by=by: ipu_nb.compare(before, after, by=by), args.repeat)
+        plain, plain_cpu = best(queries, args.repeat)
+        underlying, _ = best(its_queries, args.repeat)
         groups = ipu_nb.compare(before, after, by=by).groups.height
         print(
             f"{by:<10} {compared:10.3f} {plain:12.3f} {compared / plain:5.2f}x {compared / BUDGET_S:8.2f}x "
             f"{underlying:14.3f} {compared_cpu:12.3f} {plain_cpu:12.3f} {groups:7d}"
         )
-    text, _ = _best(lambda: ipu_nb.compare(before, after, by="tile").to_text(limit=0), args.repeat)
+    text, _ = best(lambda: ipu_nb.compare(before, after, by="tile").to_text(limit=0), args.repeat)
     print(f"\ncompare(by='tile').to_text(limit=0): {text:.3f} s (compare plus rendering 1,472 rows)")
 
 

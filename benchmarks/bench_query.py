@@ -15,19 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from timing import best  # benchmarks/ is on the path when a benchmark runs
+
 BUDGET_S = 0.3
-
-
-def _best(run: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """Best wall-clock and best CPU seconds over `repeat` runs, after one warm-up run."""
-    run()
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        run()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
-    return wall, cpu
 
 
 def main() -> None:
@@ -83,7 +73,7 @@ def main() -> None:
     ]
     print(f"\n{'query':<62} {'seconds':>8} {'÷ budget':>9} {'cpu s':>7} {'matched':>10}")
     for label, run in cases:
-        seconds, cpu = _best(run, args.repeat)
+        seconds, cpu = best(run, args.repeat)
         answer = run()
         matched = getattr(answer, "matched_sample_count", getattr(answer, "height", None))
         shown = "" if matched is None else str(matched)

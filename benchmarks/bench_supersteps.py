@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench_query import _best  # best wall-clock and CPU seconds after a warm-up run (benchmarks/ is on the path)
+from timing import best  # best wall-clock and CPU seconds after a warm-up run (benchmarks/ is on the path)
 
 
 def main() -> None:
@@ -60,7 +60,7 @@ def main() -> None:
     print(f"\n{'case':<58} {'seconds':>8} {'÷ query':>8} {'÷ budget':>9} {'cpu s':>7}")
     reference = None
     for label, budget, run in cases:
-        seconds, cpu = _best(run, args.repeat)
+        seconds, cpu = best(run, args.repeat)
         reference = reference or seconds
         shown = f"{seconds / budget:8.2f}x" if budget else f"{'-':>9}"
         print(f"{label:<58} {seconds:8.3f} {seconds / reference:7.2f}x {shown} {cpu:7.3f}")

@@ -44,6 +44,11 @@ fi
 
 # Cheap, and keeps the bundle and the C interner in step with their sources for editable installs.
 (cd "$ROOT" && npm run --silent build >/dev/null)
-"$VENV/bin/python" "$ROOT/hatch_build.py" || say "C interner not built: loading will use the slower numpy path"
+if [ "${IPU_NB_STRICT_BUILD:-0}" != 0 ]; then
+  # The test command and CI: a warning or a failed build is an error, never a silent slow path.
+  "$VENV/bin/python" "$ROOT/hatch_build.py" || { say "FAILED: the C interner did not build warning-free (IPU_NB_STRICT_BUILD=1)"; exit 1; }
+else
+  "$VENV/bin/python" "$ROOT/hatch_build.py" || say "C interner not built: loading will use the slower numpy path"
+fi
 
 export PATH="$VENV/bin:$PATH"

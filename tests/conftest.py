@@ -1,4 +1,4 @@
-"""Shared pytest set-up: `tests/` importable for the builders, a private frame cache, both text paths."""
+"""Shared pytest set-up: `tests/helpers/` importable, a private frame cache, both text paths, the small demo."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent / "helpers"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -62,3 +63,32 @@ def text_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     else:
         monkeypatch.setattr(_wire, "_TextColumn", _text.TextColumn)
     return request.param
+
+
+@pytest.fixture(scope="session")
+def demo_small() -> tuple[Any, list[Any]]:
+    """The generator's small demo profile (64 tiles, ~64k samples) and the same data as builder tiles."""
+    import polars as pl
+    from builders import S, T
+
+    import ipu_nb
+    from ipu_nb._query import filter_samples
+
+    profile = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"), progress=False)
+    rows = filter_samples(profile).with_columns(pl.col("operation", "kernel").cast(pl.String))
+    per_tile: dict[int, list[S]] = {i: [] for i in range(profile.tile_count)}
+    for r in rows.iter_rows(named=True):
+        per_tile[r["tile_index"]].append(
+            S(
+                r["start"],
+                r["end"],
+                r["kind"],
+                r["operation"],
+                r["kernel"],
+                r["phase"],
+                r["epoch"],
+                metadata=[(str(e["name"]), str(e["value"])) for e in r["metadata"]],
+            )
+        )
+    tiles = [T(t, per_tile[i]) for i, t in enumerate(profile.tiles.get_column("tile").to_list())]
+    return profile, tiles

@@ -9,8 +9,7 @@ import nbformat
 import pytest
 from chart_fixtures import external_references
 from nbclient import NotebookClient
-from test_charts import png_size
-from test_report import parse
+from rendered import parse, png_size
 
 import ipu_nb
 

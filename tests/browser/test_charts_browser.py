@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chart_fixtures import HOSTILE, HOSTILE_KERNEL, NASTY_NAMES
-from test_report import vega_complaint
+from rendered import vega_complaint
 
 from ipu_nb._html.sanitize import label
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from builders import columns_from_tiles, profile_from_tiles, write_with_pycapnp
+from cli_run import run_cli as _run
 from golden_pair import AFTER, BEFORE, CLOCK_HZ
-from test_cli_query import _run
 
 from ipu_nb import ComparisonError, compare
 

@@ -8,7 +8,7 @@ import polars as pl
 from builders import S, T, profile_from_tiles
 from chart_fixtures import HOSTILE, HOSTILE_KERNEL
 from golden_pair import AFTER, BEFORE, CLOCK_HZ
-from test_report import parse
+from rendered import parse
 
 from ipu_nb import compare
 

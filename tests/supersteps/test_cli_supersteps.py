@@ -1,6 +1,6 @@
 """`ipu-nb profile-supersteps` / `profile-findings`: golden outputs derived by hand, errors and exit codes.
 
-The profile is profile-query's golden profile (tests/test_cli_query.py). By hand, offsets per tile:
+The profile is profile-query's golden profile (tests/helpers/golden_profile.py). By hand, offsets per tile:
   p0/0: tile 64 sync [0,200) exchange [200,400); tile 0 sync [0,300) exchange [300,450);
         tile 130 sync [0,250) exchange [250,400). Union [0,450) = 450; per tile 400, 450, 400:
         critical tile 0, mean 1250/3 = 416.67, recoverable 33.33, imbalance 1.08; exchange 500, sync 750.
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 from builders import columns_from_tiles, write_with_pycapnp
-from test_cli_query import TILES, _run
+from cli_run import run_cli as _run
+from golden_profile import TILES
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from builders import S, T, columns_from_tiles
+from decoders import fast_error
 from hostile_inputs import (
     FOUR,
     TWO,
@@ -33,7 +34,6 @@ from hostile_inputs import (
     void_samples,
     void_tiles,
 )
-from test_load_wire import fast_error
 
 from ipu_nb._load import _wire
 from ipu_nb._load._frames import build_profile

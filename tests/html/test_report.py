@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -27,42 +26,11 @@ from chart_fixtures import (
     save_nasty_report,
     without_vega_bundle,
 )
+from rendered import parse, vega_complaint
 
 import ipu_nb
 from ipu_nb import charts
 from ipu_nb._html.sanitize import html_text, label
-
-
-class Elements(HTMLParser):
-    """Collects start tags (with attributes) and the text of every <script> as the browser would split it."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.scripts: list[tuple[dict[str, str | None], str]] = []
-        self._script: dict[str, str | None] | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag == "script":
-            self._script, self._text = dict(attrs), []
-
-    def handle_data(self, data: str) -> None:
-        if self._script is not None:
-            self._text.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script" and self._script is not None:
-            self.scripts.append((self._script, "".join(self._text)))
-            self._script = None
-
-
-def parse(document: str) -> Elements:
-    parser = Elements()
-    parser.feed(document)
-    parser.close()
-    return parser
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +106,6 @@ def test_dataframe_items_render_as_capped_tables(tmp_path):
     assert "50 of 120 rows shown" in document
     assert "<img" not in document
     assert "<script" not in document  # no chart, no bundle
-
-
-def vega_complaint(kind: str, text: str) -> bool:
-    """A console message that means a chart lost data: an error, or Vega's warning about an empty extent."""
-    return kind == "error" or "Infinite extent" in text
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from chart_fixtures import (
     hostile_profile,
     write_nasty,
 )
-from test_report import parse
+from rendered import parse
 
 from ipu_nb._html.reprs import frame_html, profile_html, table_html
 from ipu_nb._html.sanitize import html_text

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import struct
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -27,7 +26,7 @@ from chart_fixtures import (
     spec_rows,
     without_vega_bundle,
 )
-from test_report import parse
+from rendered import parse, png_size
 
 from ipu_nb import charts
 from ipu_nb._charts.data import active_tiles_frame, distribution_frame, tile_grid_frame
@@ -37,14 +36,6 @@ from ipu_nb._html.sanitize import label
 @pytest.fixture(scope="module")
 def hostile():
     return hostile_profile()
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    """Width and height from a PNG's IHDR chunk, after checking the signature."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    length, chunk = struct.unpack(">I4s", data[8:16])
-    assert chunk == b"IHDR" and length == 13
-    return struct.unpack(">II", data[16:24])
 
 
 # ---------------------------------------------------------------- tile grid

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from builders import S, T, columns_from_tiles, write_with_pycapnp
+from decoders import fast_error, reference_rejects
 from wire_words import (
     BIT,
     BYTE,
@@ -52,21 +53,6 @@ def both(data: bytes) -> Profile:
     fast = build_profile(decode_bytes(data))
     assert_same(fast, build_profile(decode_reference_bytes(data)))
     return fast
-
-
-def fast_error(data: bytes, *fragments: str) -> str:
-    with pytest.raises(ProfileFormatError) as info:
-        build_profile(decode_bytes(data))
-    message = str(info.value)
-    assert "\n" not in message
-    for fragment in fragments:
-        assert fragment in message
-    return message
-
-
-def reference_rejects(data: bytes) -> None:
-    with pytest.raises(ProfileFormatError):
-        build_profile(decode_reference_bytes(data))
 
 
 # -- fixtures every decoder must agree on ----------------------------------------------------

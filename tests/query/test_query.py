@@ -472,29 +472,6 @@ def test_every_group_by_and_sort_by_against_reference(group_by: str, sort_by: st
         _check_against_reference(_seeded_tiles(seed), 1_500_000_000, flags)
 
 
-@pytest.fixture(scope="module")
-def demo_small() -> tuple[Any, list[T]]:
-    """The generator's small demo profile (64 tiles, ~64k samples) and the same data as builder tiles."""
-    profile = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"), progress=False)
-    rows = filter_samples(profile).with_columns(pl.col("operation", "kernel").cast(pl.String))
-    per_tile: dict[int, list[S]] = {i: [] for i in range(profile.tile_count)}
-    for r in rows.iter_rows(named=True):
-        per_tile[r["tile_index"]].append(
-            S(
-                r["start"],
-                r["end"],
-                r["kind"],
-                r["operation"],
-                r["kernel"],
-                r["phase"],
-                r["epoch"],
-                metadata=[(str(e["name"]), str(e["value"])) for e in r["metadata"]],
-            )
-        )
-    tiles = [T(t, per_tile[i]) for i, t in enumerate(profile.tiles.get_column("tile").to_list())]
-    return profile, tiles
-
-
 @pytest.mark.parametrize(
     "flags",
     [

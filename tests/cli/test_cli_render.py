@@ -19,7 +19,7 @@ from chart_fixtures import (
     write_hostile,
     write_nasty,
 )
-from test_report import parse
+from rendered import parse
 
 from ipu_nb._cli import main
 from ipu_nb._html.sanitize import html_text, label
