@@ -441,7 +441,7 @@ def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setattr(wire, "CHUNK_SAMPLES", 5)
     monkeypatch.setattr(wire, "WORKERS", 2)
     calls: list[int] = []
-    chunked = build_profile(decode_file(path, lambda done, total: calls.append(done)))
+    chunked = build_profile(decode_file(path, report=lambda done, total: calls.append(done)))
     assert_same(whole, chunked)
     assert len(calls) > 5
     # A fault in a late chunk still surfaces as the one clean error, naming its tile.
