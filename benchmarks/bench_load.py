@@ -45,7 +45,7 @@ _MEASURE = textwrap.dedent(
     import os
     os.environ["IPU_NB_CACHE"] = cache
     import numpy, polars, pyarrow, pyarrow.compute  # imports are not part of any figure
-    from ipu_nb._load import open_profile, _cache, _wire, _text
+    from ipu_nb._load import open_profile, _cache, _wire
     from ipu_nb._load._reference import decode_reference
     from ipu_nb._load._frames import build_profile
     from ipu_nb._schema import load_schema
@@ -58,11 +58,10 @@ _MEASURE = textwrap.dedent(
             data = f.read()
         samples = 0
     elif what in ("fast", "numpy"):
-        if what == "numpy":  # the path taken when the C interner is not built
-            _wire._TextColumn = _text.TextColumn
-        elif not _wire.NATIVE:
+        if what == "fast" and not _wire.NATIVE:
             sys.exit("the C interner is not built: run `python hatch_build.py` (or reinstall)")
-        samples = open_profile(path, cache=False, progress=False).sample_count
+        text_path = "native" if what == "fast" else "numpy"  # numpy: the path taken without the C interner
+        samples = open_profile(path, cache=False, progress=False, text_path=text_path).sample_count
     elif what == "reference":
         samples = build_profile(decode_reference(path)).sample_count
     elif what == "cached":

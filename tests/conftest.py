@@ -52,16 +52,12 @@ def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(params=["native", "numpy"])
-def text_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a loader test once with the C text interner and once with the numpy path."""
-    from ipu_nb._load import _intern, _text, _wire
+def text_path(request: pytest.FixtureRequest) -> str:
+    """A loader test's ``text_path`` argument: once the C text interner, once the numpy path."""
+    from ipu_nb._load import _intern
 
-    if request.param == "native":
-        if not _intern.NATIVE:
-            pytest.skip("the C interner is not built (tests/test_load_intern.py fails for that)")
-        monkeypatch.setattr(_wire, "_TextColumn", _intern.NativeTextColumn)
-    else:
-        monkeypatch.setattr(_wire, "_TextColumn", _text.TextColumn)
+    if request.param == "native" and not _intern.NATIVE:
+        pytest.skip("the C interner is not built (tests/load/test_load_intern.py fails for that)")
     return request.param
 
 

@@ -5,16 +5,20 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .._model.profile import Profile
 from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._frames import build_profile
 
+if TYPE_CHECKING:
+    from ._wire import TextPath
+
 __all__ = ["ProfileFormatError", "UnsupportedSchemaVersionError", "open_profile"]
 
 Decoder = Literal["auto", "fast", "reference"]
 _DECODERS = ("auto", "fast", "reference")
+_TEXT_PATHS = ("auto", "native", "numpy")
 
 
 def open_profile(
@@ -23,6 +27,7 @@ def open_profile(
     cache: bool = True,
     decoder: Decoder = "auto",
     progress: bool | None = None,
+    text_path: TextPath = "auto",
 ) -> Profile:
     """Read a runtime cycle profile (`.capnp`) into polars frames.
 
@@ -43,6 +48,10 @@ def open_profile(
     progress : bool or None, default None
         Show a progress bar on stderr (a widget in notebooks); None shows one only for
         files over 50 MB.
+    text_path : {"auto", "native", "numpy"}, default "auto"
+        The fast decoder's text interner: the C library built at install ("native"), the
+        numpy one (same frames, about twice as slow on large files), or "auto" (the C
+        one when it is built).
 
     Raises
     ------
@@ -64,6 +73,8 @@ def open_profile(
     """
     if decoder not in _DECODERS:
         raise ValueError(f"decoder must be one of {', '.join(map(repr, _DECODERS))}, not {decoder!r}")
+    if text_path not in _TEXT_PATHS:
+        raise ValueError(f"text_path must be one of {', '.join(map(repr, _TEXT_PATHS))}, not {text_path!r}")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"profile not found: {path}")
@@ -85,7 +96,7 @@ def open_profile(
         cached = load_cached(path, key)
         if cached is not None:
             return cached
-    profile = _decode(path, decoder, progress)
+    profile = _decode(path, decoder, progress, text_path)
     if key is not None:
         from ._cache import store_in_background
 
@@ -93,18 +104,19 @@ def open_profile(
     return profile
 
 
-def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
+def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> Profile:
     if decoder == "reference":
         from ._reference import decode_reference
 
         return build_profile(decode_reference(path), path=path)
     from .. import _progress
-    from ._wire import decode_file
+    from ._wire import decode_file, text_column_class
 
+    text_column = text_column_class(text_path)  # "native" without the C library: an error, not a fallback
     try:
         large = path.stat().st_size > _progress.AUTO_PROGRESS_BYTES
         with _progress.progress_bar(progress, f"reading {path.name}", large=large) as report:
-            columns = decode_file(path, report=report)
+            columns = decode_file(path, report=report, text_path=text_column)
         return build_profile(columns, path=path)
     except (ProfileFormatError, OSError, MemoryError, KeyboardInterrupt):
         raise
@@ -117,4 +129,4 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None) -> Profile:
             RuntimeWarning,
             stacklevel=3,
         )
-        return _decode(path, "reference", progress)
+        return _decode(path, "reference", progress, text_path)

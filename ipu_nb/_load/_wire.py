@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -45,20 +46,40 @@ BATCH_ROWS = 1 << 17
 #: Chunks decoded in parallel: numpy and Arrow release the GIL in the heavy loops.
 WORKERS = min(2, os.cpu_count() or 1)
 
-#: Text fields go to the C interner when it is built, else to the numpy path.
-_TextColumn = NativeTextColumn if NATIVE else TextColumn
+#: Which interner decodes the text fields: the C one ("native"), the numpy one, or "auto"
+#: (the C one when it is built, else numpy). Tests pass a text-column class to spy on it.
+TextPath = Literal["auto", "native", "numpy"]
+TextColumns = TextColumn | NativeTextColumn
 
 
-def decode_file(path: str | Path, *, report: Report | None = None) -> Columns:
+def text_column_class(text_path: TextPath | type[TextColumns]) -> type[TextColumns]:
+    """The text-column class `text_path` names ("native" needs the C interner built)."""
+    if isinstance(text_path, type):
+        return text_path
+    if text_path == "numpy":
+        return TextColumn
+    if text_path == "native":
+        if not NATIVE:
+            raise RuntimeError("text_path='native': the C interner is not built (run `python hatch_build.py`)")
+        return NativeTextColumn
+    if text_path == "auto":
+        return NativeTextColumn if NATIVE else TextColumn
+    raise ValueError(f"text_path must be 'auto', 'native' or 'numpy', got {text_path!r}")
+
+
+def decode_file(
+    path: str | Path, *, report: Report | None = None, text_path: TextPath | type[TextColumns] = "auto"
+) -> Columns:
     """Decode a profile file (memory-mapped and guarded, or read into memory: `_mapped`).
 
     A file truncated or rewritten while it loads is a `ProfileFormatError` saying so.
-    `report(done, total)` is called in samples after each chunk.
+    `report(done, total)` is called in samples after each chunk; `text_path` chooses the
+    text interner (`text_column_class`).
     """
     path = Path(path)
     with open_bytes(path) as file:
         try:
-            columns = _decode(file.buffer, str(path), report, file)
+            columns = _decode(file.buffer, str(path), report, file, text_column_class(text_path))
         except BaseException:
             file.check()  # a file that changed under the decoder explains whatever went wrong
             raise
@@ -66,11 +87,17 @@ def decode_file(path: str | Path, *, report: Report | None = None) -> Columns:
         return columns
 
 
-def decode_bytes(data: bytes, where: str = "<bytes>", *, report: Report | None = None) -> Columns:
+def decode_bytes(
+    data: bytes,
+    where: str = "<bytes>",
+    *,
+    report: Report | None = None,
+    text_path: TextPath | type[TextColumns] = "auto",
+) -> Columns:
     """Decode one framed message held in memory."""
     if len(data) == 0:
         raise ProfileFormatError(f"{where}: empty file (not a Cap'n Proto message)")
-    return _decode(data, where, report, None)
+    return _decode(data, where, report, None, text_column_class(text_path))
 
 
 #: Per-sample columns (and their dtypes) that workers write straight into the output arrays.
@@ -100,7 +127,9 @@ class _Chunk:
 _Result = tuple[_Chunk, tuple[int, int]]
 
 
-def _decode(buffer: object, where: str, report: Report | None, file: FileBytes | None) -> Columns:
+def _decode(
+    buffer: object, where: str, report: Report | None, file: FileBytes | None, text_column: type[TextColumns]
+) -> Columns:
     msg = Message(buffer, where)
     root_addr = np.array([msg.seg_start[0]], dtype=np.int64)
     root = msg.structs(root_addr, 0, None, "root Profile", lambda i: "root")
@@ -119,7 +148,7 @@ def _decode(buffer: object, where: str, report: Report | None, file: FileBytes |
     counts, total = samples.count, samples.total
     at_row = _tile_finder(samples.first, counts)
     texts = {
-        name: _TextColumn(label, msg, capacity=total if name in ("operation", "kernel") else 0)
+        name: text_column(label, msg, capacity=total if name in ("operation", "kernel") else 0)
         for name, label in _TEXT_FIELDS
     }
     chunks: list[_Chunk] = []
@@ -286,7 +315,7 @@ class _InOrder:
 
 def _decode_chunk(
     msg: Message,
-    texts: dict[str, _TextColumn],
+    texts: dict[str, TextColumns],
     in_order: _InOrder,
     k: int,
     sample_lists: Lists,
@@ -356,7 +385,7 @@ def _decode_chunk(
             if counted is None or done < counted.total:
                 for lo, hi in _batches(done, entries().total):
                     msg.stop_if_cancelled()
-                    add(name, batch(lo, hi), index, lambda j, lo=lo: at_entry(lo + j))
+                    add(name, batch(lo, hi), index, functools.partial(_shifted, at_entry, lo))
     meta_counts = counted.counts if counted is not None else entries().count
     batch.cache_clear()
 
@@ -375,3 +404,8 @@ def _decode_chunk(
         parts.append((np.zeros(0, np.uint16), np.zeros(0, np.uint32), np.zeros(0, np.uint32)))
     kinds, starts, ends = (np.concatenate(p) if len(parts) > 1 else p[0] for p in zip(*parts, strict=True))
     return _Chunk(activity_kind=kinds, activity_start=starts, activity_end=ends), (span[0], span[1])
+
+
+def _shifted(describe: Callable[[int], str], lo: int, j: int) -> str:
+    """`describe` of row ``lo + j``: a batch's rows described by their place in the whole field."""
+    return describe(lo + j)

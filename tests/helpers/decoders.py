@@ -10,9 +10,10 @@ from ipu_nb._load._reference import decode_reference_bytes
 from ipu_nb._load._wire import decode_bytes
 
 
-def fast_error(data: bytes, *fragments: str) -> str:
+def fast_error(data: bytes, *fragments: str, text_path: str = "auto") -> str:
+    """`data` is refused by the fast decoder (with `text_path`) in one line holding every fragment."""
     with pytest.raises(ProfileFormatError) as info:
-        build_profile(decode_bytes(data))
+        build_profile(decode_bytes(data, text_path=text_path))
     message = str(info.value)
     assert "\n" not in message
     for fragment in fragments:

@@ -48,14 +48,12 @@ def rows_at_the_edge(size: int, row_bytes: int, fill: float = 0.97) -> int:
 #: to measure what a file would cost) and print the outcome, time and peak RSS.
 LOAD_AND_MEASURE = r"""
 import json, resource, sys, time
-from ipu_nb._load import ProfileFormatError, _message, _text, _wire, open_profile
-if sys.argv[2] == "numpy":
-    _wire._TextColumn = _text.TextColumn
+from ipu_nb._load import ProfileFormatError, _message, open_profile
 if sys.argv[3] == "lift":
     _message.MEMORY_PER_BYTE = 1 << 20
 t = time.perf_counter()
 try:
-    profile = open_profile(sys.argv[1], cache=False, progress=False)
+    profile = open_profile(sys.argv[1], cache=False, progress=False, text_path=sys.argv[2])
     outcome = {"accepted": [profile.samples.height, profile.metadata.height, profile.exchange_activities.height]}
 except ProfileFormatError as exc:
     outcome = {"refused": str(exc)}

@@ -32,10 +32,10 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="truncating a mapped 
 #: in the middle of the load).
 TRUNCATE_WHILE_LOADING = r"""
 import faulthandler, os, shutil, sys
-from ipu_nb._load import ProfileFormatError, _text, _wire
+from ipu_nb._load import ProfileFormatError, _wire
 path, size, when = sys.argv[1], int(sys.argv[2]), sys.argv[4]
 _wire.CHUNK_SAMPLES = 256
-column = _text.TextColumn if sys.argv[3] == "numpy" else _wire._TextColumn
+column = _wire.text_column_class("numpy" if sys.argv[3] == "numpy" else "auto")
 if when == "before":
     faulthandler.enable()
 if when == "between":
@@ -57,9 +57,8 @@ class Truncating(column):
             os.truncate(path, size)
         return super().add(*args)
 
-_wire._TextColumn = Truncating
 try:
-    _wire.decode_file(path)
+    _wire.decode_file(path, text_path=Truncating)
     print("accepted")
 except ProfileFormatError as exc:
     print("refused:", exc)

@@ -43,7 +43,6 @@ from ipu_nb._synth.generate import generate_columns
 from ipu_nb._write import encode_columns
 
 #: Every test here runs with the C text interner and with the numpy path.
-pytestmark = pytest.mark.usefixtures("text_path")
 
 CASES = int(os.environ.get("IPU_NB_FUZZ_CASES", "6000"))
 
@@ -189,10 +188,10 @@ def same_columns(a: Columns, b: Columns) -> bool:
     )
 
 
-def check(data: bytes, case: str, full_frames: bool) -> str:
+def check(data: bytes, case: str, full_frames: bool, text_path: str = "auto") -> str:
     """Decode `data` both ways and return the outcome; fail the test on any forbidden outcome."""
     try:
-        fast = decode_bytes(data)
+        fast = decode_bytes(data, text_path=text_path)
         unknown_kind = len(fast.kind) and int(fast.kind.max()) >= len(STEP_KINDS)
         unknown_activity = len(fast.activity_kind) and int(fast.activity_kind.max()) >= len(ACTIVITY_KINDS)
         if unknown_kind or unknown_activity:
@@ -220,13 +219,13 @@ def check(data: bytes, case: str, full_frames: bool) -> str:
     return "accepted"
 
 
-def run(cases: int, seed: int, files: list[bytes]) -> dict[str, int]:
+def run(cases: int, seed: int, files: list[bytes], text_path: str = "auto") -> dict[str, int]:
     rng = random.Random(seed)
     outcomes = {"accepted": 0, "rejected": 0}
     for i in range(cases):
         k = rng.randrange(len(files))
         data = mutate(rng, files[k], files)
-        outcomes[check(data, f"seed {seed} case {i} (file {k})", full_frames=i % 25 == 0)] += 1
+        outcomes[check(data, f"seed {seed} case {i} (file {k})", full_frames=i % 25 == 0, text_path=text_path)] += 1
     return outcomes
 
 
@@ -235,13 +234,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
     return seeds(tmp_path_factory)
 
 
-def test_seeds_are_valid_and_agree(files: list[bytes]) -> None:
+def test_seeds_are_valid_and_agree(files: list[bytes], text_path: str) -> None:
     for i, data in enumerate(files):
-        assert check(data, f"seed file {i}", full_frames=True) == "accepted"
+        assert check(data, f"seed file {i}", full_frames=True, text_path=text_path) == "accepted"
 
 
-def test_fuzz_mutations(files: list[bytes]) -> None:
-    outcomes = run(CASES, seed=20261130, files=files)
+def test_fuzz_mutations(files: list[bytes], text_path: str) -> None:
+    outcomes = run(CASES, seed=20261130, files=files, text_path=text_path)
     print(outcomes)
     # Both outcomes must actually occur, or the mutations are not exercising the decoder.
     assert outcomes["accepted"] > CASES // 20, outcomes
@@ -250,6 +249,6 @@ def test_fuzz_mutations(files: list[bytes]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("IPU_NB_FUZZ_SLOW"), reason="set IPU_NB_FUZZ_SLOW=1 for 100,000 more cases")
-def test_fuzz_mutations_at_scale(files: list[bytes]) -> None:
-    outcomes = run(100_000, seed=7, files=files)
+def test_fuzz_mutations_at_scale(files: list[bytes], text_path: str) -> None:
+    outcomes = run(100_000, seed=7, files=files, text_path=text_path)
     assert outcomes["accepted"] and outcomes["rejected"], outcomes

@@ -72,50 +72,46 @@ REFUSALS = {
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.usefixtures("text_path")
 @pytest.mark.parametrize("family", list(REFUSALS))
-def test_hostile_family_is_fast_error(family: str) -> None:
+def test_hostile_family_is_fast_error(family: str, text_path: str) -> None:
     craft, fragments = REFUSALS[family]
-    fast_error(craft(), *fragments)
+    fast_error(craft(), *fragments, text_path=text_path)
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.usefixtures("text_path")
 @pytest.mark.parametrize("size", [2 * MB, 16 * MB])
-def test_aliased_texts_stop_before_the_work(size: int) -> None:
+def test_aliased_texts_stop_before_the_work(size: int, text_path: str) -> None:
     # Before the fix the C interner hashed every reference before charging any: 16 MB took
     # about 50 minutes. Charged before hashing, the refusal names the sample that ran out.
-    message = fast_error(shared_step_text(size), "ProfileStep.operation", "traversal budget")
+    message = fast_error(shared_step_text(size), "ProfileStep.operation", "traversal budget", text_path=text_path)
     assert "tile entry 0, sample" in message or "traversal budget exceeded (" in message
-    fast_error(shared_metadata_name(size), "MetadataEntry.name", "traversal budget")
+    fast_error(shared_metadata_name(size), "MetadataEntry.name", "traversal budget", text_path=text_path)
 
 
-def test_texts_shared_within_the_budget_are_read() -> None:
+def test_texts_shared_within_the_budget_are_read(text_path: str) -> None:
     # Aliasing is legal Cap'n Proto: a few references to one text, each charged in full, still load.
     data = shared_step_text(400_000, text_fraction=0.01, samples=8)
-    fast = build_profile(decode_bytes(data))
+    fast = build_profile(decode_bytes(data, text_path=text_path))
     assert fast.samples.get_column("operation").to_list() == ["x" * 4000] * 8
     reference = build_profile(decode_reference_bytes(data))
     assert fast.samples.equals(reference.samples)
 
 
-@pytest.mark.usefixtures("text_path")
-def test_huge_unique_text_is_read() -> None:
+def test_huge_unique_text_is_read(text_path: str) -> None:
     # One long text referenced once is what a file of its size can hold: read, not refused.
-    columns = decode_bytes(shared_step_text(8 * MB, text_fraction=0.99, samples=2))
+    columns = decode_bytes(shared_step_text(8 * MB, text_fraction=0.99, samples=2), text_path=text_path)
     assert columns.operation.to_list() == ["x" * int(8 * MB * 0.99)] * 2
 
 
 # -- allocation follows what the file holds ----------------------------------------------------
 
 
-@pytest.mark.usefixtures("text_path")
-def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyPatch, text_path: str) -> None:
     # Chunk 1 is all metadata, the rest has none: buffers must follow the rows, not extrapolate.
     monkeypatch.setattr(_wire, "CHUNK_SAMPLES", 64)
     monkeypatch.setattr(_wire, "BATCH_ROWS", 1000)  # and the first chunk's entries in several batches
     data = frame(*encode_columns(metadata_heavy_then_long(64, 40, 20_000), first_segment_words=4096))
-    fast = decode_bytes(data)
+    fast = decode_bytes(data, text_path=text_path)
     assert fast.sample_count == 20_064
     assert len(fast.metadata_name) == 64 * 40
     for strings in (fast.metadata_name, fast.metadata_value, fast.operation):
@@ -127,18 +123,17 @@ def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyP
     assert np.array_equal(fast.metadata_counts, reference.metadata_counts)
 
 
-@pytest.mark.usefixtures("text_path")
-def test_entries_and_activities_in_batches_match_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entries_and_activities_in_batches_match_one(monkeypatch: pytest.MonkeyPatch, text_path: str) -> None:
     samples = [
         S(i, i + 1, metadata=[(f"n{j}", f"v{i * j}") for j in range(i % 7)], activities=[("send", i, i + 1)] * (i % 5))
         for i in range(300)
     ]
     columns = columns_from_tiles([T(1, samples[:120]), T(2, []), T(3, samples[120:])], schema_version=4)
     data = frame(*encode_columns(columns, first_segment_words=512))
-    whole = build_profile(decode_bytes(data))
+    whole = build_profile(decode_bytes(data, text_path=text_path))
     monkeypatch.setattr(_wire, "CHUNK_SAMPLES", 50)
     monkeypatch.setattr(_wire, "BATCH_ROWS", 7)
-    batched = build_profile(decode_bytes(data))
+    batched = build_profile(decode_bytes(data, text_path=text_path))
     for name in ("samples", "metadata", "exchange_activities", "tiles"):
         assert getattr(whole, name).equals(getattr(batched, name)), name
     assert batched.exchange_activities.height == sum(i % 5 for i in range(300))

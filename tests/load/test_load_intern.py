@@ -40,19 +40,14 @@ def _operation_pointers(data: bytes) -> tuple[Message, np.ndarray, int]:
 
     msg = Message(data, "<test>")
     seen: list[tuple[np.ndarray, int]] = []
-    original = _wire._TextColumn
 
-    class Spy(original):  # type: ignore[misc,valid-type]
+    class Spy(_wire.text_column_class("auto")):  # type: ignore[misc]
         def add(self, addr, seg, present, describe):  # type: ignore[no-untyped-def]
             if self.what == "ProfileStep.operation":
                 seen.append((np.array(addr), seg))
             return super().add(addr, seg, present, describe)
 
-    _wire._TextColumn = Spy
-    try:
-        _wire.decode_bytes(data)
-    finally:
-        _wire._TextColumn = original
+    _wire.decode_bytes(data, text_path=Spy)
     addr = np.concatenate([a for a, _ in seen])
     return msg, addr, seen[0][1]
 
@@ -161,8 +156,7 @@ def test_calls_resumed_after_every_allowance(quantum: tuple[int, int], monkeypat
     ]
     data = profile([(1, samples[:100]), (2, samples[100:])], far="double").to_bytes()
     native = _wire.decode_bytes(data)
-    monkeypatch.setattr(_wire, "_TextColumn", TextColumn)
-    numpy = _wire.decode_bytes(data)
+    numpy = _wire.decode_bytes(data, text_path="numpy")
     for name in ("operation", "kernel", "metadata_name", "metadata_value"):
         assert getattr(native, name).codes.tolist() == getattr(numpy, name).codes.tolist(), name
         assert getattr(native, name).values.to_pylist() == getattr(numpy, name).values.to_pylist(), name

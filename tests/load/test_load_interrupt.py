@@ -25,10 +25,12 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 LONG_LOAD = r"""
 import sys
 from ipu_nb._cli import main
-from ipu_nb._load import _message, _text, _wire
+import functools
+import ipu_nb
+from ipu_nb._load import _message, _wire, open_profile
 _message.BUDGET_PER_WORD = 1 << 40
-if sys.argv[2] == "numpy":
-    _wire._TextColumn = _text.TextColumn
+# The command line opens profiles through ipu_nb.open_profile: this run's text path is its argument.
+ipu_nb.open_profile = functools.partial(open_profile, text_path=sys.argv[2])
 _wire.WORKERS = int(sys.argv[3])
 print("loading", flush=True)
 sys.exit(main(["profile-inspect", sys.argv[1]]))
