@@ -15,7 +15,10 @@ import linecache
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class, output_can_be_silenced
@@ -94,7 +97,7 @@ def _echoed(shell: InteractiveShell) -> bool:
     `linecache`; when that cannot be read, leaves the display to IPython.
     """
     try:
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         while frame is not None and frame.f_code.co_name != "<module>":
             frame = frame.f_back
         if frame is None:
@@ -116,6 +119,13 @@ def _echoed(shell: InteractiveShell) -> bool:
 class IpuMagics(Magics):
     """``%ipu_open`` and ``%ipu_query``."""
 
+    def _namespace(self) -> dict[str, Any]:
+        """The notebook's variables (the shell these magics were registered with)."""
+        if self.shell is None:
+            raise UsageError("ipu-nb magics need an IPython shell: %load_ext ipu_nb")
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
+
     @magic_arguments()
     @argument("path", help="the profile file (.capnp) the runtime wrote")
     @argument("-o", "--output", default="profile", metavar="NAME", help="variable to store it in (default: profile)")
@@ -131,7 +141,7 @@ class IpuMagics(Magics):
         if not args.output.isidentifier():
             raise UsageError(f"ipu_open: -o expects a Python variable name, got {args.output!r}")
         profile = _open(args.path, "ipu_open")
-        self.shell.user_ns[args.output] = profile
+        self._namespace()[args.output] = profile
         if args.no_widget:
             display(profile)
             return
@@ -173,7 +183,7 @@ class IpuMagics(Magics):
             result = query(profile, q)
         except QueryError as exc:
             raise UsageError(f"ipu_query: {one_line(exc)}") from None
-        if not silenced and not _echoed(self.shell):
+        if not silenced and (self.shell is None or not _echoed(self.shell)):
             display(result)  # e.g. `r = %ipu_query ...`: IPython will not show it, so we do
         return result
 
@@ -181,7 +191,7 @@ class IpuMagics(Magics):
         """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""
         from ._model.profile import Profile
 
-        namespace = self.shell.user_ns
+        namespace = self._namespace()
         if source.isidentifier() and source in namespace:
             value = namespace[source]
             if isinstance(value, Profile):

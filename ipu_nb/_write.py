@@ -86,7 +86,7 @@ def encode_columns(
 
 def write_columns(
     columns: Columns,
-    path: str | Path,
+    path: str | os.PathLike[str],
     *,
     progress: bool | None = False,
     report: Report | None = None,
@@ -129,18 +129,18 @@ def _write_file(columns: Columns, path: Path, report: Report | None, layout: dic
             done = len(header)
             head = np.zeros(encoder.head_words, dtype=_U64)
             encoder.fill_head(head)
-            out.write(memoryview(head))
+            out.write(head.data)
             done += head.nbytes
             if report:
                 report(done, total)
             for t0, t1, lo, hi in encoder.chunks():
                 chunk = np.zeros(hi - lo, dtype=_U64)
                 encoder.fill_tiles(chunk, lo, t0, t1)
-                out.write(memoryview(chunk))
+                out.write(chunk.data)
                 done += chunk.nbytes
                 if report:
                     report(done, total)
-            out.write(memoryview(encoder.pad_segment))
+            out.write(encoder.pad_segment.data)
             done += encoder.pad_segment.nbytes
         if report:
             report(done, total)

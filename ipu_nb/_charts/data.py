@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from .._html.sanitize import distinct_names, safe_field
+from .._query.index import int_extreme
 
 __all__ = [
     "GRID_COLUMNS",
@@ -120,7 +121,7 @@ def active_tiles_frame(samples: pl.DataFrame, bins: int = 400) -> pl.DataFrame:
         pl.col("offset").cast(pl.Int64).alias("start"),
         _end().alias("end"),
     )
-    span = int(busy.get_column("end").max() or 0) if busy.height else 0
+    span = int_extreme(busy.get_column("end")) if busy.height else 0
     edges = np.unique(np.linspace(0, max(span, 1), bins + 1).round().astype(np.int64))
     widths = np.diff(edges)
     frames = []

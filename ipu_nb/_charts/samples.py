@@ -8,6 +8,7 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names, label, tooltip_title
+from .._query.index import int_extreme
 from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
 from .data import (
     ACTIVE_KINDS,
@@ -49,7 +50,7 @@ def tile_heatmap(
         raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
     samples, tiles, _ = samples_of(source, flags)
     grid = tile_grid_frame(samples, tiles)
-    rows = max(23, int(grid.get_column("row").max() or 0) + 1) if grid.height else 23
+    rows = max(23, int_extreme(grid.get_column("row")) + 1) if grid.height else 23
     share = value in ("busy_share", "share")
     title = value.replace("_", " ")
     return (
@@ -239,7 +240,7 @@ def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: An
 
 
 #: The Gantt tooltip's fixed rows: (field, type, title, format).
-_GANTT_TOOLTIP: tuple[tuple[str, str, str, str | None], ...] = (
+_GANTT_TOOLTIP: tuple[tuple[str, Literal["quantitative", "nominal"], str, str | None], ...] = (
     ("sample", "quantitative", "sample", None),
     ("tile", "quantitative", "tile", None),
     ("phase", "quantitative", "phase", None),

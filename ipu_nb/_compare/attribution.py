@@ -75,7 +75,7 @@ def attribution_table(groups: pl.DataFrame, overlap_term: int, limit: int = 0) -
         folded = _sum(groups.tail(rest), "phase_cycles_delta")
         tail.append({"name": f"({rest} other groups)", "term": "other", "status": None, "cycles": folded})
     tail.append({"name": OVERLAP_NAME, "term": "overlap", "status": None, "cycles": overlap_term})
-    schema = {"name": pl.String, "term": pl.String, "status": pl.String, "cycles": pl.Int64}
+    schema = pl.Schema({"name": pl.String(), "term": pl.String(), "status": pl.String(), "cycles": pl.Int64()})
     rows = pl.concat([rows.cast(schema), pl.DataFrame(tail, schema=schema)])
     end = pl.col("cycles").cum_sum()
     return rows.with_columns(

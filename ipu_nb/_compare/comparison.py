@@ -195,7 +195,7 @@ def _profile(value: Any, side: str) -> Profile:
     if isinstance(value, Profile):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return open_profile(value)
+        return open_profile(os.fspath(value))
     raise ComparisonError(f"{side} must be a Profile or a path to a profile, got {type(value).__name__}")
 
 

@@ -64,7 +64,7 @@ _SAMPLE_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _cell(value: object, fmt: str) -> str:
+def _cell(value: Any, fmt: str) -> str:
     if value is None:
         return '<td class="ipu-nb-text"></td>'
     if fmt == "int":

@@ -286,7 +286,7 @@ def store_cached(profile: Profile, key: str, root: Path | None = None, limit: in
         limit = cache_size_limit() if limit is None else limit
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".tmp-{key}-"))
-        frames = {}
+        frames: dict[str, dict[str, Any]] = {}
         for name in _FRAMES:
             frame: pl.DataFrame = getattr(profile, name)
             file = tmp / f"{name}.arrow"

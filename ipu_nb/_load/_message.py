@@ -486,7 +486,7 @@ class Message:
             c = np.flatnonzero(composite)
             wc = cnt[c]
             tc = target[c]
-            hic = hi if np.isscalar(hi) else np.asarray(hi)[c]
+            hic = np.asarray(hi) if np.isscalar(hi) else np.asarray(hi)[c]
             over = tc + 1 + wc > hic
             if over.any():
                 j = int(c[int(np.flatnonzero(over)[0])])

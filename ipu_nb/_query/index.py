@@ -19,7 +19,7 @@ import polars as pl
 if TYPE_CHECKING:
     from .._model.profile import Profile
 
-__all__ = ["ProfileIndex", "global_code", "global_codes", "index_of"]
+__all__ = ["ProfileIndex", "global_code", "global_codes", "index_of", "int_extreme"]
 
 _T = TypeVar("_T")
 
@@ -39,9 +39,15 @@ def global_codes(column: str, dtype: pl.DataType) -> pl.Expr:
     return pl.col(column).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.UInt64)
 
 
+def int_extreme(series: pl.Series, which: str = "max", empty: int = 0) -> int:
+    """The largest (or, ``which="min"``, smallest) value of an integer column; `empty` when it has none."""
+    value = series.max() if which == "max" else series.min()
+    # polars types a Series' extreme as any literal; an integer column's is an int (or None when empty).
+    return empty if value is None else int(value)  # type: ignore[arg-type]
+
+
 def _max_bits(series: pl.Series) -> int:
-    top = series.max() if len(series) else 0
-    return int(top or 0).bit_length()  # type: ignore[arg-type]  # an integer column's max is an int
+    return int_extreme(series).bit_length()
 
 
 class ProfileIndex:

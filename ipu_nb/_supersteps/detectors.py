@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from .._query import NO_KERNEL, Query, QueryError, make_query, query
+from .._query.index import int_extreme
 from .._widget.filters import filters_of
 from .balance import balance_of
 from .structure import STEP, Measured, balance, measure, tile_sums
@@ -273,7 +274,7 @@ def _stragglers(c: _Context) -> list[Finding]:
             f"tile {tile} is critical in {percent_text(row['critical_share'])} of compute phases "
             f"({row['critical_count']:,} of {total:,}); balancing them would save {c.stake(cycles)}"
         )
-        view = (int(held.get_column("start").min()), int(held.get_column("end").max()))
+        view = (int_extreme(held.get_column("start"), "min"), int_extreme(held.get_column("end")))
         out.append(
             c.finding("straggler-tile", f"tile {tile}", cycles, message, make_query(kind="compute", tiles=tile), view)
         )
@@ -357,7 +358,7 @@ def _idle_tiles(c: _Context) -> list[Finding]:
         "spreading the work over them would save "
         f"up to {c.stake(cycles)}"
     )
-    view = (int(steps.get_column("start").min()), int(steps.get_column("end").max()))
+    view = (int_extreme(steps.get_column("start"), "min"), int_extreme(steps.get_column("end")))
     return [c.finding("idle-tiles", "idle tiles", cycles, message, make_query(kind="idle"), view)]
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from .._query import KINDS, Query
+from .._query.index import int_extreme
 from .._query.intervals import union_lengths
 from .source import filter_query, matching
 
@@ -82,7 +83,7 @@ def keyed(m: pl.DataFrame) -> tuple[pl.DataFrame, Keys]:
     """
 
     def bits(column: str) -> int:
-        return int(m.get_column(column).max() or 0).bit_length()
+        return int_extreme(m.get_column(column)).bit_length()
 
     tile_bits, phase_bits, epoch_bits = bits("tile"), bits("phase"), bits("epoch")
     if phase_bits + epoch_bits + tile_bits <= 64:

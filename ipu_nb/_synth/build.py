@@ -31,7 +31,9 @@ def _codes(vocab: Vocab, value: object, n: int) -> np.ndarray:
         return np.full(n, vocab.code(value), dtype=np.uint32)
     if isinstance(value, bool):
         return np.full(n, vocab.code("true" if value else "false"), dtype=np.uint32)
-    return np.broadcast_to(vocab.ints(value, n=n), (n,))
+    if not isinstance(value, (int, np.integer, np.ndarray)):
+        raise TypeError(f"a step value must be a Fmt, str, bool, int or integer array, got {type(value).__name__}")
+    return np.broadcast_to(vocab.ints(value if isinstance(value, np.ndarray) else int(value), n=n), (n,))
 
 
 def _scalar(value: object) -> str | None:
@@ -121,7 +123,9 @@ def _compact(vocab: Vocab, codes: np.ndarray) -> Strings:
     return Strings(remap[codes].astype(np.uint32), vocab.arrow().take(keep))
 
 
-def _coarse(commands: list[Command], tl: Timeline, tiles: int, granularity: str, vocab: Vocab):
+def _coarse(
+    commands: list[Command], tl: Timeline, tiles: int, granularity: str, vocab: Vocab
+) -> tuple[Samples, np.ndarray]:
     """graph: one `graph` sample per tile; region: one sample per region per tile, contiguous."""
     k_count = len(commands)
     compute_end = tl.exchange_end[:, None] + tl.compute  # [K, T]
@@ -158,7 +162,7 @@ def _fine(
     physical: np.ndarray,
     vocab: Vocab,
     report: Report | None,
-):
+) -> tuple[Samples, np.ndarray]:
     """phase / step: per phase a sync, an exchange and the compute (or idle) samples of every tile."""
     k_count = len(commands)
     calls = np.ones((k_count, tiles), dtype=np.int64)
@@ -189,7 +193,8 @@ def _fine(
         s.start[pos] = tl.raw(tl.sync_start[k], t_all)
         s.end[pos] = tl.raw(tl.sync_end[k], t_all)
         s.operation[pos] = vocab.code(f"sync before {exchange_op}")
-        names, vals = ["active", "next_kernel", "next_role"], [active, kernel_code, role_code]
+        names = ["active", "next_kernel", "next_role"]
+        vals: list[np.ndarray | int] = [active, kernel_code, role_code]
         if layer is not None:
             names.append("next_layer")
             vals.append(vocab.code(layer))

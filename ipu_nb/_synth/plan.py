@@ -22,7 +22,7 @@ class Fmt:
     columns: tuple[np.ndarray | int, ...]
 
     def first(self) -> str:
-        return self.fmt.format(*(int(c) if np.ndim(c) == 0 else int(c[0]) for c in self.columns))
+        return self.fmt.format(*(int(c) if isinstance(c, int) or np.ndim(c) == 0 else int(c[0]) for c in self.columns))
 
 
 @dataclass

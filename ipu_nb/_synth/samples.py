@@ -6,6 +6,8 @@ says where its samples go, and `metadata()` lays out the entries of every sample
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .vocab import Vocab
@@ -30,8 +32,8 @@ class Samples:
         self._extras: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._activities: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def meta(self, pos: np.ndarray, names: list[str], values: list[np.ndarray]) -> None:
-        """The same metadata names, in order, on every sample at `pos` (values: one code column per name)."""
+    def meta(self, pos: np.ndarray, names: list[str], values: Sequence[np.ndarray | int]) -> None:
+        """The same metadata names, in order, on every sample at `pos` (values: one code column, or code, per name)."""
         codes = self.vocab.codes(names)
         matrix = np.empty((len(pos), len(names)), dtype=np.uint32)
         for i, v in enumerate(values):

@@ -52,7 +52,7 @@ class Vocab:
 
     def rows(self, fmt: str, *columns: np.ndarray | int) -> np.ndarray:
         """Codes of `fmt.format(*row)` for the rows of integer columns (scalars broadcast)."""
-        length = max((len(c) for c in columns if np.ndim(c) > 0), default=1)
+        length = max((len(c) for c in columns if not isinstance(c, int) and np.ndim(c) > 0), default=1)
         arrays = [np.broadcast_to(np.asarray(c, dtype=np.int64), (length,)) for c in columns]
         if length == 0:
             return np.zeros(0, dtype=np.uint32)

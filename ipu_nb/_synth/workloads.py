@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -32,6 +33,14 @@ class Workload:
     build: Callable[..., Iterator[Command]]
     layers: int
     busy_on_full_ipu: int
+
+
+class _Each(TypedDict):
+    """Keywords every elementwise phase of one encoder layer shares."""
+
+    prefix: str
+    layer: int
+    size: int
 
 
 class _Context:
@@ -319,7 +328,7 @@ def _attention_phases(
             )
             q_source = qkv.owner(q, h, t["row_start"])
 
-            def gather(column: int, _h=h, _tile=tile) -> Transfers:
+            def gather(column: int, _h: np.ndarray = h, _tile: np.ndarray = tile) -> Transfers:
                 heads = np.arange(_HEADS, dtype=np.int64)
                 uh = np.repeat(heads, len(pr))
                 ur, us = np.tile(pr, _HEADS), np.tile(ps, _HEADS)
@@ -394,7 +403,7 @@ def _attention(ctx: _Context, busy: np.ndarray, layers: int) -> Iterator[Command
     yield from phases
     for layer in range(layers):
         prefix, region = f"Encoder layer {layer}", f"encoder_layer_{layer:02d}"
-        ew = dict(prefix=prefix, layer=layer, size=2)
+        ew = _Each(prefix=prefix, layer=layer, size=2)
         phases, base = elementwise(
             ctx, what="layer norm 1", kernel="layer_norm_affine_f16", role="norm", region=f"{region}.norm1_qkv",
             out=hidden, source_base=base, cycles_per_row=BLOCK * 3.0, parameters=True, **ew,

@@ -49,7 +49,7 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
         next_parents: dict[tuple, int] = {}
         for row in big.iter_rows(named=True):
             parent = parents[tuple(row[c] for c in parent_cols)]
-            path = dict(nodes[parent]["path"])
+            path = dict(nodes[parent]["path"] or {})
             if keys == ("phase", "epoch"):
                 name = f"phase {row['phase']}/{row['epoch']}"
                 path["phase"] = row["phase"]

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .protocol import REQUEST_TYPES
+from .protocol import REQUEST_TYPES, ReplyAddress
 
 __all__ = [
     "MAX_PIXELS",
@@ -200,11 +200,11 @@ def parse_message(content: Any, limits: Limits) -> Message:
     return Hello()
 
 
-def reply_address(content: Any) -> dict[str, Any]:
+def reply_address(content: Any) -> ReplyAddress:
     """The ``request`` type, ``id`` and ``view`` of a (possibly bad) message, where well-formed, for its error reply."""
     if not isinstance(content, dict):
         return {}
-    out: dict[str, Any] = {}
+    out: ReplyAddress = {}
     kind, request_id, view = content.get("type"), content.get("id"), content.get("view")
     if isinstance(kind, str) and kind in MESSAGE_TYPES:
         out["request"] = kind

@@ -39,6 +39,7 @@ __all__ = [
     "PanelPush",
     "PickRequest",
     "RawHeader",
+    "ReplyAddress",
     "SampleDetail",
     "SampleInfo",
     "ToFrontEnd",
@@ -264,13 +265,18 @@ class GroupsReply(TypedDict):
     rows: list[GroupRow]
 
 
-class ErrorReply(TypedDict):
+class ReplyAddress(TypedDict, total=False):
+    """Which request an error answers, where the (possibly bad) request said so well-formed."""
+
+    request: str
+    id: int
+    view: str
+
+
+class ErrorReply(ReplyAddress):
     """A request or a trait update the kernel refused; ``request``, ``id`` and ``view`` say which, where known."""
 
     type: Literal["error"]
-    request: NotRequired[str]
-    id: NotRequired[int]
-    view: NotRequired[str]
     message: str
 
 

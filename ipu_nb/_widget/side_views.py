@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from polars.exceptions import PanicException
+
+from .protocol import ReplyAddress
 
 __all__ = ["RECOVERABLE", "SideViews", "in_kernel"]
 
@@ -37,7 +38,7 @@ class SideViews:
     Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
     """
 
-    def __init__(self, on_error: Callable[[BaseException, dict[str, Any]], None], threaded: bool) -> None:
+    def __init__(self, on_error: Callable[[BaseException, ReplyAddress], None], threaded: bool) -> None:
         self.threaded = threaded
         self._on_error = on_error
         self._pending: dict[str, Callable[[], None]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anywidget
 import numpy as np
@@ -48,6 +48,7 @@ from .protocol import (
     HoverReply,
     OverviewPush,
     PanelPush,
+    ReplyAddress,
     SampleDetail,
     SampleInfo,
     ToFrontEnd,
@@ -215,7 +216,8 @@ class ProfileWidget(anywidget.AnyWidget):
     def _valid_view(self, proposal: Any) -> list[int]:
         limit = self._limits.end
         try:
-            return list(check_range(*proposal["value"], "view", limit))
+            start, end = proposal["value"]
+            return list(check_range(start, end, "view", limit))
         except MessageError as error:
             raise traitlets.TraitError(
                 f"{error}; view must be [start, end] with integers 0 <= start < end <= {limit}"
@@ -391,7 +393,7 @@ class ProfileWidget(anywidget.AnyWidget):
             if address.get("request") == "pick":  # the browser drew its cursor already: set it back
                 self._resync(["at", "selected"])
 
-    def _send_error(self, error: BaseException, address: dict[str, Any] | None = None) -> None:
+    def _send_error(self, error: BaseException, address: ReplyAddress | None = None) -> None:
         """Tell the browser a request failed (``request``, ``id`` and ``view`` say which, where known)."""
         try:
             reply: ErrorReply = {"type": "error", **(address or {}), "message": f"{type(error).__name__}: {error}"}
@@ -429,14 +431,18 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _answer_window(self, message: Window) -> None:
         header, buffers = self.window_answer(message.start, message.end, message.pixels)
-        reply: WindowReply = {
-            "type": "window",
-            "view": message.view,
-            "id": message.id,
-            "color_by": self.color_by,
-            "filtered": self._mask is not None,
-        }
-        reply.update(header)  # type: ignore[typeddict-item]  # a RawHeader or a LodHeader: WindowReply's fields
+        # A RawHeader or a LodHeader after the request's address: WindowReply by construction.
+        reply = cast(
+            WindowReply,
+            {
+                "type": "window",
+                "view": message.view,
+                "id": message.id,
+                "color_by": self.color_by,
+                "filtered": self._mask is not None,
+                **header,
+            },
+        )
         if message.labels and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
             names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
             reply["labels"] = names

@@ -171,7 +171,7 @@ def positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
         return np.zeros(0, dtype=np.int64)
     rows = np.arange(index.rows, dtype=np.int64) << _KEY_SHIFT
     exact = index.end_key is not None and not index.empty
-    if exact:  # ends sorted too: the first sample ending after start, none to drop
+    if index.end_key is not None and exact:  # ends sorted too: the first sample ending after start, none to drop
         lo = np.searchsorted(index.end_key, rows + start, side="right")
     else:
         lo = np.searchsorted(index.key, rows + np.maximum(0, start - index.row_max_duration))
