@@ -101,7 +101,7 @@ def running_lab(base: Path, extra_path: list[Path] | None = None) -> Iterator[La
         path = settings / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(value))
-    paths = [ROOT / "tests", ROOT / "tests" / "browser", *(extra_path or [])]
+    paths = [ROOT / "tests", ROOT / "tests" / "helpers", ROOT / "tests" / "browser", *(extra_path or [])]
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(config),
