@@ -1,5 +1,7 @@
 // Shapes shared by the front-end modules: the synced traits and the kernel's messages.
 
+import type { AnyModel } from "@anywidget/types";
+
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
 export type MetadataFilter = [name: string, value: string | null];
 
@@ -34,17 +36,8 @@ export interface Traits {
   info: Info;
 }
 
-type Callback = (...args: any[]) => void;
-
-/** The slice of anywidget's model API the widget uses. */
-export interface Model {
-  get<K extends keyof Traits>(name: K): Traits[K];
-  set<K extends keyof Traits>(name: K, value: Traits[K]): void;
-  save_changes(): void;
-  on(event: string, callback: Callback): void;
-  off(event?: string | null, callback?: Callback | null): void;
-  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
-}
+/** The widget's model as anywidget types it, over these traits. */
+export type Model = AnyModel<Traits>;
 
 export interface SampleInfo {
   sample: number;

@@ -14,13 +14,9 @@ import { Inspector } from "./inspector";
 import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
 import { Timeline } from "./timeline";
-import type { Filters, Model, SampleInfo, WindowData } from "./types";
+import type { Render } from "@anywidget/types";
+import type { Filters, SampleInfo, Traits, WindowData } from "./types";
 import { clampView, pan, zoomAt, type Range } from "./view";
-
-interface RenderProps {
-  model: Model;
-  el: HTMLElement;
-}
 
 let instances = 0;
 
@@ -36,7 +32,7 @@ interface Trip {
   drawMs: number;
 }
 
-function render({ model, el: host }: RenderProps): () => void {
+const render: Render<Traits> = ({ model, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
@@ -460,6 +456,6 @@ function render({ model, el: host }: RenderProps): () => void {
     model.off("change:group_by", onGrouping);
     model.off("change:metadata_key", onGrouping);
   };
-}
+};
 
 export default { render };
