@@ -7,7 +7,8 @@ import { kindColour } from "./colors";
 import { clear, el } from "./dom";
 import { cycles } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
-import type { Filters, FlameMessage, FlameNode } from "./types";
+import type { FlameMessage, FlameNode } from "./protocol";
+import type { Filters } from "./types";
 
 const ROW = 20;
 

@@ -5,23 +5,8 @@
 import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
+import type { GroupRow, GroupsReply } from "./protocol";
 import type { Filters } from "./types";
-
-export interface GroupRow {
-  name: string;
-  dimensions: Record<string, string>;
-  sample_count: number;
-  phase_cycles: number;
-  work_cycles: number;
-  average_active_tiles: number;
-}
-
-export interface GroupsMessage {
-  type: "groups";
-  group_by: string;
-  error: string | null;
-  rows: GroupRow[];
-}
 
 export interface GroupsHost {
   groupBy(): string;
@@ -112,7 +97,7 @@ export class Groups {
     this.hint.textContent = this.wantsKey ? "Type a metadata key to group by (⏎)." : "";
   }
 
-  set(msg: GroupsMessage): void {
+  set(msg: GroupsReply): void {
     clear(this.body);
     if (msg.error) {
       this.body.append(el("div", "ipu-nb-empty", msg.error));

@@ -5,7 +5,7 @@
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import { metadataLabel } from "./metadata";
-import type { AtSummary, SampleInfo } from "./types";
+import type { AtSummary, SampleInfo } from "./protocol";
 
 export interface InspectorHost {
   clockHz(): number;

@@ -5,7 +5,8 @@
 import { classColours, css } from "./colors";
 import { el, sizeCanvas } from "./dom";
 import { cycles, ticks } from "./format";
-import type { SampleInfo, WindowData } from "./types";
+import type { SampleInfo } from "./protocol";
+import type { WindowData } from "./types";
 import { between, type Range } from "./view";
 
 export const GUTTER = 46;

@@ -1,4 +1,5 @@
-// Shapes shared by the front-end modules: the synced traits and the kernel's messages.
+// Shapes shared by the front-end modules: the synced traits and the decoded windows
+// (the kernel's messages are in protocol.ts).
 
 import type { AnyModel } from "@anywidget/types";
 
@@ -38,49 +39,6 @@ export interface Traits {
 
 /** The widget's model as anywidget types it, over these traits. */
 export type Model = AnyModel<Traits>;
-
-export interface SampleInfo {
-  sample: number;
-  tile: number;
-  kind: string;
-  inactive: boolean;
-  operation: string;
-  kernel: string;
-  phase: number;
-  epoch: number;
-  offset: number;
-  duration: number;
-  local_index: number;
-  start: number;
-  end: number;
-  matched: boolean;
-  metadata?: [string, string][];
-}
-
-export interface AtSummary {
-  at: number;
-  count: number;
-  tiles: number;
-  kinds: [string, number][];
-  operations: [string, number][];
-  kernels: [string, number][];
-  metadata: [name: string, value: string, count: number][];
-}
-
-export interface FlameNode {
-  name: string;
-  level: number;
-  value: number;
-  parent: number;
-  path: Record<string, string | number> | null;
-}
-
-export interface FlameMessage {
-  type: "flame";
-  total: number;
-  nodes: FlameNode[];
-  metadata: { name: string; value: string; cycles: number; samples: number }[];
-}
 
 export interface RawWindow {
   mode: "raw";

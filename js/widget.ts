@@ -9,13 +9,22 @@ import { Controls } from "./controls";
 import { clear, el } from "./dom";
 import { cycles, grouped, ms } from "./format";
 import { Flame } from "./flame";
-import { Groups, type GroupsMessage } from "./groups";
+import { Groups } from "./groups";
 import { Inspector } from "./inspector";
 import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
 import { Timeline } from "./timeline";
 import type { Render } from "@anywidget/types";
-import type { Filters, SampleInfo, Traits, WindowData } from "./types";
+import {
+  type ErrorReply,
+  type FromKernel,
+  parseKernelMessage,
+  type SampleInfo,
+  type ToKernel,
+  unhandled,
+  type WindowReply,
+} from "./protocol";
+import type { Filters, Traits, WindowData } from "./types";
 import { clampView, pan, zoomAt, type Range } from "./view";
 
 let instances = 0;
@@ -47,6 +56,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
     const v = model.get("view");
     return [v[0], v[1]];
   };
+  const send = (message: ToKernel) => model.send(message);
   const undo: Range[] = [];
   let selected: SampleInfo | null = null;
 
@@ -123,11 +133,11 @@ const render: Render<Traits> = ({ model, el: host }) => {
       // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
       // message, one inspector update) and syncs both back.
       model.set("at", x);
-      model.send({ type: "pick", row, x });
+      send({ type: "pick", row, x });
       timeline.drawOverlay();
     },
     hover: (row, x, cx, cy) => {
-      model.send({ type: "hover", view: id, id: ++hoverId, row, x });
+      send({ type: "hover", view: id, id: ++hoverId, row, x });
       tooltip.dataset.x = String(cx);
       tooltip.dataset.y = String(cy);
     },
@@ -139,7 +149,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
   let groupsDirty = true;
   const askGroups = () => {
     groupsDirty = false;
-    model.send({ type: "groups" });
+    send({ type: "groups" });
   };
   const groups = new Groups({
     groupBy: () => model.get("group_by"),
@@ -211,7 +221,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
     waits.set(requestId + 1, sentAt - changedAt);
     changedAt = 0;
     root.dataset.requestId = String(requestId + 1);
-    model.send({ type: "window", view: id, id: ++requestId, start: s, end: e, pixels, labels });
+    send({ type: "window", view: id, id: ++requestId, start: s, end: e, pixels, labels });
   };
   let drawScheduled = false;
   const drawSoon = () => {
@@ -283,14 +293,15 @@ const render: Render<Traits> = ({ model, el: host }) => {
   // The latest round trips, for benchmarks: request sent → reply decoded, and its drawing.
   const trips: Trip[] = [];
   (root as HTMLElement & { ipuTrips?: Trip[] }).ipuTrips = trips;
-  const onWindow = (msg: any, buffers: DataView[]) => {
+  const onWindow = (msg: WindowReply, buffers: DataView[]) => {
     const arrived = performance.now();
-    const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by } as WindowData;
+    const replyId = msg.id ?? -1;
+    const data: WindowData = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
     const t0 = performance.now();
-    const sent = sentTimes.get(msg.id) ?? sentAt;
-    const wait = waits.get(msg.id) ?? 0;
-    sentTimes.delete(msg.id);
-    waits.delete(msg.id);
+    const sent = sentTimes.get(replyId) ?? sentAt;
+    const wait = waits.get(replyId) ?? 0;
+    sentTimes.delete(replyId);
+    waits.delete(replyId);
     inFlight = false;
     if (dirty) request(); // the latest view leaves before this reply is drawn
     const t1 = performance.now();
@@ -298,7 +309,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
     const draw = performance.now() - t1;
     const rt = t0 - sent;
     trips.push({
-      id: msg.id,
+      id: replyId,
       mode: data.mode,
       sentEpochMs: performance.timeOrigin + sent,
       arrivedEpochMs: performance.timeOrigin + arrived,
@@ -309,7 +320,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
     });
     if (trips.length > 200) trips.shift();
     status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${draw.toFixed(0)} ms`;
-    root.dataset.windowId = String(msg.id);
+    root.dataset.windowId = String(replyId);
     root.dataset.roundTripMs = rt.toFixed(1);
     root.dataset.drawMs = draw.toFixed(1);
     root.dataset.mode = data.mode;
@@ -330,8 +341,23 @@ const render: Render<Traits> = ({ model, el: host }) => {
     deferred = [];
     for (const job of jobs) job();
   };
-  const onMessage = (msg: any, buffers: DataView[]) => {
-    if (!msg || typeof msg !== "object") return;
+  // Malformed or unknown messages are dropped, each kind reported once on the console.
+  const reported = new Set<string>();
+  const onMessage = (content: unknown, buffers: DataView[]) => {
+    const parsed = parseKernelMessage(content, buffers);
+    if (!parsed.ok) {
+      const kind = parsed.type ?? "(no type)";
+      if (!reported.has(kind)) {
+        reported.add(kind);
+        console.warn(`ipu-nb widget: dropped a message from the kernel (${parsed.problem})`);
+      }
+      if (parsed.type === "window" && parsed.view === id) {
+        // The reply to a request of this view is unusable: that request is over.
+        onSideMessage({ type: "error", request: "window", view: id, message: parsed.problem }, []);
+      }
+      return;
+    }
+    const msg = parsed.message;
     if (msg.type === "window") {
       if (msg.view !== id) return; // another view of the same widget asked for this one
       try {
@@ -348,31 +374,43 @@ const render: Render<Traits> = ({ model, el: host }) => {
       onSideMessage(msg, buffers);
     }
   };
-  const onSideMessage = (msg: any, buffers: DataView[]) => {
-    if (msg.type === "overview") {
-      overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
-    } else if (msg.type === "groups") {
-      groups.set(msg as GroupsMessage);
-    } else if (msg.type === "flame") {
-      flame.set(msg);
-    } else if (msg.type === "panel") {
-      selected = msg.selected;
-      inspector.set(msg.at, msg.selected);
-      timeline.drawOverlay();
-    } else if (msg.type === "hover") {
-      if (msg.view !== id) return;
-      if (msg.id !== hoverId || !msg.sample) {
-        if (msg.id === hoverId) tooltip.hidden = true;
-        return;
-      }
-      showTooltip(msg.sample as SampleInfo);
-    } else if (msg.type === "error") {
-      status.textContent = `error: ${msg.message}`;
-      root.dataset.error = String(msg.message);
-      if ((msg.request === "window" && (msg.view ?? id) === id) || msg.request === undefined) {
-        inFlight = false; // the window asked for is not coming
-        flushDeferred();
-      }
+  const onSideMessage = (msg: Exclude<FromKernel, WindowReply>, buffers: DataView[]) => {
+    switch (msg.type) {
+      case "overview":
+        overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
+        break;
+      case "groups":
+        groups.set(msg);
+        break;
+      case "flame":
+        flame.set(msg);
+        break;
+      case "panel":
+        selected = msg.selected;
+        inspector.set(msg.at, msg.selected);
+        timeline.drawOverlay();
+        break;
+      case "hover":
+        if (msg.view !== id) return;
+        if (msg.id !== hoverId || !msg.sample) {
+          if (msg.id === hoverId) tooltip.hidden = true;
+          return;
+        }
+        showTooltip(msg.sample);
+        break;
+      case "error":
+        onError(msg);
+        break;
+      default:
+        unhandled(msg);
+    }
+  };
+  const onError = (msg: ErrorReply) => {
+    status.textContent = `error: ${msg.message}`;
+    root.dataset.error = msg.message;
+    if ((msg.request === "window" && (msg.view ?? id) === id) || msg.request === undefined) {
+      inFlight = false; // the window asked for is not coming
+      flushDeferred();
     }
   };
   const showTooltip = (s: SampleInfo) => {
@@ -444,7 +482,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
   renderLegend();
   controls.sync();
   resize();
-  model.send({ type: "hello" });
+  send({ type: "hello" });
 
   return () => {
     observer.disconnect();
