@@ -4,6 +4,7 @@
 // breadcrumb goes back up.
 
 import { kindColour } from "./colors";
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
@@ -54,11 +55,14 @@ export class Flame {
   private icicle = el("div", "ipu-nb-icicle");
   private meta = el("div", "ipu-nb-flame-meta");
   private data: FlameMessage | null = null;
+  /** The listeners of the bars, crumbs and metadata rows shown, replaced on each `render`. */
+  private shown: Disposers;
 
-  constructor(private host: FlameHost) {
+  constructor(private host: FlameHost, bag: Disposers) {
+    this.shown = bag.child();
     const title = el("div", "ipu-nb-section-title", "Flame graph · summed cycles of matching samples");
     this.root.append(title, this.crumbBar, this.icicle, this.meta);
-    this.root.addEventListener("contextmenu", (e) => {
+    bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
       const chain = crumbs(this.host.filters());
@@ -72,6 +76,7 @@ export class Flame {
   }
 
   render(): void {
+    this.shown.clear();
     this.renderCrumbs();
     clear(this.icicle);
     clear(this.meta);
@@ -115,7 +120,7 @@ export class Flame {
         row.title = `entry named ${m.name} with value ${m.value}: ${m.cycles} cycles over ${m.samples} samples`;
         row.dataset.metadataName = m.name;
         row.dataset.metadataValue = m.value;
-        row.addEventListener("click", () => this.host.setFilters(withMetadata(this.host.filters(), m.name, m.value)));
+        this.shown.listen(row, "click", () => this.host.setFilters(withMetadata(this.host.filters(), m.name, m.value)));
         this.meta.append(row);
       }
     }
@@ -135,9 +140,9 @@ export class Flame {
     bar.dataset.level = String(node.level);
     if (node.path && node.level > 0) {
       const path = node.path;
-      bar.addEventListener("click", () => this.host.setFilters(focusFilters(this.host.filters(), path)));
+      this.shown.listen(bar, "click", () => this.host.setFilters(focusFilters(this.host.filters(), path)));
     } else if (node.level === 0) {
-      bar.addEventListener("click", () => this.host.setFilters(upTo(this.host.filters(), 0)));
+      this.shown.listen(bar, "click", () => this.host.setFilters(upTo(this.host.filters(), 0)));
     } else {
       bar.classList.add("ipu-nb-flame-other");
     }
@@ -152,7 +157,7 @@ export class Flame {
       const crumb = el("button", "ipu-nb-crumb", c.label);
       crumb.type = "button";
       crumb.disabled = i === chain.length - 1;
-      crumb.addEventListener("click", () => this.host.setFilters(upTo(this.host.filters(), c.level)));
+      this.shown.listen(crumb, "click", () => this.host.setFilters(upTo(this.host.filters(), c.level)));
       this.crumbBar.append(crumb);
     });
   }

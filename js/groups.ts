@@ -2,6 +2,7 @@
 // filters and grouping). Clicking a row filters by that group. Grouping by metadata
 // needs a key, so choosing it asks for the key first and sends both at once.
 
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
@@ -48,15 +49,18 @@ export class Groups {
   private body = el("div", "ipu-nb-groups-body");
   /** "metadata" chosen but no key typed yet: nothing sent until there is one. */
   private wantsKey = false;
+  /** The listeners of the current table rows, replaced on each `set`. */
+  private rowListeners: Disposers;
 
-  constructor(private host: GroupsHost) {
+  constructor(private host: GroupsHost, bag: Disposers) {
+    this.rowListeners = bag.child();
     const head = el("div", "ipu-nb-groups-head");
     head.append(el("span", "ipu-nb-section-title", "Groups by"), this.select, this.key);
     this.select.append(...GROUP_BYS.map((g) => new Option(g, g)));
     this.key.placeholder = "metadata key";
     this.hint.hidden = true;
-    this.select.addEventListener("change", () => this.choose(this.select.value));
-    this.key.addEventListener("change", () => this.typed(this.key.value));
+    bag.listen(this.select, "change", () => this.choose(this.select.value));
+    bag.listen(this.key, "change", () => this.typed(this.key.value));
     this.root.append(head, this.hint, this.body);
     this.sync();
   }
@@ -99,6 +103,7 @@ export class Groups {
 
   set(msg: GroupsReply): void {
     clear(this.body);
+    this.rowListeners.clear();
     if (msg.error) {
       this.body.append(el("div", "ipu-nb-empty", msg.error));
       return;
@@ -124,7 +129,7 @@ export class Groups {
       const next = groupFilter(msg.group_by, row, this.host.filters());
       if (next) {
         tr.classList.add("ipu-nb-clickable");
-        tr.addEventListener("click", () => this.host.setFilters(next));
+        this.rowListeners.listen(tr, "click", () => this.host.setFilters(next));
       }
       table.append(tr);
     }

@@ -2,6 +2,7 @@
 // A click on a metadata entry (of the cursor summary or the sample) filters by that
 // (name, value) pair.
 
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import { metadataLabel } from "./metadata";
@@ -17,16 +18,21 @@ export class Inspector {
   readonly root = el("div", "ipu-nb-inspector");
   private atBox = el("div", "ipu-nb-at");
   private sampleBox = el("div", "ipu-nb-sample");
+  /** The listeners of the clickable rows shown, replaced on each `set`. */
+  private rowListeners: Disposers;
 
   constructor(
     private host: InspectorHost,
+    bag: Disposers,
     before: HTMLElement,
   ) {
+    this.rowListeners = bag.child();
     this.root.append(before, this.atBox, this.sampleBox);
     this.set(null, null);
   }
 
   set(at: AtSummary | null, sample: SampleInfo | null): void {
+    this.rowListeners.clear();
     this.renderAt(at);
     this.renderSample(sample);
   }
@@ -77,7 +83,7 @@ export class Inspector {
     row.title = `filter: entry named ${name} with value ${value}`;
     row.dataset.metadataName = name;
     row.dataset.metadataValue = value;
-    row.addEventListener("click", () => this.host.filterMetadata(name, value));
+    this.rowListeners.listen(row, "click", () => this.host.filterMetadata(name, value));
   }
 
   private renderSample(s: SampleInfo | null): void {

@@ -3,6 +3,7 @@
 // turns mouse/keyboard input into view changes, cursor picks and hover lookups.
 
 import { classColours, css } from "./colors";
+import type { Disposers, Timer } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { cycles, ticks } from "./format";
 import type { SampleInfo } from "./protocol";
@@ -51,26 +52,29 @@ export class Timeline {
   private width = 600;
   private drag: { x0: number; x1: number } | null = null;
   private hoverRow = -1;
-  private hoverTimer = 0;
+  private hoverTimer: Timer;
+  private hoverAt: [row: number, x: number, clientX: number, clientY: number] = [0, 0, 0, 0];
   lastDrawMs = 0;
 
-  constructor(private host: TimelineHost) {
+  constructor(private host: TimelineHost, bag: Disposers) {
+    this.hoverTimer = bag.timer(() => this.host.hover(...this.hoverAt));
     const stack = el("div", "ipu-nb-timeline-stack");
     stack.append(this.base, this.overlay);
     this.root.append(stack, this.axis);
-    this.overlay.addEventListener("mousedown", (e) => this.onDown(e));
-    this.overlay.addEventListener("mousemove", (e) => this.onMove(e));
-    this.overlay.addEventListener("mouseleave", () => {
+    bag.listen(this.overlay, "mousedown", (e) => this.onDown(e));
+    bag.listen(this.overlay, "mousemove", (e) => this.onMove(e));
+    bag.listen(this.overlay, "mouseleave", () => {
       this.hoverRow = -1;
       this.host.unhover();
       this.drawOverlay();
     });
-    this.overlay.addEventListener("contextmenu", (e) => {
+    bag.listen(this.overlay, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
       this.host.undoZoom();
     });
-    this.overlay.addEventListener(
+    bag.listen(
+      this.overlay,
       "wheel",
       (e) => {
         e.preventDefault();
@@ -86,7 +90,7 @@ export class Timeline {
       },
       { passive: false },
     );
-    window.addEventListener("mouseup", (e) => this.onUp(e));
+    bag.listen(window, "mouseup", (e) => this.onUp(e));
   }
 
   get plotHeight(): number {
@@ -328,10 +332,8 @@ export class Timeline {
     if (px < GUTTER) return;
     this.hoverRow = row;
     this.drawOverlay();
-    window.clearTimeout(this.hoverTimer);
-    const cx = e.clientX;
-    const cy = e.clientY;
-    this.hoverTimer = window.setTimeout(() => this.host.hover(row, x, cx, cy), 40);
+    this.hoverAt = [row, x, e.clientX, e.clientY];
+    this.hoverTimer.start(40);
   }
 
   private onUp(e: MouseEvent): void {

@@ -6,6 +6,7 @@ import "./widget.css";
 import { decodeWindow, float32 } from "./buffers";
 import { classColours, css, GREY } from "./colors";
 import { Controls } from "./controls";
+import { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles, grouped, ms } from "./format";
 import { Flame } from "./flame";
@@ -43,6 +44,7 @@ interface Trip {
 
 const render: Render<Traits> = ({ model, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
+  const bag = new Disposers();
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
   root.setAttribute("data-lm-suppress-shortcuts", "true");
@@ -101,13 +103,14 @@ const render: Render<Traits> = ({ model, el: host }) => {
       zoom: (f) => zoom(f),
       reset,
     },
+    bag,
     id,
   );
   const legend = el("div", "ipu-nb-legend");
   const status = el("div", "ipu-nb-status");
 
   // ---- overview, timeline, inspector, flame ---------------------------------------------------
-  const overview = new Overview({ view, span, tiles: () => info().tiles, setView });
+  const overview = new Overview({ view, span, tiles: () => info().tiles, setView }, bag);
   const tooltip = el("div", "ipu-nb-tooltip");
   tooltip.hidden = true;
   let hoverId = 0;
@@ -145,7 +148,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       hoverId++;
       tooltip.hidden = true;
     },
-  });
+  }, bag);
   let groupsDirty = true;
   const askGroups = () => {
     groupsDirty = false;
@@ -164,15 +167,16 @@ const render: Render<Traits> = ({ model, el: host }) => {
     },
     filters: () => model.get("filters"),
     setFilters,
-  });
+  }, bag);
   const inspector = new Inspector(
     {
       clockHz: () => info().clock_hz,
       filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)),
     },
+    bag,
     groups.root,
   );
-  const flame = new Flame({ filters: () => model.get("filters"), setFilters });
+  const flame = new Flame({ filters: () => model.get("filters"), setFilters }, bag);
 
   const main = el("div", "ipu-nb-main");
   const left = el("div", "ipu-nb-left");
@@ -223,17 +227,17 @@ const render: Render<Traits> = ({ model, el: host }) => {
     root.dataset.requestId = String(requestId + 1);
     send({ type: "window", view: id, id: ++requestId, start: s, end: e, pixels, labels });
   };
-  let drawScheduled = false;
+  let frame = 0;
   const drawSoon = () => {
-    if (drawScheduled) return;
-    drawScheduled = true;
-    requestAnimationFrame(() => {
-      drawScheduled = false;
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
       renderHeader();
       timeline.draw();
       overview.draw();
     });
   };
+  bag.add(() => cancelAnimationFrame(frame));
 
   const renderHeader = () => {
     clear(header);
@@ -333,10 +337,9 @@ const render: Render<Traits> = ({ model, el: host }) => {
   // in flight are applied right after it: their DOM updates would each cost a frame first,
   // and the window reply would wait behind them.
   let deferred: (() => void)[] = [];
-  let deferTimer = 0;
+  const deferTimer = bag.timer(() => flushDeferred());
   const flushDeferred = () => {
-    window.clearTimeout(deferTimer);
-    deferTimer = 0;
+    deferTimer.cancel();
     const jobs = deferred;
     deferred = [];
     for (const job of jobs) job();
@@ -369,7 +372,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       flushDeferred();
     } else if (inFlight && msg.type !== "error") {
       deferred.push(() => onSideMessage(msg, buffers));
-      if (!deferTimer) deferTimer = window.setTimeout(flushDeferred, 300);
+      if (!deferTimer.pending) deferTimer.start(300);
     } else {
       onSideMessage(msg, buffers);
     }
@@ -427,26 +430,22 @@ const render: Render<Traits> = ({ model, el: host }) => {
     tooltip.style.top = `${Number(tooltip.dataset.y) - rect.top + 14}px`;
     tooltip.hidden = false;
   };
-  model.on("msg:custom", onMessage);
+  bag.on(model, "msg:custom", onMessage);
 
   // ---- trait changes from Python ------------------------------------------------------------
-  const onViewTrait = () => onView();
-  const onFiltersTrait = () => onFilters();
-  const onColourTrait = () => onColour();
-  const onCursor = () => timeline.drawOverlay();
-  model.on("change:view", onViewTrait);
-  model.on("change:filters", onFiltersTrait);
-  model.on("change:color_by", onColourTrait);
-  model.on("change:at", onCursor);
+  bag.on(model, "change:view", () => onView());
+  bag.on(model, "change:filters", () => onFilters());
+  bag.on(model, "change:color_by", () => onColour());
+  bag.on(model, "change:at", () => timeline.drawOverlay());
   const onGrouping = () => {
     groups.sync();
     askGroups();
   };
-  model.on("change:group_by", onGrouping);
-  model.on("change:metadata_key", onGrouping);
+  bag.on(model, "change:group_by", onGrouping);
+  bag.on(model, "change:metadata_key", onGrouping);
 
   // ---- keyboard -------------------------------------------------------------------------------
-  root.addEventListener("keydown", (e) => {
+  bag.listen(root, "keydown", (e) => {
     const target = e.target as HTMLElement;
     if (target.tagName === "INPUT" || target.tagName === "SELECT") {
       e.stopPropagation();
@@ -464,7 +463,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       e.stopPropagation();
     }
   });
-  root.addEventListener("mousedown", (e) => {
+  bag.listen(root, "mousedown", (e) => {
     if ((e.target as HTMLElement).tagName === "CANVAS") root.focus({ preventScroll: true });
   });
 
@@ -477,6 +476,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
   };
   const observer = new ResizeObserver(() => resize());
   observer.observe(left);
+  bag.add(() => observer.disconnect());
 
   renderHeader();
   renderLegend();
@@ -484,16 +484,8 @@ const render: Render<Traits> = ({ model, el: host }) => {
   resize();
   send({ type: "hello" });
 
-  return () => {
-    observer.disconnect();
-    model.off("msg:custom", onMessage);
-    model.off("change:view", onViewTrait);
-    model.off("change:filters", onFiltersTrait);
-    model.off("change:color_by", onColourTrait);
-    model.off("change:at", onCursor);
-    model.off("change:group_by", onGrouping);
-    model.off("change:metadata_key", onGrouping);
-  };
+  bag.add(() => root.remove());
+  return () => bag.dispose();
 };
 
 export default { render };
