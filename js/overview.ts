@@ -3,7 +3,7 @@
 
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
-import { GUTTER } from "./timeline";
+import { GUTTER, plotWidth } from "./plot";
 import { between, centre, type Range } from "./view";
 
 const HEIGHT = 46;
@@ -52,7 +52,7 @@ export class Overview {
   }
 
   private plotWidth(): number {
-    return Math.max(10, this.width - GUTTER);
+    return plotWidth(this.width);
   }
 
   private px(e: MouseEvent): number {
