@@ -6,6 +6,7 @@ import { clear, el } from "./dom";
 import { formatIntList, parseIntList } from "./format";
 import { metadataLabel, parseMetadataText, withMetadata, withoutMetadata } from "./metadata";
 import type { Filters } from "./types";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface ControlsHost {
   filters(): Filters;
@@ -16,8 +17,6 @@ export interface ControlsHost {
   zoom(factor: number): void;
   reset(): void;
 }
-
-const KINDS = ["compute", "exchange", "synchronization", "idle"];
 
 export class Controls {
   readonly root = el("div", "ipu-nb-controls");
@@ -34,7 +33,12 @@ export class Controls {
   /** The listeners of the current chips, replaced on each `sync`. */
   private chipListeners: Disposers;
 
-  constructor(private host: ControlsHost, bag: Disposers, id: string) {
+  constructor(
+    private host: ControlsHost,
+    bag: Disposers,
+    private words: Vocabulary,
+    id: string,
+  ) {
     this.chipListeners = bag.child();
     const button = (text: string, title: string, onClick: () => void) => {
       const b = el("button", "ipu-nb-button", text);
@@ -45,7 +49,7 @@ export class Controls {
     };
     this.search.placeholder = "operation contains…";
     this.search.type = "search";
-    this.kind.append(new Option("any kind", ""), ...KINDS.map((k) => new Option(k, k)));
+    this.kind.append(new Option("any kind", ""), ...words.kinds.map((k) => new Option(k, k)));
     this.kernel.placeholder = "kernel (exact)";
     this.kernelList.id = `ipu-nb-kernels-${id}`;
     this.kernel.setAttribute("list", this.kernelList.id);
@@ -54,7 +58,7 @@ export class Controls {
       "Split at the first '='; for a name containing '=', click the entry in the inspector or flame graph";
     this.tiles.placeholder = "tiles 0-63";
     this.phases.placeholder = "phases 3,5";
-    this.colour.append(new Option("colour: kind", "kind"), new Option("colour: kernel", "kernel"));
+    this.colour.append(...words.color_bys.map((c) => new Option(`colour: ${c}`, c)));
     const zoomIn = button("+", "Zoom in (+)", () => host.zoom(0.5));
     const zoomOut = button("−", "Zoom out (-)", () => host.zoom(2));
     const reset = button("reset", "Whole profile (0 / Esc)", () => host.reset());
@@ -137,7 +141,7 @@ export class Controls {
       this.chips.append(chip);
     }
     if (this.kernelList.childElementCount === 0) {
-      for (const k of this.host.kernels()) this.kernelList.append(new Option(k || "(no kernel)", k));
+      for (const k of this.host.kernels()) this.kernelList.append(new Option(kernelLabel(k, this.words), k));
     }
   }
 }

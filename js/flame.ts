@@ -10,6 +10,7 @@ import { cycles } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
 import type { FlameMessage, FlameNode } from "./protocol";
 import type { Filters } from "./types";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 const ROW = 20;
 
@@ -29,10 +30,10 @@ export function focusFilters(filters: Filters, path: Record<string, string | num
 }
 
 /** The focus chain the filters describe, outermost first. */
-export function crumbs(filters: Filters): { label: string; level: number }[] {
+export function crumbs(filters: Filters, words: Pick<Vocabulary, "no_kernel">): { label: string; level: number }[] {
   const out = [{ label: "all", level: 0 }];
   if (filters.kind !== null) out.push({ label: filters.kind, level: 1 });
-  if (filters.kernel !== null) out.push({ label: filters.kernel || "(no kernel)", level: 2 });
+  if (filters.kernel !== null) out.push({ label: kernelLabel(filters.kernel, words), level: 2 });
   if (filters.phases.length === 1) out.push({ label: `phase ${filters.phases[0]}`, level: 3 });
   if (filters.operation_contains !== null) out.push({ label: filters.operation_contains, level: 4 });
   filters.metadata.forEach((m, i) => out.push({ label: metadataLabel(m), level: 5 + i }));
@@ -58,14 +59,18 @@ export class Flame {
   /** The listeners of the bars, crumbs and metadata rows shown, replaced on each `render`. */
   private shown: Disposers;
 
-  constructor(private host: FlameHost, bag: Disposers) {
+  constructor(
+    private host: FlameHost,
+    bag: Disposers,
+    private words: Vocabulary,
+  ) {
     this.shown = bag.child();
     const title = el("div", "ipu-nb-section-title", "Flame graph · summed cycles of matching samples");
     this.root.append(title, this.crumbBar, this.icicle, this.meta);
     bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
-      const chain = crumbs(this.host.filters());
+      const chain = crumbs(this.host.filters(), this.words);
       if (chain.length > 1) this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level));
     });
   }
@@ -151,7 +156,7 @@ export class Flame {
 
   private renderCrumbs(): void {
     clear(this.crumbBar);
-    const chain = crumbs(this.host.filters());
+    const chain = crumbs(this.host.filters(), this.words);
     chain.forEach((c, i) => {
       if (i > 0) this.crumbBar.append(el("span", "ipu-nb-crumb-sep", "›"));
       const crumb = el("button", "ipu-nb-crumb", c.label);

@@ -8,6 +8,7 @@ import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
 import type { GroupRow, GroupsReply } from "./protocol";
 import type { Filters } from "./types";
+import type { Vocabulary } from "./vocabulary";
 
 export interface GroupsHost {
   groupBy(): string;
@@ -18,16 +19,19 @@ export interface GroupsHost {
   setFilters(filters: Filters): void;
 }
 
-const GROUP_BYS = ["kind", "kernel", "operation", "phase", "tile", "metadata"];
-
 /** The filters that select one group's samples (null when a group cannot be expressed as a filter). */
-export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): Filters | null {
+export function groupFilter(
+  groupBy: string,
+  row: GroupRow,
+  filters: Filters,
+  words: Pick<Vocabulary, "no_kernel" | "missing">,
+): Filters | null {
   const d = row.dimensions;
   switch (groupBy) {
     case "kind":
       return { ...filters, kind: row.name };
     case "kernel":
-      return { ...filters, kernel: row.name === "(no kernel)" ? "" : row.name };
+      return { ...filters, kernel: row.name === words.no_kernel ? "" : row.name };
     case "operation":
       return row.name ? { ...filters, operation_contains: row.name } : null;
     case "phase":
@@ -35,7 +39,7 @@ export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): F
     case "tile":
       return { ...filters, tiles: [Number(d.physicalTile)] };
     case "metadata":
-      return d.metadataValue === "(missing)" ? null : withMetadata(filters, d.metadataKey, d.metadataValue);
+      return d.metadataValue === words.missing ? null : withMetadata(filters, d.metadataKey, d.metadataValue);
     default:
       return null;
   }
@@ -52,11 +56,15 @@ export class Groups {
   /** The listeners of the current table rows, replaced on each `set`. */
   private rowListeners: Disposers;
 
-  constructor(private host: GroupsHost, bag: Disposers) {
+  constructor(
+    private host: GroupsHost,
+    bag: Disposers,
+    private words: Vocabulary,
+  ) {
     this.rowListeners = bag.child();
     const head = el("div", "ipu-nb-groups-head");
     head.append(el("span", "ipu-nb-section-title", "Groups by"), this.select, this.key);
-    this.select.append(...GROUP_BYS.map((g) => new Option(g, g)));
+    this.select.append(...words.group_bys.map((g) => new Option(g, g)));
     this.key.placeholder = "metadata key";
     this.hint.hidden = true;
     bag.listen(this.select, "change", () => this.choose(this.select.value));
@@ -126,7 +134,7 @@ export class Groups {
         el("td", undefined, grouped(row.sample_count)),
       );
       tr.title = `${row.name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
-      const next = groupFilter(msg.group_by, row, this.host.filters());
+      const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
       if (next) {
         tr.classList.add("ipu-nb-clickable");
         this.rowListeners.listen(tr, "click", () => this.host.setFilters(next));

@@ -7,6 +7,7 @@ import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import { metadataLabel } from "./metadata";
 import type { AtSummary, SampleInfo } from "./protocol";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface InspectorHost {
   clockHz(): number;
@@ -24,6 +25,7 @@ export class Inspector {
   constructor(
     private host: InspectorHost,
     bag: Disposers,
+    private words: Vocabulary,
     before: HTMLElement,
   ) {
     this.rowListeners = bag.child();
@@ -103,7 +105,7 @@ export class Inspector {
     add("tile", String(s.tile));
     add("kind", s.inactive ? `${s.kind} (inactive: drawn as idle)` : s.kind);
     add("operation", s.operation);
-    add("kernel", s.kernel || "(no kernel)");
+    add("kernel", kernelLabel(s.kernel, this.words));
     add("phase / epoch", `${s.phase} / ${s.epoch}`);
     add("offset", `${grouped(s.offset)} (${ms(s.offset, this.host.clockHz())})`);
     add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.host.clockHz())})`);

@@ -2,6 +2,7 @@
 
 import { classColours, css, GREY } from "./colors";
 import { clear, el } from "./dom";
+import type { Vocabulary } from "./vocabulary";
 
 export interface LegendHost {
   colorBy(): string;
@@ -12,13 +13,16 @@ export interface LegendHost {
 export class Legend {
   readonly root = el("div", "ipu-nb-legend");
 
-  constructor(private host: LegendHost) {}
+  constructor(
+    private host: LegendHost,
+    private words: Vocabulary,
+  ) {}
 
   render(): void {
     clear(this.root);
     const mode = this.host.colorBy();
     const names = this.host.legend(mode);
-    const colours = classColours(mode, names);
+    const colours = classColours(mode, names, this.words.no_kernel);
     names.forEach((name, i) => this.item(css(colours[i + 1]), name));
     this.item(css(GREY), "not matching filters");
     if (mode === "kind") this.root.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));

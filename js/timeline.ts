@@ -22,6 +22,8 @@ export interface TimelineHost extends TimelineActions {
   legend(mode: string): string[];
   at(): number | null;
   selected(): SampleInfo | null;
+  /** The kernel's name for samples without a kernel (drawn grey when colouring by kernel). */
+  noKernel(): string;
 }
 
 /** `text` cut with an ellipsis to fit `width` pixels (approximately, by character share). */
@@ -82,7 +84,7 @@ export class Timeline {
   }
 
   private colours(mode: string): [number, number, number][] {
-    return classColours(mode, this.host.legend(mode));
+    return classColours(mode, this.host.legend(mode), this.host.noKernel());
   }
 
   draw(): void {

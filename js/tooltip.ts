@@ -4,6 +4,7 @@
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import type { HoverReply, HoverRequest, SampleInfo } from "./protocol";
+import type { Vocabulary } from "./vocabulary";
 
 export interface TooltipHost {
   send(request: HoverRequest): void;
@@ -20,6 +21,7 @@ export class Tooltip {
   constructor(
     private host: TooltipHost,
     private view: string,
+    private words: Vocabulary,
   ) {
     this.root.hidden = true;
   }
@@ -48,7 +50,7 @@ export class Tooltip {
     const c = this.host.clockHz();
     tip.append(
       el("div", "ipu-nb-tooltip-title", s.operation || "(no operation)"),
-      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · kernel ${s.kernel || "(none)"}`),
+      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · ${s.kernel ? `kernel ${s.kernel}` : this.words.no_kernel}`),
       el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
       el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
     );

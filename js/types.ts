@@ -2,6 +2,7 @@
 // (the kernel's messages are in protocol.ts).
 
 import type { AnyModel } from "@anywidget/types";
+import type { Vocabulary } from "./vocabulary";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
 export type MetadataFilter = [name: string, value: string | null];
@@ -15,15 +16,21 @@ export interface Filters {
   metadata: MetadataFilter[];
 }
 
+/** The read-only `info` trait: facts about the profile and the names the front end offers. */
 export interface Info {
   tiles: number;
   samples: number;
   span: number;
   clock_hz: number;
   granularity: string;
+  /** Physical tile id of each timeline row, top to bottom. */
   rows: number[];
-  legend: { kind: string[]; kernel: string[] };
+  /** Per colouring (a `vocabulary.color_bys` name), the names of colour classes 1, 2, … */
+  legend: Record<string, string[]>;
+  /** Kernel names for the kernel filter's suggestions (the first 500). */
   kernels: string[];
+  /** Read it through `vocabularyOf(info)`, which checks it. */
+  vocabulary: Vocabulary;
 }
 
 export interface Traits {
@@ -31,9 +38,11 @@ export interface Traits {
   at: number | null;
   view: [number, number];
   selected: number | null;
+  /** One of `info.vocabulary.group_bys`. */
   group_by: string;
   metadata_key: string | null;
-  color_by: "kind" | "kernel";
+  /** One of `info.vocabulary.color_bys`. */
+  color_by: string;
   info: Info;
 }
 

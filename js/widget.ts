@@ -34,6 +34,7 @@ import { Tooltip } from "./tooltip";
 import { Trips } from "./trips";
 import type { Filters, Traits } from "./types";
 import { ViewState } from "./viewstate";
+import { vocabularyOf } from "./vocabulary";
 
 let instances = 0;
 
@@ -43,7 +44,8 @@ const render: Render<Traits> = ({ model, el: host }) => {
   const send = (message: ToKernel) => model.send(message);
   const info = () => model.get("info");
   const span = () => Math.max(info().span, 1);
-  const legendOf = (mode: string) => info().legend[mode as keyof Traits["info"]["legend"]] ?? [];
+  const legendOf = (mode: string) => info().legend[mode] ?? [];
+  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
 
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
@@ -79,7 +81,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       setFilters,
       colorBy: () => model.get("color_by"),
       setColorBy: (mode) => {
-        model.set("color_by", mode as Traits["color_by"]);
+        model.set("color_by", mode);
         model.save_changes();
         onColour();
       },
@@ -88,12 +90,17 @@ const render: Render<Traits> = ({ model, el: host }) => {
       reset: () => views.reset(),
     },
     bag,
+    words,
     id,
   );
-  const legend = new Legend({ colorBy: () => model.get("color_by"), legend: legendOf });
+  const legend = new Legend({ colorBy: () => model.get("color_by"), legend: legendOf }, words);
   const status = new Status();
   const overview = new Overview({ view, span, tiles: () => info().tiles, setView }, bag);
-  const tooltip = new Tooltip({ send, clockHz: () => info().clock_hz, origin: () => root.getBoundingClientRect() }, id);
+  const tooltip = new Tooltip(
+    { send, clockHz: () => info().clock_hz, origin: () => root.getBoundingClientRect() },
+    id,
+    words,
+  );
   const timeline = new Timeline(
     {
       view,
@@ -102,6 +109,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       legend: legendOf,
       at: () => model.get("at"),
       selected: () => selected,
+      noKernel: () => words.no_kernel,
       setView,
       zoom: (factor, anchor) => views.wheelZoom(factor, anchor),
       undoZoom: () => views.undo(),
@@ -139,6 +147,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       setFilters,
     },
     bag,
+    words,
   );
   const inspector = new Inspector(
     {
@@ -146,9 +155,10 @@ const render: Render<Traits> = ({ model, el: host }) => {
       filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)),
     },
     bag,
+    words,
     groups.root,
   );
-  const flame = new Flame({ filters: () => model.get("filters"), setFilters }, bag);
+  const flame = new Flame({ filters: () => model.get("filters"), setFilters }, bag, words);
 
   const main = el("div", "ipu-nb-main");
   const left = el("div", "ipu-nb-left");
