@@ -1,6 +1,7 @@
 // Side-panel table of `widget.groups` (the query core's aggregation for the current
 // filters and grouping). Clicking a row filters by that group. Grouping by metadata
-// needs a key, so choosing it asks for the key first and sends both at once.
+// needs a key, so choosing it asks for the key first and sends both at once. Row names and
+// dimensions are the query core's (docs/reference/query.md#group-keys-and-dimensions).
 
 import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";

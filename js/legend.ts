@@ -25,6 +25,7 @@ export class Legend {
     const colours = classColours(mode, names, this.words.no_kernel);
     names.forEach((name, i) => this.item(css(colours[i + 1]), name));
     this.item(css(GREY), "not matching filters");
+    // docs/reference/format.md#inactive-compute
     if (mode === "kind") this.root.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
   }
 

@@ -1,4 +1,5 @@
-// The tile timeline: one row per tile (sorted by physical id), x = per-tile offset.
+// The tile timeline: one row per tile (sorted by physical id), x = per-tile offset
+// (docs/reference/format.md#offsets-and-durations).
 // Draws the latest window from the kernel (raw intervals or per-pixel summaries) on a base
 // canvas, and the cursor, selection, hovered row and drag on an overlay above it; mouse
 // input on the overlay is timeline-input.ts's.
