@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type FromKernel, parseKernelMessage } from "./protocol";
+import { FROM_KERNEL_TYPES, type FromKernel, parseKernelMessage, TO_KERNEL_TYPES } from "./protocol";
 
 // Shapes as ipu_nb/_widget.py sends them (copied from a run on the small demo profile).
 const bytes = (...lengths: number[]) => lengths.map((n) => new DataView(new ArrayBuffer(n)));
@@ -122,4 +122,13 @@ test("never throws, whatever arrives", () => {
     { type: "flame", total: 1, nodes: null, metadata: [] }, { type: "window", mode: "raw", count: -1 }];
   for (const v of values) assert.equal(parseKernelMessage(v, []).ok, false);
   assert.equal(parseKernelMessage({ ...raw, count: Infinity }, []).ok, false);
+});
+
+test("docs/widget-protocol.md describes every message type both ways", async () => {
+  const { readFileSync } = await import("node:fs");
+  const doc = readFileSync("docs/widget-protocol.md", "utf8");
+  const listed = (type: string) => doc.includes(`| \`${type}\` |`) || doc.includes(`### \`${type}\``);
+  assert.deepEqual(TO_KERNEL_TYPES, ["window", "hover", "pick", "groups", "hello"]);
+  for (const type of [...TO_KERNEL_TYPES, ...FROM_KERNEL_TYPES]) assert.ok(listed(type), `${type} is not described`);
+  assert.equal(FROM_KERNEL_TYPES.length, 7);
 });

@@ -61,6 +61,15 @@ export interface HelloRequest {
 
 export type ToKernel = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest;
 
+/** Every `ToKernel` type (tsc checks the list is complete). */
+export const TO_KERNEL_TYPES = Object.keys({
+  window: 0,
+  hover: 0,
+  pick: 0,
+  groups: 0,
+  hello: 0,
+} satisfies Record<ToKernel["type"], 0>) as ToKernel["type"][];
+
 // ---- payloads ------------------------------------------------------------------------------
 
 /** One sample as the kernel describes it (hover replies leave out `metadata`). */
@@ -318,6 +327,9 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
     message: string,
   }),
 };
+
+/** Every `FromKernel` type. */
+export const FROM_KERNEL_TYPES = Object.keys(checks) as FromKernel["type"][];
 
 /** Byte lengths the buffers of `message` must have (null: any), or null when it carries none. */
 function bufferLayout(message: FromKernel): (number | null)[] | null {
