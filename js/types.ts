@@ -1,7 +1,6 @@
 // Shapes shared by the front-end modules: the synced traits and the decoded windows
 // (the kernel's messages are in protocol.ts).
 
-import type { AnyModel } from "@anywidget/types";
 import type { Vocabulary } from "./vocabulary";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
@@ -45,9 +44,6 @@ export interface Traits {
   color_by: string;
   info: Info;
 }
-
-/** The widget's model as anywidget types it, over these traits. */
-export type Model = AnyModel<Traits>;
 
 export interface RawWindow {
   mode: "raw";

@@ -1,7 +1,8 @@
 // ProfileWidget front end: header, controls, legend, overview, timeline, inspector and
 // flame graph. Holds no profile: windows, summaries and sample details come from the
-// kernel; selections go back through the synced traits. This module puts the parts
-// together and routes the kernel's messages; each part lives in its own module.
+// kernel; selections go back through the synced traits (docs/widget-protocol.md). This
+// module puts the parts together and applies the kernel's messages to them; each part,
+// the request flow control and the message checks live in their own modules.
 
 import "./widget.css";
 import type { Render } from "@anywidget/types";
@@ -13,20 +14,13 @@ import { Flame } from "./flame";
 import { frameScheduler } from "./frames";
 import { Groups } from "./groups";
 import { Header } from "./header";
+import { Inbox, type SideMessage } from "./inbox";
 import { Inspector } from "./inspector";
 import { bindKeys } from "./keys";
 import { Legend } from "./legend";
 import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
-import {
-  type ErrorReply,
-  type FromKernel,
-  parseKernelMessage,
-  type SampleInfo,
-  type ToKernel,
-  unhandled,
-  type WindowReply,
-} from "./protocol";
+import { type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
 import { Deferred, WindowRequests } from "./requests";
 import { Status } from "./status";
 import { Timeline } from "./timeline";
@@ -214,7 +208,6 @@ const render: Render<Traits> = ({ model, el: host }) => {
     const arrived = performance.now();
     const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
     const decoded = performance.now();
-    if (!requests.receive(msg.id)) return; // stale: a later request is out (and its view sent)
     const t1 = performance.now();
     timeline.setData(data);
     const drawMs = performance.now() - t1;
@@ -222,40 +215,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
     status.window(data, roundTrip, drawMs);
     if (groupsDirty) askGroups();
   };
-  const deferred = new Deferred(bag);
-  // Malformed or unknown messages are dropped, each kind reported once on the console.
-  const reported = new Set<string>();
-  const onMessage = (content: unknown, buffers: DataView[]) => {
-    const parsed = parseKernelMessage(content, buffers);
-    if (!parsed.ok) {
-      const kind = parsed.type ?? "(no type)";
-      if (!reported.has(kind)) {
-        reported.add(kind);
-        console.warn(`ipu-nb widget: dropped a message from the kernel (${parsed.problem})`);
-      }
-      if (parsed.type === "window" && parsed.view === id) {
-        // The reply to a request of this view is unusable: that request is over.
-        onError({ type: "error", request: "window", view: id, id: parsed.id ?? undefined, message: parsed.problem });
-      }
-      return;
-    }
-    const msg = parsed.message;
-    if (msg.type === "window") {
-      if (msg.view !== id) return; // another view of the same widget asked for this one
-      try {
-        onWindow(msg, buffers);
-      } catch (err) {
-        requests.failed(msg.id);
-        status.error(`error drawing window: ${err}`);
-      }
-      deferred.flush();
-    } else if (requests.busy && msg.type !== "error") {
-      deferred.push(() => onSideMessage(msg, buffers));
-    } else {
-      onSideMessage(msg, buffers);
-    }
-  };
-  const onSideMessage = (msg: Exclude<FromKernel, WindowReply>, buffers: DataView[]) => {
+  const onSideMessage = (msg: SideMessage, buffers: DataView[]) => {
     switch (msg.type) {
       case "overview":
         overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
@@ -275,21 +235,19 @@ const render: Render<Traits> = ({ model, el: host }) => {
         tooltip.reply(msg);
         break;
       case "error":
-        onError(msg);
+        status.error(`error: ${msg.message}`);
+        root.dataset.error = msg.message;
         break;
       default:
         unhandled(msg);
     }
   };
-  const onError = (msg: ErrorReply) => {
-    status.error(`error: ${msg.message}`);
-    root.dataset.error = msg.message;
-    if ((msg.request === "window" && (msg.view ?? id) === id) || msg.request === undefined) {
-      requests.failed(msg.id); // the window asked for is not coming
-      deferred.flush();
-    }
-  };
-  bag.on(model, "msg:custom", onMessage);
+  const inbox = new Inbox(id, requests, new Deferred(bag), {
+    window: onWindow,
+    side: onSideMessage,
+    drawFailed: (err) => status.error(`error drawing window: ${err}`),
+  });
+  bag.on(model, "msg:custom", (content: unknown, buffers: DataView[]) => inbox.receive(content, buffers));
 
   // ---- trait changes from Python ------------------------------------------------------------
   bag.on(model, "change:view", () => onView());
