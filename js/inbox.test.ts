@@ -25,8 +25,11 @@ function setup() {
         if (msg.count < 0) throw new Error("cannot draw");
         seen.push(`window ${msg.id}`);
       },
-      side: (msg) => seen.push(msg.type === "error" ? `error ${msg.message}` : msg.type),
-      drawFailed: (error) => seen.push(`failed ${(error as Error).message}`),
+      side: (msg) => {
+        if (msg.type === "groups") throw new Error("bad table");
+        seen.push(msg.type === "error" ? `error ${msg.message}` : msg.type);
+      },
+      failed: (type, error) => seen.push(`failed ${type}: ${(error as Error).message}`),
     },
     (text) => warnings.push(text),
   );
@@ -81,13 +84,15 @@ test("errors are never held back; one about this view's window ends it and relea
   }
 });
 
-test("a window that fails to draw ends its request; malformed messages are reported once per type", () => {
+test("what fails to draw is reported, never thrown; malformed messages are reported once per type", () => {
   const { dom, requests, seen, warnings, inbox, reply, one, next } = setup();
   try {
     next(100);
     inbox.receive(reply(1, "me", -1), one);
-    assert.deepEqual(seen, ["failed cannot draw"]);
+    assert.deepEqual(seen, ["failed window: cannot draw"]);
     assert.ok(!requests.busy);
+    inbox.receive({ type: "groups", id: null, group_by: "kind", error: null, rows: [] }, []); // does not throw
+    assert.equal(seen.at(-1), "failed groups: bad table");
     inbox.receive({ type: "panel", at: 3 }, []);
     inbox.receive({ type: "panel" }, []);
     inbox.receive("hello", []);

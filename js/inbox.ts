@@ -1,6 +1,7 @@
 // Messages from the kernel on their way to the widget's parts: checked (protocol.ts), the
 // malformed ones dropped and reported once per type, window replies for other views
 // ignored, and side views held back while this view's window is in flight (requests.ts).
+// Nothing thrown while applying a message escapes to the model's listener.
 
 import { type ErrorReply, type FromKernel, parseKernelMessage, type WindowReply } from "./protocol";
 import type { Deferred, WindowRequests } from "./requests";
@@ -9,11 +10,12 @@ import type { Deferred, WindowRequests } from "./requests";
 export type SideMessage = Exclude<FromKernel, WindowReply>;
 
 export interface InboxHandlers {
-  /** The reply to this view's latest window request (what it throws goes to `drawFailed`). */
+  /** The reply to this view's latest window request. */
   window(msg: WindowReply, buffers: DataView[]): void;
   /** Every other message, in arrival order once released (errors are never held back). */
   side(msg: SideMessage, buffers: DataView[]): void;
-  drawFailed(error: unknown): void;
+  /** Applying a message of type `type` threw `error`. */
+  failed(type: FromKernel["type"], error: unknown): void;
 }
 
 export class Inbox {
@@ -50,20 +52,28 @@ export class Inbox {
       try {
         this.handlers.window(msg, buffers);
       } catch (error) {
-        this.handlers.drawFailed(error);
+        this.handlers.failed("window", error);
       }
       this.deferred.flush();
     } else if (msg.type === "error") {
       this.error(msg);
     } else if (this.requests.busy) {
-      this.deferred.push(() => this.handlers.side(msg, buffers));
+      this.deferred.push(() => this.apply(msg, buffers));
     } else {
+      this.apply(msg, buffers);
+    }
+  }
+
+  private apply(msg: SideMessage, buffers: DataView[]): void {
+    try {
       this.handlers.side(msg, buffers);
+    } catch (error) {
+      this.handlers.failed(msg.type, error);
     }
   }
 
   private error(msg: ErrorReply): void {
-    this.handlers.side(msg, []);
+    this.apply(msg, []);
     if ((msg.request === "window" && (msg.view ?? this.view) === this.view) || msg.request === undefined) {
       this.requests.failed(msg.id); // the window asked for is not coming
       this.deferred.flush();

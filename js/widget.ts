@@ -245,7 +245,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
   const inbox = new Inbox(id, requests, new Deferred(bag), {
     window: onWindow,
     side: onSideMessage,
-    drawFailed: (err) => status.error(`error drawing window: ${err}`),
+    failed: (type, err) => status.error(`${type === "window" ? "error drawing window" : `error showing ${type}`}: ${err}`),
   });
   bag.on(model, "msg:custom", (content: unknown, buffers: DataView[]) => inbox.receive(content, buffers));
 
