@@ -22,7 +22,7 @@ import traitlets
 
 from . import _lod
 from ._profile import Profile
-from ._query import GROUP_BYS, KINDS, SORT_BYS, Query, QueryError
+from ._query import GROUP_BYS, Query, QueryError
 from ._widget_filters import empty_filters, filter_mask, normalise_filters, query_from_state
 from ._widget_flame import flame_tree
 from ._widget_messages import (
@@ -253,14 +253,6 @@ class ProfileWidget(anywidget.AnyWidget):
                 "rows": self._index.row_tiles.tolist(),
                 "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
                 "kernels": kernels[:500],
-                "vocabulary": {
-                    "kinds": list(KINDS),
-                    "group_bys": list(GROUP_BYS),
-                    "sort_bys": list(SORT_BYS),
-                    "color_bys": ["kind", "kernel"],
-                    "no_kernel": "(no kernel)",
-                    "missing": "(missing)",
-                },
             },
         )
         self._update_mask()
