@@ -1,6 +1,7 @@
 // Binary buffers from the kernel arrive as DataViews that may share a larger buffer at
 // any byteOffset: typed arrays view them in place when aligned, else over a copy.
 
+import type { WindowReply } from "./protocol";
 import type { LodWindow, RawWindow } from "./types";
 
 type Bytes = DataView | ArrayBuffer | ArrayBufferView;
@@ -75,7 +76,8 @@ export function unpackCells(rows: number, bins: number, runs: number, buffers: B
   return out;
 }
 
-export function decodeWindow(header: any, buffers: Bytes[]): RawWindow | LodWindow {
+/** The typed arrays of a window reply (whose buffer sizes `parseKernelMessage` checked). */
+export function decodeWindow(header: WindowReply, buffers: Bytes[]): RawWindow | LodWindow {
   if (header.mode === "raw") {
     return {
       mode: "raw",
@@ -87,11 +89,10 @@ export function decodeWindow(header: any, buffers: Bytes[]): RawWindow | LodWind
       row: typed(Uint16Array, buffers[2]),
       flags: typed(Uint8Array, buffers[3]),
       sample: typed(Uint32Array, buffers[4]),
-      labels: Array.isArray(header.labels) ? header.labels : null,
-      labelIndex: Array.isArray(header.labels) && buffers[5] ? typed(Uint32Array, buffers[5]) : null,
+      labels: header.labels ?? null,
+      labelIndex: header.labels && buffers[5] ? typed(Uint32Array, buffers[5]) : null,
     };
   }
-  const rows = header.rows as number;
   return {
     mode: "lod",
     start: header.start,
@@ -100,7 +101,7 @@ export function decodeWindow(header: any, buffers: Bytes[]): RawWindow | LodWind
     bins: header.bins,
     cells:
       header.compressed === "xor-runs"
-        ? unpackCells(rows, header.bins, header.runs, buffers)
+        ? unpackCells(header.rows, header.bins, header.runs ?? 0, buffers)
         : typed(Uint8Array, buffers[0]),
   };
 }

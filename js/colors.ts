@@ -19,12 +19,12 @@ const PALETTE: [number, number, number][] = [
   [82, 84, 163], [181, 207, 107], [231, 186, 82], [214, 97, 107], [206, 109, 189], [90, 90, 90],
 ];
 
-/** RGB for each class index of a legend (index 0 = grey). */
-export function classColours(mode: string, legend: string[]): [number, number, number][] {
+/** RGB for each class index of a legend (index 0 = grey); `noKernel` names the samples without a kernel. */
+export function classColours(mode: string, legend: string[], noKernel: string): [number, number, number][] {
   const out: [number, number, number][] = [GREY];
   legend.forEach((name, i) => {
     if (mode === "kind") out.push(KIND[name] ?? PALETTE[i % PALETTE.length]);
-    else if (name === "(no kernel)") out.push([150, 150, 150]);
+    else if (name === noKernel) out.push([150, 150, 150]);
     else out.push(PALETTE[i % PALETTE.length]);
   });
   while (out.length < 32) out.push([0, 0, 0]);

@@ -1,10 +1,12 @@
 // Filter and view controls. Every edit produces a new Filters value for the model;
 // the inputs are refreshed from the model when Python changes the traits.
 
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { formatIntList, parseIntList } from "./format";
 import { metadataLabel, parseMetadataText, withMetadata, withoutMetadata } from "./metadata";
 import type { Filters } from "./types";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface ControlsHost {
   filters(): Filters;
@@ -15,8 +17,6 @@ export interface ControlsHost {
   zoom(factor: number): void;
   reset(): void;
 }
-
-const KINDS = ["compute", "exchange", "synchronization", "idle"];
 
 export class Controls {
   readonly root = el("div", "ipu-nb-controls");
@@ -30,11 +30,26 @@ export class Controls {
   private phases = el("input", "ipu-nb-input ipu-nb-short");
   private colour = el("select", "ipu-nb-select");
   private error = el("span", "ipu-nb-error");
+  /** The listeners of the current chips, replaced on each `sync`. */
+  private chipListeners: Disposers;
 
-  constructor(private host: ControlsHost, id: string) {
+  constructor(
+    private host: ControlsHost,
+    bag: Disposers,
+    private words: Vocabulary,
+    id: string,
+  ) {
+    this.chipListeners = bag.child();
+    const button = (text: string, title: string, onClick: () => void) => {
+      const b = el("button", "ipu-nb-button", text);
+      b.type = "button";
+      b.title = title;
+      bag.listen(b, "click", onClick);
+      return b;
+    };
     this.search.placeholder = "operation contains…";
     this.search.type = "search";
-    this.kind.append(new Option("any kind", ""), ...KINDS.map((k) => new Option(k, k)));
+    this.kind.append(new Option("any kind", ""), ...words.kinds.map((k) => new Option(k, k)));
     this.kernel.placeholder = "kernel (exact)";
     this.kernelList.id = `ipu-nb-kernels-${id}`;
     this.kernel.setAttribute("list", this.kernelList.id);
@@ -43,11 +58,11 @@ export class Controls {
       "Split at the first '='; for a name containing '=', click the entry in the inspector or flame graph";
     this.tiles.placeholder = "tiles 0-63";
     this.phases.placeholder = "phases 3,5";
-    this.colour.append(new Option("colour: kind", "kind"), new Option("colour: kernel", "kernel"));
-    const zoomIn = this.button("+", "Zoom in (+)", () => host.zoom(0.5));
-    const zoomOut = this.button("−", "Zoom out (-)", () => host.zoom(2));
-    const reset = this.button("reset", "Whole profile (0 / Esc)", () => host.reset());
-    const clearAll = this.button("clear filters", "Remove every filter", () =>
+    this.colour.append(...words.color_bys.map((c) => new Option(`colour: ${c}`, c)));
+    const zoomIn = button("+", "Zoom in (+)", () => host.zoom(0.5));
+    const zoomOut = button("−", "Zoom out (-)", () => host.zoom(2));
+    const reset = button("reset", "Whole profile (0 / Esc)", () => host.reset());
+    const clearAll = button("clear filters", "Remove every filter", () =>
       host.setFilters({ kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] }),
     );
     this.root.append(
@@ -58,17 +73,14 @@ export class Controls {
       const v = input.value;
       this.update({ [key]: v === "" ? null : v } as Partial<Filters>);
     };
-    let searchTimer = 0;
-    this.search.addEventListener("input", () => {
-      window.clearTimeout(searchTimer);
-      searchTimer = window.setTimeout(() => commitText(this.search, "operation_contains"), 350);
-    });
-    this.search.addEventListener("keydown", (e) => {
+    const searchTimer = bag.timer(() => commitText(this.search, "operation_contains"));
+    bag.listen(this.search, "input", () => searchTimer.start(350));
+    bag.listen(this.search, "keydown", (e) => {
       if (e.key === "Enter") commitText(this.search, "operation_contains");
     });
-    this.kernel.addEventListener("change", () => commitText(this.kernel, "kernel"));
-    this.kind.addEventListener("change", () => this.update({ kind: this.kind.value || null }));
-    this.metadata.addEventListener("keydown", (e) => {
+    bag.listen(this.kernel, "change", () => commitText(this.kernel, "kernel"));
+    bag.listen(this.kind, "change", () => this.update({ kind: this.kind.value || null }));
+    bag.listen(this.metadata, "keydown", (e) => {
       if (e.key !== "Enter") return;
       const v = this.metadata.value.trim();
       if (!v) return;
@@ -82,7 +94,7 @@ export class Controls {
       }
     });
     const ints = (input: HTMLInputElement, key: "tiles" | "phases") =>
-      input.addEventListener("change", () => {
+      bag.listen(input, "change", () => {
         try {
           this.update({ [key]: parseIntList(input.value) } as Partial<Filters>);
         } catch (err) {
@@ -91,15 +103,7 @@ export class Controls {
       });
     ints(this.tiles, "tiles");
     ints(this.phases, "phases");
-    this.colour.addEventListener("change", () => host.setColorBy(this.colour.value));
-  }
-
-  private button(text: string, title: string, onClick: () => void): HTMLButtonElement {
-    const b = el("button", "ipu-nb-button", text);
-    b.type = "button";
-    b.title = title;
-    b.addEventListener("click", onClick);
-    return b;
+    bag.listen(this.colour, "change", () => host.setColorBy(this.colour.value));
   }
 
   private fail(message: string): void {
@@ -121,6 +125,7 @@ export class Controls {
     if (document.activeElement !== this.phases) this.phases.value = formatIntList(f.phases);
     this.colour.value = this.host.colorBy();
     clear(this.chips);
+    this.chipListeners.clear();
     for (const m of f.metadata) {
       const label = metadataLabel(m);
       const chip = el("span", "ipu-nb-chip", label);
@@ -128,7 +133,7 @@ export class Controls {
       const x = el("button", "ipu-nb-chip-x", "×");
       x.type = "button";
       x.title = `remove ${label}`;
-      x.addEventListener("click", () => {
+      this.chipListeners.listen(x, "click", () => {
         this.error.textContent = "";
         this.host.setFilters(withoutMetadata(this.host.filters(), m));
       });
@@ -136,7 +141,7 @@ export class Controls {
       this.chips.append(chip);
     }
     if (this.kernelList.childElementCount === 0) {
-      for (const k of this.host.kernels()) this.kernelList.append(new Option(k || "(no kernel)", k));
+      for (const k of this.host.kernels()) this.kernelList.append(new Option(kernelLabel(k, this.words), k));
     }
   }
 }

@@ -4,6 +4,7 @@ import { crumbs, focusFilters, upTo } from "./flame";
 import type { Filters } from "./types";
 
 const none: Filters = { kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] };
+const words = { no_kernel: "(no kernel)", missing: "(missing)" };
 
 test("focusing a node sets the filters along its path and keeps the others", () => {
   const f = focusFilters({ ...none, metadata: [["layer", "1"]], tiles: [3] }, { kind: "compute", kernel: "", phase: 7 });
@@ -20,7 +21,7 @@ test("the breadcrumb follows the focus chain and going up clears deeper levels",
     metadata: [["a", "1"], ["b", null], ["x=y", "z"]],
   };
   assert.deepEqual(
-    crumbs(f).map((c) => c.label),
+    crumbs(f, words).map((c) => c.label),
     ["all", "compute", "gemm", "phase 7", "<b>x</b>", "a=1", "b", "x=y=z"],
   );
   assert.deepEqual(upTo(f, 5), { ...f, metadata: [["a", "1"]] });
@@ -42,12 +43,12 @@ test("a group row becomes the filter selecting its samples", () => {
     work_cycles: 1,
     average_active_tiles: 1,
   });
-  assert.deepEqual(groupFilter("kernel", row("(no kernel)"), none), { ...none, kernel: "" });
-  assert.deepEqual(groupFilter("phase", row("phase 3/0", { phase: "3", epoch: "0" }), none), { ...none, phases: [3] });
-  assert.deepEqual(groupFilter("tile", row("tile 64", { physicalTile: "64" }), none), { ...none, tiles: [64] });
+  assert.deepEqual(groupFilter("kernel", row("(no kernel)"), none, words), { ...none, kernel: "" });
+  assert.deepEqual(groupFilter("phase", row("phase 3/0", { phase: "3", epoch: "0" }), none, words), { ...none, phases: [3] });
+  assert.deepEqual(groupFilter("tile", row("tile 64", { physicalTile: "64" }), none, words), { ...none, tiles: [64] });
   const meta = row("1", { metadataKey: "layer", metadataValue: "1" });
-  assert.deepEqual(groupFilter("metadata", meta, none), { ...none, metadata: [["layer", "1"]] });
+  assert.deepEqual(groupFilter("metadata", meta, none, words), { ...none, metadata: [["layer", "1"]] });
   const equals = row("c", { metadataKey: "a=b", metadataValue: "c" });
-  assert.deepEqual(groupFilter("metadata", equals, none), { ...none, metadata: [["a=b", "c"]] });
-  assert.equal(groupFilter("metadata", row("(missing)", { metadataKey: "layer", metadataValue: "(missing)" }), none), null);
+  assert.deepEqual(groupFilter("metadata", equals, none, words), { ...none, metadata: [["a=b", "c"]] });
+  assert.equal(groupFilter("metadata", row("(missing)", { metadataKey: "layer", metadataValue: "(missing)" }), none, words), null);
 });

@@ -4,10 +4,13 @@
 // breadcrumb goes back up.
 
 import { kindColour } from "./colors";
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
-import type { Filters, FlameMessage, FlameNode } from "./types";
+import type { FlameMessage, FlameNode } from "./protocol";
+import type { Filters } from "./types";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 const ROW = 20;
 
@@ -27,10 +30,10 @@ export function focusFilters(filters: Filters, path: Record<string, string | num
 }
 
 /** The focus chain the filters describe, outermost first. */
-export function crumbs(filters: Filters): { label: string; level: number }[] {
+export function crumbs(filters: Filters, words: Pick<Vocabulary, "no_kernel">): { label: string; level: number }[] {
   const out = [{ label: "all", level: 0 }];
   if (filters.kind !== null) out.push({ label: filters.kind, level: 1 });
-  if (filters.kernel !== null) out.push({ label: filters.kernel || "(no kernel)", level: 2 });
+  if (filters.kernel !== null) out.push({ label: kernelLabel(filters.kernel, words), level: 2 });
   if (filters.phases.length === 1) out.push({ label: `phase ${filters.phases[0]}`, level: 3 });
   if (filters.operation_contains !== null) out.push({ label: filters.operation_contains, level: 4 });
   filters.metadata.forEach((m, i) => out.push({ label: metadataLabel(m), level: 5 + i }));
@@ -53,14 +56,21 @@ export class Flame {
   private icicle = el("div", "ipu-nb-icicle");
   private meta = el("div", "ipu-nb-flame-meta");
   private data: FlameMessage | null = null;
+  /** The listeners of the bars, crumbs and metadata rows shown, replaced on each `render`. */
+  private shown: Disposers;
 
-  constructor(private host: FlameHost) {
+  constructor(
+    private host: FlameHost,
+    bag: Disposers,
+    private words: Vocabulary,
+  ) {
+    this.shown = bag.child();
     const title = el("div", "ipu-nb-section-title", "Flame graph · summed cycles of matching samples");
     this.root.append(title, this.crumbBar, this.icicle, this.meta);
-    this.root.addEventListener("contextmenu", (e) => {
+    bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
-      const chain = crumbs(this.host.filters());
+      const chain = crumbs(this.host.filters(), this.words);
       if (chain.length > 1) this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level));
     });
   }
@@ -71,6 +81,7 @@ export class Flame {
   }
 
   render(): void {
+    this.shown.clear();
     this.renderCrumbs();
     clear(this.icicle);
     clear(this.meta);
@@ -114,7 +125,7 @@ export class Flame {
         row.title = `entry named ${m.name} with value ${m.value}: ${m.cycles} cycles over ${m.samples} samples`;
         row.dataset.metadataName = m.name;
         row.dataset.metadataValue = m.value;
-        row.addEventListener("click", () => this.host.setFilters(withMetadata(this.host.filters(), m.name, m.value)));
+        this.shown.listen(row, "click", () => this.host.setFilters(withMetadata(this.host.filters(), m.name, m.value)));
         this.meta.append(row);
       }
     }
@@ -134,9 +145,9 @@ export class Flame {
     bar.dataset.level = String(node.level);
     if (node.path && node.level > 0) {
       const path = node.path;
-      bar.addEventListener("click", () => this.host.setFilters(focusFilters(this.host.filters(), path)));
+      this.shown.listen(bar, "click", () => this.host.setFilters(focusFilters(this.host.filters(), path)));
     } else if (node.level === 0) {
-      bar.addEventListener("click", () => this.host.setFilters(upTo(this.host.filters(), 0)));
+      this.shown.listen(bar, "click", () => this.host.setFilters(upTo(this.host.filters(), 0)));
     } else {
       bar.classList.add("ipu-nb-flame-other");
     }
@@ -145,13 +156,13 @@ export class Flame {
 
   private renderCrumbs(): void {
     clear(this.crumbBar);
-    const chain = crumbs(this.host.filters());
+    const chain = crumbs(this.host.filters(), this.words);
     chain.forEach((c, i) => {
       if (i > 0) this.crumbBar.append(el("span", "ipu-nb-crumb-sep", "›"));
       const crumb = el("button", "ipu-nb-crumb", c.label);
       crumb.type = "button";
       crumb.disabled = i === chain.length - 1;
-      crumb.addEventListener("click", () => this.host.setFilters(upTo(this.host.filters(), c.level)));
+      this.shown.listen(crumb, "click", () => this.host.setFilters(upTo(this.host.filters(), c.level)));
       this.crumbBar.append(crumb);
     });
   }

@@ -13,6 +13,7 @@ function trim(x: number): string {
   return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }
 
+/** Cycles as milliseconds (docs/reference/format.md#milliseconds), in the unit that reads best. */
 export function ms(c: number, clockHz: number): string {
   if (!clockHz) return "0 ms";
   const v = (c * 1000) / clockHz;

@@ -1,27 +1,15 @@
 // Side-panel table of `widget.groups` (the query core's aggregation for the current
 // filters and grouping). Clicking a row filters by that group. Grouping by metadata
-// needs a key, so choosing it asks for the key first and sends both at once.
+// needs a key, so choosing it asks for the key first and sends both at once. Row names and
+// dimensions are the query core's (docs/reference/query.md#group-keys-and-dimensions).
 
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
+import type { GroupRow, GroupsReply } from "./protocol";
 import type { Filters } from "./types";
-
-export interface GroupRow {
-  name: string;
-  dimensions: Record<string, string>;
-  sample_count: number;
-  phase_cycles: number;
-  work_cycles: number;
-  average_active_tiles: number;
-}
-
-export interface GroupsMessage {
-  type: "groups";
-  group_by: string;
-  error: string | null;
-  rows: GroupRow[];
-}
+import type { Vocabulary } from "./vocabulary";
 
 export interface GroupsHost {
   groupBy(): string;
@@ -32,16 +20,19 @@ export interface GroupsHost {
   setFilters(filters: Filters): void;
 }
 
-const GROUP_BYS = ["kind", "kernel", "operation", "phase", "tile", "metadata"];
-
 /** The filters that select one group's samples (null when a group cannot be expressed as a filter). */
-export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): Filters | null {
+export function groupFilter(
+  groupBy: string,
+  row: GroupRow,
+  filters: Filters,
+  words: Pick<Vocabulary, "no_kernel" | "missing">,
+): Filters | null {
   const d = row.dimensions;
   switch (groupBy) {
     case "kind":
       return { ...filters, kind: row.name };
     case "kernel":
-      return { ...filters, kernel: row.name === "(no kernel)" ? "" : row.name };
+      return { ...filters, kernel: row.name === words.no_kernel ? "" : row.name };
     case "operation":
       return row.name ? { ...filters, operation_contains: row.name } : null;
     case "phase":
@@ -49,7 +40,7 @@ export function groupFilter(groupBy: string, row: GroupRow, filters: Filters): F
     case "tile":
       return { ...filters, tiles: [Number(d.physicalTile)] };
     case "metadata":
-      return d.metadataValue === "(missing)" ? null : withMetadata(filters, d.metadataKey, d.metadataValue);
+      return d.metadataValue === words.missing ? null : withMetadata(filters, d.metadataKey, d.metadataValue);
     default:
       return null;
   }
@@ -63,15 +54,22 @@ export class Groups {
   private body = el("div", "ipu-nb-groups-body");
   /** "metadata" chosen but no key typed yet: nothing sent until there is one. */
   private wantsKey = false;
+  /** The listeners of the current table rows, replaced on each `set`. */
+  private rowListeners: Disposers;
 
-  constructor(private host: GroupsHost) {
+  constructor(
+    private host: GroupsHost,
+    bag: Disposers,
+    private words: Vocabulary,
+  ) {
+    this.rowListeners = bag.child();
     const head = el("div", "ipu-nb-groups-head");
     head.append(el("span", "ipu-nb-section-title", "Groups by"), this.select, this.key);
-    this.select.append(...GROUP_BYS.map((g) => new Option(g, g)));
+    this.select.append(...words.group_bys.map((g) => new Option(g, g)));
     this.key.placeholder = "metadata key";
     this.hint.hidden = true;
-    this.select.addEventListener("change", () => this.choose(this.select.value));
-    this.key.addEventListener("change", () => this.typed(this.key.value));
+    bag.listen(this.select, "change", () => this.choose(this.select.value));
+    bag.listen(this.key, "change", () => this.typed(this.key.value));
     this.root.append(head, this.hint, this.body);
     this.sync();
   }
@@ -112,8 +110,9 @@ export class Groups {
     this.hint.textContent = this.wantsKey ? "Type a metadata key to group by (⏎)." : "";
   }
 
-  set(msg: GroupsMessage): void {
+  set(msg: GroupsReply): void {
     clear(this.body);
+    this.rowListeners.clear();
     if (msg.error) {
       this.body.append(el("div", "ipu-nb-empty", msg.error));
       return;
@@ -136,10 +135,10 @@ export class Groups {
         el("td", undefined, grouped(row.sample_count)),
       );
       tr.title = `${row.name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
-      const next = groupFilter(msg.group_by, row, this.host.filters());
+      const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
       if (next) {
         tr.classList.add("ipu-nb-clickable");
-        tr.addEventListener("click", () => this.host.setFilters(next));
+        this.rowListeners.listen(tr, "click", () => this.host.setFilters(next));
       }
       table.append(tr);
     }

@@ -2,10 +2,12 @@
 // A click on a metadata entry (of the cursor summary or the sample) filters by that
 // (name, value) pair.
 
+import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import { metadataLabel } from "./metadata";
-import type { AtSummary, SampleInfo } from "./types";
+import type { AtSummary, SampleInfo } from "./protocol";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface InspectorHost {
   clockHz(): number;
@@ -17,16 +19,22 @@ export class Inspector {
   readonly root = el("div", "ipu-nb-inspector");
   private atBox = el("div", "ipu-nb-at");
   private sampleBox = el("div", "ipu-nb-sample");
+  /** The listeners of the clickable rows shown, replaced on each `set`. */
+  private rowListeners: Disposers;
 
   constructor(
     private host: InspectorHost,
+    bag: Disposers,
+    private words: Vocabulary,
     before: HTMLElement,
   ) {
+    this.rowListeners = bag.child();
     this.root.append(before, this.atBox, this.sampleBox);
     this.set(null, null);
   }
 
   set(at: AtSummary | null, sample: SampleInfo | null): void {
+    this.rowListeners.clear();
     this.renderAt(at);
     this.renderSample(sample);
   }
@@ -77,7 +85,7 @@ export class Inspector {
     row.title = `filter: entry named ${name} with value ${value}`;
     row.dataset.metadataName = name;
     row.dataset.metadataValue = value;
-    row.addEventListener("click", () => this.host.filterMetadata(name, value));
+    this.rowListeners.listen(row, "click", () => this.host.filterMetadata(name, value));
   }
 
   private renderSample(s: SampleInfo | null): void {
@@ -97,7 +105,7 @@ export class Inspector {
     add("tile", String(s.tile));
     add("kind", s.inactive ? `${s.kind} (inactive: drawn as idle)` : s.kind);
     add("operation", s.operation);
-    add("kernel", s.kernel || "(no kernel)");
+    add("kernel", kernelLabel(s.kernel, this.words));
     add("phase / epoch", `${s.phase} / ${s.epoch}`);
     add("offset", `${grouped(s.offset)} (${ms(s.offset, this.host.clockHz())})`);
     add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.host.clockHz())})`);

@@ -1,6 +1,7 @@
 // Metadata filters are (name, value) pairs, value null meaning "has an entry named name".
 // Names and values may contain "=", so a pair is never joined into one string to be split
-// again; only text typed into the filter box is split, at the first "=" as the CLI does.
+// again; only text typed into the filter box is split, at the first "=" as the CLI does
+// (docs/reference/query.md#metadata-filters).
 
 import type { Filters, MetadataFilter } from "./types";
 

@@ -1,8 +1,9 @@
 // Overview strip: active compute tiles over the whole profile, the current view marked;
 // click to centre the view there, drag to select a range.
 
+import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
-import { GUTTER } from "./timeline";
+import { GUTTER, plotWidth } from "./plot";
 import { between, centre, type Range } from "./view";
 
 const HEIGHT = 46;
@@ -23,20 +24,20 @@ export class Overview {
   private width = 600;
   private drag: { x0: number; x1: number } | null = null;
 
-  constructor(private host: OverviewHost) {
+  constructor(private host: OverviewHost, bag: Disposers) {
     this.root.append(this.canvas);
-    this.canvas.addEventListener("mousedown", (e) => {
+    bag.listen(this.canvas, "mousedown", (e) => {
       if (e.button !== 0) return;
       e.preventDefault();
       const x = this.px(e);
       this.drag = { x0: x, x1: x };
     });
-    this.canvas.addEventListener("mousemove", (e) => {
+    bag.listen(this.canvas, "mousemove", (e) => {
       if (!this.drag) return;
       this.drag.x1 = this.px(e);
       this.draw();
     });
-    window.addEventListener("mouseup", () => {
+    bag.listen(window, "mouseup", () => {
       const drag = this.drag;
       if (!drag) return;
       this.drag = null;
@@ -51,7 +52,7 @@ export class Overview {
   }
 
   private plotWidth(): number {
-    return Math.max(10, this.width - GUTTER);
+    return plotWidth(this.width);
   }
 
   private px(e: MouseEvent): number {

@@ -1,29 +1,30 @@
-// The tile timeline: one row per tile (sorted by physical id), x = per-tile offset.
-// Draws the latest window from the kernel (raw intervals or per-pixel summaries) and
-// turns mouse/keyboard input into view changes, cursor picks and hover lookups.
+// The tile timeline: one row per tile (sorted by physical id), x = per-tile offset
+// (docs/reference/format.md#offsets-and-durations).
+// Draws the latest window from the kernel (raw intervals or per-pixel summaries) on a base
+// canvas, and the cursor, selection, hovered row and drag on an overlay above it; mouse
+// input on the overlay is timeline-input.ts's.
 
 import { classColours, css } from "./colors";
+import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { cycles, ticks } from "./format";
-import type { SampleInfo, WindowData } from "./types";
-import { between, type Range } from "./view";
+import { GUTTER, pixelsPerCycle, plotWidth, rowHeight } from "./plot";
+import type { SampleInfo } from "./protocol";
+import { Raster } from "./raster";
+import { type TimelineActions, TimelineInput } from "./timeline-input";
+import type { WindowData } from "./types";
 
-export const GUTTER = 46;
 const AXIS = 20;
 
-export interface TimelineHost {
-  view(): Range;
-  span(): number;
+export interface TimelineHost extends TimelineActions {
+  /** Physical tile id of each row, top to bottom. */
   rows(): number[];
+  /** Names of colour classes 1, 2, … of a colour mode. */
   legend(mode: string): string[];
   at(): number | null;
   selected(): SampleInfo | null;
-  setView(view: Range, remember: boolean): void;
-  zoom(factor: number, anchor: number): void;
-  undoZoom(): void;
-  pick(row: number, x: number): void;
-  hover(row: number, x: number, clientX: number, clientY: number): void;
-  unhover(): void;
+  /** The kernel's name for samples without a kernel (drawn grey when colouring by kernel). */
+  noKernel(): string;
 }
 
 /** `text` cut with an ellipsis to fit `width` pixels (approximately, by character share). */
@@ -34,10 +35,6 @@ function fit(ctx: CanvasRenderingContext2D, text: string, width: number): string
   return keep > 0 ? `${text.slice(0, keep)}…` : "";
 }
 
-export function rowHeight(rows: number): number {
-  return Math.min(16, Math.max(0.5, 600 / Math.max(rows, 1)));
-}
-
 export class Timeline {
   readonly root = el("div", "ipu-nb-timeline");
   private base = el("canvas", "ipu-nb-timeline-base");
@@ -45,47 +42,19 @@ export class Timeline {
   private axis = el("canvas", "ipu-nb-axis");
   private data: WindowData | null = null;
   private image: HTMLCanvasElement | null = null;
-  private offscreen: HTMLCanvasElement | null = null;
-  private pixelsBuffer: ImageData | null = null;
+  private raster = new Raster();
   private width = 600;
-  private drag: { x0: number; x1: number } | null = null;
-  private hoverRow = -1;
-  private hoverTimer = 0;
-  lastDrawMs = 0;
+  private input: TimelineInput;
 
-  constructor(private host: TimelineHost) {
+  constructor(
+    private host: TimelineHost,
+    bag: Disposers,
+  ) {
     const stack = el("div", "ipu-nb-timeline-stack");
     stack.append(this.base, this.overlay);
     this.root.append(stack, this.axis);
-    this.overlay.addEventListener("mousedown", (e) => this.onDown(e));
-    this.overlay.addEventListener("mousemove", (e) => this.onMove(e));
-    this.overlay.addEventListener("mouseleave", () => {
-      this.hoverRow = -1;
-      this.host.unhover();
-      this.drawOverlay();
-    });
-    this.overlay.addEventListener("contextmenu", (e) => {
-      e.preventDefault();
-      e.stopPropagation();
-      this.host.undoZoom();
-    });
-    this.overlay.addEventListener(
-      "wheel",
-      (e) => {
-        e.preventDefault();
-        const { fx } = this.locate(e);
-        if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-          const delta = e.shiftKey ? e.deltaY : e.deltaX;
-          const [s, t] = this.host.view();
-          const shift = ((t - s) * delta) / Math.max(this.plotWidth(), 1);
-          this.host.setView([s + shift, t + shift], false);
-        } else {
-          this.host.zoom(Math.exp(e.deltaY * 0.0015), Math.min(1, Math.max(0, fx)));
-        }
-      },
-      { passive: false },
-    );
-    window.addEventListener("mouseup", (e) => this.onUp(e));
+    const shape = { rowCount: () => host.rows().length, width: () => this.width, changed: () => this.drawOverlay() };
+    this.input = new TimelineInput(this.overlay, host, shape, bag);
   }
 
   get plotHeight(): number {
@@ -93,7 +62,7 @@ export class Timeline {
   }
 
   plotWidth(): number {
-    return Math.max(10, this.width - GUTTER);
+    return plotWidth(this.width);
   }
 
   /** Device pixels across the plot: the resolution to ask the kernel for. */
@@ -108,46 +77,18 @@ export class Timeline {
 
   setData(data: WindowData): void {
     this.data = data;
-    this.image = data.mode === "lod" ? this.rasterise(data) : null;
+    this.image =
+      data.mode === "lod"
+        ? this.raster.draw(data.cells, data.bins, this.host.rows().length, this.colours(data.colorBy))
+        : null;
     this.draw();
   }
 
-  /** One pixel per LOD cell, alpha from the coverage level, rows top to bottom. */
-  private rasterise(data: WindowData & { mode: "lod" }): HTMLCanvasElement {
-    const rows = this.host.rows().length;
-    const colours = classColours(data.colorBy, this.host.legend(data.colorBy));
-    // One offscreen canvas and pixel buffer, reused while the size stays (a summary is ~6 MB of
-    // pixels: fresh ones per reply kept the garbage collector busy during zooms).
-    const height = Math.max(rows, 1);
-    if (!this.offscreen || this.offscreen.width !== data.bins || this.offscreen.height !== height) {
-      this.offscreen = document.createElement("canvas");
-      this.offscreen.width = data.bins;
-      this.offscreen.height = height;
-      this.pixelsBuffer = this.offscreen.getContext("2d")!.createImageData(data.bins, height);
-    }
-    const canvas = this.offscreen;
-    const ctx = canvas.getContext("2d")!;
-    const img = this.pixelsBuffer!;
-    // One RGBA word per possible cell byte (class | level << 5), little-endian ABGR.
-    const table = new Uint32Array(256);
-    for (let c = 0; c < 256; c++) {
-      const level = c >> 5;
-      if (level === 0) continue;
-      const [r, g, b] = colours[c & 31];
-      const a = Math.round(255 * (0.3 + (0.7 * level) / 7));
-      table[c] = ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
-    }
-    const px = new Uint32Array(img.data.buffer);
-    const cells = data.cells;
-    const n = Math.min(cells.length, px.length);
-    for (let i = 0; i < n; i++) px[i] = table[cells[i]];
-    if (n < px.length) px.fill(0, n);
-    ctx.putImageData(img, 0, 0);
-    return canvas;
+  private colours(mode: string): [number, number, number][] {
+    return classColours(mode, this.host.legend(mode), this.host.noKernel());
   }
 
   draw(): void {
-    const t0 = performance.now();
     const rows = this.host.rows();
     const rh = rowHeight(rows.length);
     const h = this.plotHeight;
@@ -157,7 +98,7 @@ export class Timeline {
     ctx.fillStyle = "#fafafa";
     ctx.fillRect(GUTTER, 0, this.plotWidth(), h);
     const [s, e] = this.host.view();
-    const k = this.plotWidth() / Math.max(e - s, 1);
+    const k = pixelsPerCycle([s, e], this.width);
     const data = this.data;
     ctx.save();
     ctx.beginPath();
@@ -169,7 +110,7 @@ export class Timeline {
       const x1 = GUTTER + (data.end - s) * k;
       ctx.drawImage(this.image, 0, 0, data.bins, rows.length, x0, 0, x1 - x0, h);
     } else if (data && data.mode === "raw") {
-      const colours = classColours(data.colorBy, this.host.legend(data.colorBy));
+      const colours = this.colours(data.colorBy);
       const minW = 1 / (window.devicePixelRatio || 1);
       const hh = Math.max(rh - (rh >= 4 ? 1 : 0), minW);
       // Grey (filtered-out) first, then each class, so matching samples paint on top.
@@ -198,7 +139,6 @@ export class Timeline {
     this.gutter(ctx, rows, rh);
     this.drawAxis(s, e);
     this.drawOverlay();
-    this.lastDrawMs = performance.now() - t0;
   }
 
   /** Whether rows are tall enough to label bars (then windows carry operation names). */
@@ -241,7 +181,7 @@ export class Timeline {
     ctx.strokeStyle = "#999";
     ctx.font = "10px sans-serif";
     ctx.textBaseline = "top";
-    const k = this.plotWidth() / Math.max(e - s, 1);
+    const k = pixelsPerCycle([s, e], this.width);
     for (const t of ticks(s, e, Math.max(2, Math.floor(this.plotWidth() / 90)))) {
       const x = GUTTER + (t - s) * k;
       ctx.beginPath();
@@ -258,12 +198,12 @@ export class Timeline {
     const ctx = sizeCanvas(this.overlay, this.width, h);
     ctx.clearRect(0, 0, this.width, h);
     const [s, e] = this.host.view();
-    const k = this.plotWidth() / Math.max(e - s, 1);
+    const k = pixelsPerCycle([s, e], this.width);
     const rows = this.host.rows();
     const rh = rowHeight(rows.length);
-    if (this.hoverRow >= 0) {
+    if (this.input.hoverRow >= 0) {
       ctx.fillStyle = "rgba(0,0,0,0.06)";
-      ctx.fillRect(GUTTER, this.hoverRow * rh, this.plotWidth(), Math.max(rh, 1));
+      ctx.fillRect(GUTTER, this.input.hoverRow * rh, this.plotWidth(), Math.max(rh, 1));
     }
     const sel = this.host.selected();
     if (sel) {
@@ -286,65 +226,12 @@ export class Timeline {
       ctx.lineTo(x + 0.5, h);
       ctx.stroke();
     }
-    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {
+    const drag = this.input.dragged;
+    if (drag) {
       ctx.fillStyle = "rgba(40,110,220,0.15)";
       ctx.strokeStyle = "rgba(40,110,220,0.8)";
-      const x = Math.min(this.drag.x0, this.drag.x1);
-      const w = Math.abs(this.drag.x1 - this.drag.x0);
-      ctx.fillRect(x, 0, w, h);
-      ctx.strokeRect(x + 0.5, 0.5, w, h - 1);
+      ctx.fillRect(drag.x, 0, drag.width, h);
+      ctx.strokeRect(drag.x + 0.5, 0.5, drag.width, h - 1);
     }
-  }
-
-  /** Mouse position as (row, cycle, fraction across the plot). */
-  locate(e: MouseEvent): { row: number; x: number; fx: number; px: number } {
-    const rect = this.overlay.getBoundingClientRect();
-    const px = e.clientX - rect.left;
-    const py = e.clientY - rect.top;
-    const [s, t] = this.host.view();
-    const fx = (px - GUTTER) / this.plotWidth();
-    const rows = this.host.rows().length;
-    const row = Math.min(rows - 1, Math.max(0, Math.floor(py / rowHeight(rows))));
-    // Inside the view even when the button is released beyond the plot: the kernel refuses offsets outside it.
-    return { row, x: Math.round(s + Math.min(1, Math.max(0, fx)) * (t - s)), fx, px };
-  }
-
-  private onDown(e: MouseEvent): void {
-    if (e.button !== 0) return;
-    const { px } = this.locate(e);
-    if (px < GUTTER) return;
-    e.preventDefault();
-    this.drag = { x0: px, x1: px };
-  }
-
-  private onMove(e: MouseEvent): void {
-    const { row, x, px } = this.locate(e);
-    if (this.drag) {
-      this.drag.x1 = Math.max(GUTTER, Math.min(px, this.width));
-      this.drawOverlay();
-      return;
-    }
-    if (px < GUTTER) return;
-    this.hoverRow = row;
-    this.drawOverlay();
-    window.clearTimeout(this.hoverTimer);
-    const cx = e.clientX;
-    const cy = e.clientY;
-    this.hoverTimer = window.setTimeout(() => this.host.hover(row, x, cx, cy), 40);
-  }
-
-  private onUp(e: MouseEvent): void {
-    const drag = this.drag;
-    if (!drag) return;
-    this.drag = null;
-    const [s, t] = this.host.view();
-    const toCycle = (px: number) => s + ((px - GUTTER) / this.plotWidth()) * (t - s);
-    if (Math.abs(drag.x1 - drag.x0) > 3) {
-      this.host.setView(between(toCycle(drag.x0), toCycle(drag.x1), this.host.span()), true);
-    } else {
-      const { row, x } = this.locate(e);
-      if (x >= 0) this.host.pick(row, x);
-    }
-    this.drawOverlay();
   }
 }

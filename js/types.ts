@@ -1,4 +1,7 @@
-// Shapes shared by the front-end modules: the synced traits and the kernel's messages.
+// Shapes shared by the front-end modules: the synced traits and the decoded windows
+// (the kernel's messages are in protocol.ts).
+
+import type { Vocabulary } from "./vocabulary";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
 export type MetadataFilter = [name: string, value: string | null];
@@ -12,15 +15,21 @@ export interface Filters {
   metadata: MetadataFilter[];
 }
 
+/** The read-only `info` trait: facts about the profile and the names the front end offers. */
 export interface Info {
   tiles: number;
   samples: number;
   span: number;
   clock_hz: number;
   granularity: string;
+  /** Physical tile id of each timeline row, top to bottom. */
   rows: number[];
-  legend: { kind: string[]; kernel: string[] };
+  /** Per colouring (a `vocabulary.color_bys` name), the names of colour classes 1, 2, … */
+  legend: Record<string, string[]>;
+  /** Kernel names for the kernel filter's suggestions (the first 500). */
   kernels: string[];
+  /** Read it through `vocabularyOf(info)`, which checks it. */
+  vocabulary: Vocabulary;
 }
 
 export interface Traits {
@@ -28,65 +37,12 @@ export interface Traits {
   at: number | null;
   view: [number, number];
   selected: number | null;
+  /** One of `info.vocabulary.group_bys`. */
   group_by: string;
   metadata_key: string | null;
-  color_by: "kind" | "kernel";
+  /** One of `info.vocabulary.color_bys`. */
+  color_by: string;
   info: Info;
-}
-
-type Callback = (...args: any[]) => void;
-
-/** The slice of anywidget's model API the widget uses. */
-export interface Model {
-  get<K extends keyof Traits>(name: K): Traits[K];
-  set<K extends keyof Traits>(name: K, value: Traits[K]): void;
-  save_changes(): void;
-  on(event: string, callback: Callback): void;
-  off(event?: string | null, callback?: Callback | null): void;
-  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
-}
-
-export interface SampleInfo {
-  sample: number;
-  tile: number;
-  kind: string;
-  inactive: boolean;
-  operation: string;
-  kernel: string;
-  phase: number;
-  epoch: number;
-  offset: number;
-  duration: number;
-  local_index: number;
-  start: number;
-  end: number;
-  matched: boolean;
-  metadata?: [string, string][];
-}
-
-export interface AtSummary {
-  at: number;
-  count: number;
-  tiles: number;
-  kinds: [string, number][];
-  operations: [string, number][];
-  kernels: [string, number][];
-  metadata: [name: string, value: string, count: number][];
-}
-
-export interface FlameNode {
-  name: string;
-  level: number;
-  value: number;
-  parent: number;
-  path: Record<string, string | number> | null;
-}
-
-export interface FlameMessage {
-  type: "flame";
-  total: number;
-  nodes: FlameNode[];
-  metadata: { name: string; value: string; cycles: number; samples: number }[];
 }
 
 export interface RawWindow {

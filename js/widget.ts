@@ -1,269 +1,189 @@
 // ProfileWidget front end: header, controls, legend, overview, timeline, inspector and
 // flame graph. Holds no profile: windows, summaries and sample details come from the
-// kernel; selections go back through the synced traits.
+// kernel; selections go back through the synced traits (docs/widget-protocol.md). This
+// module puts the parts together and applies the kernel's messages to them; each part,
+// the request flow control and the message checks live in their own modules.
 
 import "./widget.css";
+import type { Render } from "@anywidget/types";
 import { decodeWindow, float32 } from "./buffers";
-import { classColours, css, GREY } from "./colors";
 import { Controls } from "./controls";
-import { clear, el } from "./dom";
-import { cycles, grouped, ms } from "./format";
+import { Disposers } from "./disposers";
+import { el } from "./dom";
 import { Flame } from "./flame";
-import { Groups, type GroupsMessage } from "./groups";
+import { frameScheduler } from "./frames";
+import { Groups } from "./groups";
+import { Header } from "./header";
+import { Inbox, type SideMessage } from "./inbox";
 import { Inspector } from "./inspector";
+import { bindKeys } from "./keys";
+import { Legend } from "./legend";
 import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
+import { type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
+import { Deferred, WindowRequests } from "./requests";
+import { Status } from "./status";
 import { Timeline } from "./timeline";
-import type { Filters, Model, SampleInfo, WindowData } from "./types";
-import { clampView, pan, zoomAt, type Range } from "./view";
-
-interface RenderProps {
-  model: Model;
-  el: HTMLElement;
-}
+import { Tooltip } from "./tooltip";
+import { Trips } from "./trips";
+import type { Filters, Traits } from "./types";
+import { ViewState } from "./viewstate";
+import { vocabularyOf } from "./vocabulary";
 
 let instances = 0;
 
-/** One window request as the widget saw it (kept on the root element for benchmarks). */
-interface Trip {
-  id: number;
-  mode: string;
-  sentEpochMs: number; // wall clock, to line up with the kernel's log
-  arrivedEpochMs: number;
-  waitMs: number; // view change → request sent (waiting for an earlier reply)
-  roundTripMs: number; // request sent → reply decoded
-  decodeMs: number; // reply arrived → decoded
-  drawMs: number;
-}
-
-function render({ model, el: host }: RenderProps): () => void {
+const render: Render<Traits> = ({ model, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
+  const bag = new Disposers();
+  const send = (message: ToKernel) => model.send(message);
+  const info = () => model.get("info");
+  const span = () => Math.max(info().span, 1);
+  const legendOf = (mode: string) => info().legend[mode] ?? [];
+  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
+
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
   root.setAttribute("data-lm-suppress-shortcuts", "true");
   // Right-click means "undo zoom" / "up" here, not JupyterLab's context menu.
   root.setAttribute("data-jp-suppress-context-menu", "true");
   host.append(root);
+  bag.add(() => root.remove());
 
-  const info = () => model.get("info");
-  const span = () => Math.max(info().span, 1);
-  const view = (): Range => {
-    const v = model.get("view");
-    return [v[0], v[1]];
-  };
-  const undo: Range[] = [];
-  let selected: SampleInfo | null = null;
-
-  const setView = (next: Range, remember: boolean) => {
-    const v = clampView(next, span());
-    const cur = view();
-    if (v[0] === cur[0] && v[1] === cur[1]) return;
-    if (remember) undo.push(cur);
-    root.dataset.undo = String(undo.length);
-    model.set("view", v);
-    model.save_changes();
-    onView();
-  };
-  const zoom = (factor: number, anchor = 0.5) => setView(zoomAt(view(), factor, anchor, span()), true);
-  // A wheel gesture is many events: remember the view once per gesture, not per event.
-  let lastWheel = 0;
-  const wheelZoom = (factor: number, anchor: number) => {
-    const now = performance.now();
-    setView(zoomAt(view(), factor, anchor, span()), now - lastWheel > 600);
-    lastWheel = now;
-  };
-  const reset = () => setView([0, span()], true);
+  // ---- state the traits hold --------------------------------------------------------------
+  const views = new ViewState({
+    model,
+    span,
+    changed: () => {
+      root.dataset.undo = String(views.depth);
+      onView();
+    },
+  });
+  const view = () => views.get();
+  const setView = (next: [number, number], remember: boolean) => views.set(next, remember);
   const setFilters = (f: Filters) => {
     model.set("filters", f);
     model.save_changes();
     onFilters();
   };
+  let selected: SampleInfo | null = null;
 
-  // ---- header, controls, legend -------------------------------------------------------------
-  const header = el("div", "ipu-nb-header");
+  // ---- the parts ----------------------------------------------------------------------------
+  const header = new Header({ info, view });
   const controls = new Controls(
     {
       filters: () => model.get("filters"),
       setFilters,
       colorBy: () => model.get("color_by"),
       setColorBy: (mode) => {
-        model.set("color_by", mode as "kind" | "kernel");
+        model.set("color_by", mode);
         model.save_changes();
         onColour();
       },
       kernels: () => info().kernels,
-      zoom: (f) => zoom(f),
-      reset,
+      zoom: (f) => views.zoom(f),
+      reset: () => views.reset(),
     },
+    bag,
+    words,
     id,
   );
-  const legend = el("div", "ipu-nb-legend");
-  const status = el("div", "ipu-nb-status");
-
-  // ---- overview, timeline, inspector, flame ---------------------------------------------------
-  const overview = new Overview({ view, span, tiles: () => info().tiles, setView });
-  const tooltip = el("div", "ipu-nb-tooltip");
-  tooltip.hidden = true;
-  let hoverId = 0;
-  const timeline = new Timeline({
-    view,
-    span,
-    rows: () => info().rows,
-    legend: (mode) => info().legend[mode as "kind" | "kernel"] ?? [],
-    at: () => model.get("at"),
-    selected: () => selected,
-    setView,
-    zoom: (factor, anchor) => wheelZoom(factor, anchor),
-    undoZoom: () => {
-      const prev = undo.pop();
-      root.dataset.undo = String(undo.length);
-      if (prev) {
-        model.set("view", prev);
-        model.save_changes();
-        onView();
-      }
+  const legend = new Legend({ colorBy: () => model.get("color_by"), legend: legendOf }, words);
+  const status = new Status();
+  const overview = new Overview({ view, span, tiles: () => info().tiles, setView }, bag);
+  const tooltip = new Tooltip(
+    { send, clockHz: () => info().clock_hz, origin: () => root.getBoundingClientRect() },
+    id,
+    words,
+  );
+  const timeline = new Timeline(
+    {
+      view,
+      span,
+      rows: () => info().rows,
+      legend: legendOf,
+      at: () => model.get("at"),
+      selected: () => selected,
+      noKernel: () => words.no_kernel,
+      setView,
+      zoom: (factor, anchor) => views.wheelZoom(factor, anchor),
+      undoZoom: () => views.undo(),
+      pick: (row, x) => {
+        // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
+        // message, one inspector update) and syncs both back.
+        model.set("at", x);
+        send({ type: "pick", row, x });
+        timeline.drawOverlay();
+      },
+      hover: (row, x, cx, cy) => tooltip.hover(row, x, cx, cy),
+      unhover: () => tooltip.unhover(),
     },
-    pick: (row, x) => {
-      // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
-      // message, one inspector update) and syncs both back.
-      model.set("at", x);
-      model.send({ type: "pick", row, x });
-      timeline.drawOverlay();
-    },
-    hover: (row, x, cx, cy) => {
-      model.send({ type: "hover", view: id, id: ++hoverId, row, x });
-      tooltip.dataset.x = String(cx);
-      tooltip.dataset.y = String(cy);
-    },
-    unhover: () => {
-      hoverId++;
-      tooltip.hidden = true;
-    },
-  });
+    bag,
+  );
+  // The group table is asked for after the window a filter change leads to.
   let groupsDirty = true;
   const askGroups = () => {
     groupsDirty = false;
-    model.send({ type: "groups" });
+    send({ type: "groups" });
   };
-  const groups = new Groups({
-    groupBy: () => model.get("group_by"),
-    metadataKey: () => model.get("metadata_key"),
-    setGrouping: (g, k) => {
-      // One update carrying both: the kernel checks them together.
-      model.set("metadata_key", k);
-      model.set("group_by", g);
-      model.save_changes();
-      groups.sync();
-      askGroups();
+  const groups = new Groups(
+    {
+      groupBy: () => model.get("group_by"),
+      metadataKey: () => model.get("metadata_key"),
+      setGrouping: (g, k) => {
+        // One update carrying both: the kernel checks them together.
+        model.set("metadata_key", k);
+        model.set("group_by", g);
+        model.save_changes();
+        groups.sync();
+        askGroups();
+      },
+      filters: () => model.get("filters"),
+      setFilters,
     },
-    filters: () => model.get("filters"),
-    setFilters,
-  });
+    bag,
+    words,
+  );
   const inspector = new Inspector(
     {
       clockHz: () => info().clock_hz,
       filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)),
     },
+    bag,
+    words,
     groups.root,
   );
-  const flame = new Flame({ filters: () => model.get("filters"), setFilters });
+  const flame = new Flame({ filters: () => model.get("filters"), setFilters }, bag, words);
 
   const main = el("div", "ipu-nb-main");
   const left = el("div", "ipu-nb-left");
   left.append(overview.root, timeline.root);
   main.append(left, inspector.root);
-  root.append(header, controls.root, legend, main, flame.root, status, tooltip);
+  root.append(header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root);
 
-  // ---- window requests: at most one in flight, always for the latest view ---------------------
-  // A change sends its request at once (drawing waits for the next frame), unless one is in
-  // flight: then the latest view goes out when that reply lands, so a burst of wheel events
-  // never queues stale windows in the kernel.
-  let requestId = 0;
-  let inFlight = false;
-  let dirty = false;
-  let sentAt = 0;
-  let sentKey = ""; // what the latest request asked for
-  let changedAt = 0; // when the view first changed since the last request (0: none pending)
-  const sentTimes = new Map<number, number>();
-  const waits = new Map<number, number>(); // view change → request sent
+  // ---- windows: requested on every change, drawn at the next frame --------------------------
+  const trips = new Trips(root);
+  const requests = new WindowRequests(id, {
+    wanted: () => {
+      const [start, end] = view();
+      const pixels = timeline.pixels();
+      const labels = timeline.wantsLabels();
+      // Filters and colours change the answer for the same window.
+      const key = JSON.stringify([start, end, pixels, labels, model.get("filters"), model.get("color_by")]);
+      return { ask: { start, end, pixels, labels }, key };
+    },
+    send,
+    log: trips,
+  });
+  const drawSoon = frameScheduler(bag, () => {
+    header.render();
+    timeline.draw();
+    overview.draw();
+  });
+  let disposed = false;
+  bag.add(() => (disposed = true));
   const request = () => {
-    if (!changedAt) changedAt = performance.now();
-    const [s, e] = view();
-    const pixels = timeline.pixels();
-    const labels = timeline.wantsLabels();
-    // Filters and colours change the answer for the same window.
-    const key = JSON.stringify([s, e, pixels, labels, model.get("filters"), model.get("color_by")]);
-    if (key === sentKey) {
-      dirty = false; // already asked for (a trait echo, a second listener, a resize to the same width)
-      changedAt = 0;
-      return;
-    }
-    // One request in flight; a lost reply (kernel busy or restarted) stops blocking after 5 s.
-    if (inFlight && performance.now() - sentAt < 5000) {
-      dirty = true;
-      return;
-    }
-    inFlight = true;
-    dirty = false;
-    sentKey = key;
-    sentAt = performance.now();
-    if (sentTimes.size > 100) {
-      sentTimes.clear(); // replies lost to a kernel restart
-      waits.clear();
-    }
-    sentTimes.set(requestId + 1, sentAt);
-    waits.set(requestId + 1, sentAt - changedAt);
-    changedAt = 0;
-    root.dataset.requestId = String(requestId + 1);
-    model.send({ type: "window", view: id, id: ++requestId, start: s, end: e, pixels, labels });
+    if (!disposed) requests.request();
   };
-  let drawScheduled = false;
-  const drawSoon = () => {
-    if (drawScheduled) return;
-    drawScheduled = true;
-    requestAnimationFrame(() => {
-      drawScheduled = false;
-      renderHeader();
-      timeline.draw();
-      overview.draw();
-    });
-  };
-
-  const renderHeader = () => {
-    clear(header);
-    const i = info();
-    const [s, e] = view();
-    const item = (label: string, value: string) => {
-      const box = el("span", "ipu-nb-fact");
-      box.append(el("span", "ipu-nb-fact-label", label), el("span", "ipu-nb-fact-value", value));
-      header.append(box);
-    };
-    item("tiles", grouped(i.tiles));
-    item("samples", grouped(i.samples));
-    item("span", `${grouped(i.span)} cycles · ${ms(i.span, i.clock_hz)}`);
-    item("view", `${cycles(s)} – ${cycles(e)} (${grouped(e - s)} cycles · ${ms(e - s, i.clock_hz)})`);
-    item("granularity", i.granularity);
-  };
-  const renderLegend = () => {
-    clear(legend);
-    const mode = model.get("color_by");
-    const names = info().legend[mode] ?? [];
-    const colours = classColours(mode, names);
-    names.forEach((name, i) => {
-      const item = el("span", "ipu-nb-legend-item");
-      const sw = el("span", "ipu-nb-swatch");
-      sw.style.background = css(colours[i + 1]);
-      item.append(sw, el("span", undefined, name));
-      legend.append(item);
-    });
-    const grey = el("span", "ipu-nb-legend-item");
-    const sw = el("span", "ipu-nb-swatch");
-    sw.style.background = css(GREY);
-    grey.append(sw, el("span", undefined, "not matching filters"));
-    legend.append(grey);
-    if (mode === "kind") legend.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
-  };
-
   function onView() {
     request();
     drawSoon();
@@ -280,161 +200,69 @@ function render({ model, el: host }: RenderProps): () => void {
   function onColour() {
     requestAfterSave();
     controls.sync();
-    renderLegend();
+    legend.render();
   }
 
-  // ---- messages from the kernel -----------------------------------------------------------
-  // The latest round trips, for benchmarks: request sent → reply decoded, and its drawing.
-  const trips: Trip[] = [];
-  (root as HTMLElement & { ipuTrips?: Trip[] }).ipuTrips = trips;
-  const onWindow = (msg: any, buffers: DataView[]) => {
+  // ---- messages from the kernel -------------------------------------------------------------
+  const onWindow = (msg: WindowReply, buffers: DataView[]) => {
     const arrived = performance.now();
-    const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by } as WindowData;
-    const t0 = performance.now();
-    const sent = sentTimes.get(msg.id) ?? sentAt;
-    const wait = waits.get(msg.id) ?? 0;
-    sentTimes.delete(msg.id);
-    waits.delete(msg.id);
-    inFlight = false;
-    if (dirty) request(); // the latest view leaves before this reply is drawn
+    const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
+    const decoded = performance.now();
     const t1 = performance.now();
     timeline.setData(data);
-    const draw = performance.now() - t1;
-    const rt = t0 - sent;
-    trips.push({
-      id: msg.id,
-      mode: data.mode,
-      sentEpochMs: performance.timeOrigin + sent,
-      arrivedEpochMs: performance.timeOrigin + arrived,
-      waitMs: wait,
-      roundTripMs: rt,
-      decodeMs: t0 - arrived,
-      drawMs: draw,
-    });
-    if (trips.length > 200) trips.shift();
-    status.textContent = `${data.mode === "raw" ? "raw intervals" : `summary ${data.bins} px`} · ${grouped(data.count)} samples in window · round trip ${rt.toFixed(0)} ms · draw ${draw.toFixed(0)} ms`;
-    root.dataset.windowId = String(msg.id);
-    root.dataset.roundTripMs = rt.toFixed(1);
-    root.dataset.drawMs = draw.toFixed(1);
-    root.dataset.mode = data.mode;
-    root.dataset.colorBy = data.colorBy; // what the kernel answered with (tests check it follows the controls)
-    root.dataset.filtered = String(Boolean(msg.filtered));
-    if (!root.dataset.firstDrawAt) root.dataset.firstDrawAt = String(Date.now());
+    const drawMs = performance.now() - t1;
+    const roundTrip = trips.answered(msg, data, { arrived, decoded, drawMs });
+    status.window(data, roundTrip, drawMs);
     if (groupsDirty) askGroups();
   };
-  // Side views (panel, tooltip, groups, flame graph, overview) that arrive while a window is
-  // in flight are applied right after it: their DOM updates would each cost a frame first,
-  // and the window reply would wait behind them.
-  let deferred: (() => void)[] = [];
-  let deferTimer = 0;
-  const flushDeferred = () => {
-    window.clearTimeout(deferTimer);
-    deferTimer = 0;
-    const jobs = deferred;
-    deferred = [];
-    for (const job of jobs) job();
-  };
-  const onMessage = (msg: any, buffers: DataView[]) => {
-    if (!msg || typeof msg !== "object") return;
-    if (msg.type === "window") {
-      if (msg.view !== id) return; // another view of the same widget asked for this one
-      try {
-        onWindow(msg, buffers);
-      } catch (err) {
-        inFlight = false;
-        status.textContent = `error drawing window: ${err}`;
-      }
-      flushDeferred();
-    } else if (inFlight && msg.type !== "error") {
-      deferred.push(() => onSideMessage(msg, buffers));
-      if (!deferTimer) deferTimer = window.setTimeout(flushDeferred, 300);
-    } else {
-      onSideMessage(msg, buffers);
+  const onSideMessage = (msg: SideMessage, buffers: DataView[]) => {
+    switch (msg.type) {
+      case "overview":
+        overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
+        break;
+      case "groups":
+        groups.set(msg);
+        break;
+      case "flame":
+        flame.set(msg);
+        break;
+      case "panel":
+        selected = msg.selected;
+        inspector.set(msg.at, msg.selected);
+        timeline.drawOverlay();
+        break;
+      case "hover":
+        tooltip.reply(msg);
+        break;
+      case "error":
+        status.error(`error: ${msg.message}`);
+        root.dataset.error = msg.message;
+        break;
+      default:
+        unhandled(msg);
     }
   };
-  const onSideMessage = (msg: any, buffers: DataView[]) => {
-    if (msg.type === "overview") {
-      overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
-    } else if (msg.type === "groups") {
-      groups.set(msg as GroupsMessage);
-    } else if (msg.type === "flame") {
-      flame.set(msg);
-    } else if (msg.type === "panel") {
-      selected = msg.selected;
-      inspector.set(msg.at, msg.selected);
-      timeline.drawOverlay();
-    } else if (msg.type === "hover") {
-      if (msg.view !== id) return;
-      if (msg.id !== hoverId || !msg.sample) {
-        if (msg.id === hoverId) tooltip.hidden = true;
-        return;
-      }
-      showTooltip(msg.sample as SampleInfo);
-    } else if (msg.type === "error") {
-      status.textContent = `error: ${msg.message}`;
-      root.dataset.error = String(msg.message);
-      if ((msg.request === "window" && (msg.view ?? id) === id) || msg.request === undefined) {
-        inFlight = false; // the window asked for is not coming
-        flushDeferred();
-      }
-    }
-  };
-  const showTooltip = (s: SampleInfo) => {
-    clear(tooltip);
-    const c = info().clock_hz;
-    tooltip.append(
-      el("div", "ipu-nb-tooltip-title", s.operation || "(no operation)"),
-      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · kernel ${s.kernel || "(none)"}`),
-      el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
-      el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
-    );
-    const rect = root.getBoundingClientRect();
-    tooltip.style.left = `${Number(tooltip.dataset.x) - rect.left + 14}px`;
-    tooltip.style.top = `${Number(tooltip.dataset.y) - rect.top + 14}px`;
-    tooltip.hidden = false;
-  };
-  model.on("msg:custom", onMessage);
+  const inbox = new Inbox(id, requests, new Deferred(bag), {
+    window: onWindow,
+    side: onSideMessage,
+    failed: (type, err) => status.error(`${type === "window" ? "error drawing window" : `error showing ${type}`}: ${err}`),
+  });
+  bag.on(model, "msg:custom", (content: unknown, buffers: DataView[]) => inbox.receive(content, buffers));
 
   // ---- trait changes from Python ------------------------------------------------------------
-  const onViewTrait = () => onView();
-  const onFiltersTrait = () => onFilters();
-  const onColourTrait = () => onColour();
-  const onCursor = () => timeline.drawOverlay();
-  model.on("change:view", onViewTrait);
-  model.on("change:filters", onFiltersTrait);
-  model.on("change:color_by", onColourTrait);
-  model.on("change:at", onCursor);
+  bag.on(model, "change:view", () => onView());
+  bag.on(model, "change:filters", () => onFilters());
+  bag.on(model, "change:color_by", () => onColour());
+  bag.on(model, "change:at", () => timeline.drawOverlay());
   const onGrouping = () => {
     groups.sync();
     askGroups();
   };
-  model.on("change:group_by", onGrouping);
-  model.on("change:metadata_key", onGrouping);
+  bag.on(model, "change:group_by", onGrouping);
+  bag.on(model, "change:metadata_key", onGrouping);
 
-  // ---- keyboard -------------------------------------------------------------------------------
-  root.addEventListener("keydown", (e) => {
-    const target = e.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT") {
-      e.stopPropagation();
-      return;
-    }
-    let handled = true;
-    if (e.key === "+" || e.key === "=") zoom(0.5);
-    else if (e.key === "-" || e.key === "_") zoom(2);
-    else if (e.key === "0" || e.key === "Escape") reset();
-    else if (e.key === "ArrowLeft") setView(pan(view(), -0.25, span()), false);
-    else if (e.key === "ArrowRight") setView(pan(view(), 0.25, span()), false);
-    else handled = false;
-    if (handled) {
-      e.preventDefault();
-      e.stopPropagation();
-    }
-  });
-  root.addEventListener("mousedown", (e) => {
-    if ((e.target as HTMLElement).tagName === "CANVAS") root.focus({ preventScroll: true });
-  });
-
-  // ---- size -----------------------------------------------------------------------------------
+  // ---- input and size -----------------------------------------------------------------------
+  bindKeys(root, { zoom: (f) => views.zoom(f), pan: (f) => views.pan(f), reset: () => views.reset() }, bag);
   const resize = () => {
     const width = Math.max(300, left.clientWidth || root.clientWidth - 340);
     timeline.resize(width);
@@ -443,23 +271,14 @@ function render({ model, el: host }: RenderProps): () => void {
   };
   const observer = new ResizeObserver(() => resize());
   observer.observe(left);
+  bag.add(() => observer.disconnect());
 
-  renderHeader();
-  renderLegend();
+  header.render();
+  legend.render();
   controls.sync();
   resize();
-  model.send({ type: "hello" });
-
-  return () => {
-    observer.disconnect();
-    model.off("msg:custom", onMessage);
-    model.off("change:view", onViewTrait);
-    model.off("change:filters", onFiltersTrait);
-    model.off("change:color_by", onColourTrait);
-    model.off("change:at", onCursor);
-    model.off("change:group_by", onGrouping);
-    model.off("change:metadata_key", onGrouping);
-  };
-}
+  send({ type: "hello" });
+  return () => bag.dispose();
+};
 
 export default { render };

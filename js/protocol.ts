@@ -1,0 +1,404 @@
+// The messages between the kernel (ipu_nb/_widget.py) and this front end, typed once, and
+// the one place where what the kernel sends is checked before anything acts on it.
+// docs/widget-protocol.md describes the same protocol in words, with the buffer layouts.
+
+import {
+  arrayOf,
+  boolean,
+  type Check,
+  integer,
+  isObject,
+  literal,
+  nullable,
+  number,
+  optional,
+  record,
+  recordOf,
+  ShapeError,
+  string,
+  tuple,
+} from "./checks";
+
+// ---- front end → kernel ------------------------------------------------------------------
+
+/** Draw `[start, end)` `pixels` device pixels wide; `labels` asks for operation names with raw intervals. */
+export interface WindowRequest {
+  type: "window";
+  view: string;
+  id: number;
+  start: number;
+  end: number;
+  pixels: number;
+  labels: boolean;
+}
+
+/** Describe the sample of timeline row `row` (0-based, top to bottom) covering offset `x`. */
+export interface HoverRequest {
+  type: "hover";
+  view: string;
+  id: number;
+  row: number;
+  x: number;
+}
+
+/** A click: the kernel sets `at` to `x` and `selected` to the sample there, and sends a panel. */
+export interface PickRequest {
+  type: "pick";
+  row: number;
+  x: number;
+}
+
+/** Send the group table for the current filters and grouping. */
+export interface GroupsRequest {
+  type: "groups";
+  id?: number;
+}
+
+/** A view opened: send every side view (overview, flame graph, panel). */
+export interface HelloRequest {
+  type: "hello";
+}
+
+export type ToKernel = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest;
+
+/** Every `ToKernel` type (tsc checks the list is complete). */
+export const TO_KERNEL_TYPES = Object.keys({
+  window: 0,
+  hover: 0,
+  pick: 0,
+  groups: 0,
+  hello: 0,
+} satisfies Record<ToKernel["type"], 0>) as ToKernel["type"][];
+
+// ---- payloads ------------------------------------------------------------------------------
+
+/** One sample as the kernel describes it (hover replies leave out `metadata`). */
+export interface SampleInfo {
+  sample: number;
+  tile: number;
+  kind: string;
+  inactive: boolean;
+  operation: string;
+  kernel: string;
+  phase: number;
+  epoch: number;
+  offset: number;
+  duration: number;
+  local_index: number;
+  start: number;
+  end: number;
+  matched: boolean;
+  metadata?: [name: string, value: string][];
+}
+
+/** What is active at the cursor among the matching samples: counts and the top names. */
+export interface AtSummary {
+  at: number;
+  count: number;
+  tiles: number;
+  kinds: [string, number][];
+  operations: [string, number][];
+  kernels: [string, number][];
+  metadata: [name: string, value: string, count: number][];
+}
+
+/** A flame-graph node; `parent` indexes `nodes` (-1 for the root), `path` is null for merged "…" nodes. */
+export interface FlameNode {
+  name: string;
+  level: number;
+  value: number;
+  parent: number;
+  path: Record<string, string | number> | null;
+}
+
+export interface FlameMetadata {
+  name: string;
+  value: string;
+  cycles: number;
+  samples: number;
+}
+
+/** One row of the query core's group table. */
+export interface GroupRow {
+  name: string;
+  dimensions: Record<string, string>;
+  sample_count: number;
+  phase_cycles: number;
+  work_cycles: number;
+  average_active_tiles: number;
+}
+
+// ---- kernel → front end --------------------------------------------------------------------
+
+interface WindowReplyBase {
+  type: "window";
+  /** The request's `view` and `id`, echoed. */
+  view: string | null;
+  id: number | null;
+  /** The colouring and whether filters are set, as the kernel answered (not as the request asked). */
+  color_by: string;
+  filtered: boolean;
+  /** The range answered (may be narrower than asked for at the profile's end) and the samples in it. */
+  start: number;
+  end: number;
+  count: number;
+}
+
+/** Raw intervals; buffers: x0 f32, x1 f32 (relative to `start`), row u16, flags u8, sample u32 [, label index u32]. */
+export interface RawWindowReply extends WindowReplyBase {
+  mode: "raw";
+  labels?: string[];
+}
+
+/** Per-pixel summaries, `rows` × `bins` cells; buffers: cells u8, or three when `compressed` is "xor-runs". */
+export interface LodWindowReply extends WindowReplyBase {
+  mode: "lod";
+  rows: number;
+  bins: number;
+  compressed: "xor-runs" | null;
+  runs?: number;
+}
+
+export type WindowReply = RawWindowReply | LodWindowReply;
+
+export interface HoverReply {
+  type: "hover";
+  view: string | null;
+  id: number | null;
+  sample: SampleInfo | null;
+}
+
+/** The inspector: the cursor summary and the selected sample (with its metadata). */
+export interface PanelMessage {
+  type: "panel";
+  at: AtSummary | null;
+  selected: SampleInfo | null;
+}
+
+export interface FlameMessage {
+  type: "flame";
+  total: number;
+  nodes: FlameNode[];
+  metadata: FlameMetadata[];
+}
+
+/** Active compute tiles over the whole profile in `bins` bins; buffers: all f32, matching f32. */
+export interface OverviewMessage {
+  type: "overview";
+  bins: number;
+  span: number;
+  filtered: boolean;
+}
+
+export interface GroupsReply {
+  type: "groups";
+  id: number | null;
+  group_by: string;
+  error: string | null;
+  rows: GroupRow[];
+}
+
+/**
+ * A request failed. `request` names it where known: a message type (window, hover, pick,
+ * groups, hello), "update" (a refused trait change) or a side view (overview, flame, panel).
+ */
+export interface ErrorReply {
+  type: "error";
+  request?: string;
+  id?: number;
+  view?: string;
+  message: string;
+}
+
+export type FromKernel =
+  | WindowReply
+  | HoverReply
+  | PanelMessage
+  | FlameMessage
+  | OverviewMessage
+  | GroupsReply
+  | ErrorReply;
+
+/** For a `switch` over every message type: a new type not handled is a compile error. */
+export function unhandled(message: never): never {
+  throw new Error(`unhandled message ${JSON.stringify(message)}`);
+}
+
+// ---- checking what arrives -----------------------------------------------------------------
+
+const pair = tuple<[string, number]>(string, number);
+
+const sampleInfo = record<SampleInfo>({
+  sample: integer,
+  tile: integer,
+  kind: string,
+  inactive: boolean,
+  operation: string,
+  kernel: string,
+  phase: integer,
+  epoch: integer,
+  offset: integer,
+  duration: integer,
+  local_index: integer,
+  start: integer,
+  end: integer,
+  matched: boolean,
+  metadata: optional(arrayOf(tuple<[string, string]>(string, string))),
+});
+
+const atSummary = record<AtSummary>({
+  at: integer,
+  count: integer,
+  tiles: integer,
+  kinds: arrayOf(pair),
+  operations: arrayOf(pair),
+  kernels: arrayOf(pair),
+  metadata: arrayOf(tuple<[string, string, number]>(string, string, integer)),
+});
+
+const stringOrNumber: Check<string | number> = (v, path) => (typeof v === "number" ? number(v, path) : string(v, path));
+
+const windowBase = {
+  type: literal("window"),
+  view: nullable(string),
+  id: nullable(integer),
+  color_by: string,
+  filtered: boolean,
+  start: integer,
+  end: integer,
+  count: integer,
+};
+
+const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }>> } = {
+  window: (v, path) =>
+    isObject(v) && v.mode === "raw"
+      ? record<RawWindowReply>({ ...windowBase, mode: literal("raw"), labels: optional(arrayOf(string)) })(v, path)
+      : record<LodWindowReply>({
+          ...windowBase,
+          mode: literal("lod"),
+          rows: integer,
+          bins: integer,
+          compressed: nullable(literal("xor-runs")),
+          runs: optional(integer),
+        })(v, path),
+  hover: record<HoverReply>({
+    type: literal("hover"),
+    view: nullable(string),
+    id: nullable(integer),
+    sample: nullable(sampleInfo),
+  }),
+  panel: record<PanelMessage>({ type: literal("panel"), at: nullable(atSummary), selected: nullable(sampleInfo) }),
+  flame: record<FlameMessage>({
+    type: literal("flame"),
+    total: number,
+    nodes: arrayOf(
+      record<FlameNode>({
+        name: string,
+        level: integer,
+        value: number,
+        parent: integer,
+        path: nullable(recordOf(stringOrNumber)),
+      }),
+    ),
+    metadata: arrayOf(record<FlameMetadata>({ name: string, value: string, cycles: number, samples: integer })),
+  }),
+  overview: record<OverviewMessage>({ type: literal("overview"), bins: integer, span: integer, filtered: boolean }),
+  groups: record<GroupsReply>({
+    type: literal("groups"),
+    id: nullable(integer),
+    group_by: string,
+    error: nullable(string),
+    rows: arrayOf(
+      record<GroupRow>({
+        name: string,
+        dimensions: recordOf(string),
+        sample_count: integer,
+        phase_cycles: number,
+        work_cycles: number,
+        average_active_tiles: number,
+      }),
+    ),
+  }),
+  error: record<ErrorReply>({
+    type: literal("error"),
+    request: optional(string),
+    id: optional(integer),
+    view: optional(string),
+    message: string,
+  }),
+};
+
+/** Every `FromKernel` type. */
+export const FROM_KERNEL_TYPES = Object.keys(checks) as FromKernel["type"][];
+
+/** Byte lengths the buffers of `message` must have (null: any), or null when it carries none. */
+function bufferLayout(message: FromKernel): (number | null)[] | null {
+  if (message.type === "overview") return [4 * message.bins, 4 * message.bins];
+  if (message.type !== "window") return null;
+  const n = message.count;
+  if (message.mode === "raw") return [4 * n, 4 * n, 2 * n, n, 4 * n, ...(message.labels ? [4 * n] : [])];
+  if (message.compressed === "xor-runs") {
+    if (message.runs === undefined) throw new ShapeError("window.runs: expected an integer with compressed cells");
+    return [null, null, null];
+  }
+  return [message.rows * message.bins];
+}
+
+function checkBuffers(message: FromKernel, buffers: readonly DataView[]): void {
+  const layout = bufferLayout(message);
+  if (layout === null) return;
+  if (buffers.length !== layout.length) {
+    throw new ShapeError(`${message.type}: expected ${layout.length} buffers, got ${buffers.length}`);
+  }
+  layout.forEach((bytes, i) => {
+    if (bytes !== null && buffers[i].byteLength !== bytes) {
+      throw new ShapeError(`${message.type} buffer ${i}: expected ${bytes} bytes, got ${buffers[i].byteLength}`);
+    }
+  });
+}
+
+export type Parsed =
+  | { ok: true; message: FromKernel }
+  | {
+      ok: false;
+      /** What is wrong, one line. */
+      problem: string;
+      /** The message's `type` when it is a string (a known type with a bad field, or an unknown one). */
+      type: string | null;
+      /** Its `view` and `id` where well-formed, so a broken window reply can still release its request. */
+      view: string | null;
+      id: number | null;
+    };
+
+/** `content` as a message from the kernel, or why it is not one; never throws. */
+export function parseKernelMessage(content: unknown, buffers: readonly DataView[]): Parsed {
+  const field = (name: string): unknown => {
+    try {
+      return isObject(content) ? content[name] : undefined;
+    } catch {
+      return undefined; // a getter that throws: not a message from JSON
+    }
+  };
+  const refuse = (problem: string): Parsed => {
+    const [type, view, id] = [field("type"), field("view"), field("id")];
+    return {
+      ok: false,
+      problem,
+      type: typeof type === "string" ? type : null,
+      view: typeof view === "string" ? view : null,
+      id: Number.isInteger(id) ? (id as number) : null,
+    };
+  };
+  try {
+    if (!isObject(content)) return refuse(`a message must be an object, got ${content === null ? "null" : typeof content}`);
+    const type = content.type;
+    if (typeof type !== "string" || !Object.prototype.hasOwnProperty.call(checks, type)) {
+      return refuse(`unknown message type ${JSON.stringify(type) ?? String(type)}`);
+    }
+    const message = checks[type as FromKernel["type"]](content, type);
+    checkBuffers(message, buffers);
+    return { ok: true, message };
+  } catch (error) {
+    return refuse(error instanceof ShapeError ? error.message : "unreadable message");
+  }
+}

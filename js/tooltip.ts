@@ -1,0 +1,62 @@
+// The hover tooltip: asks the kernel about the sample under the mouse and shows the answer
+// to the latest question only (the mouse has moved on from the earlier ones).
+
+import { clear, el } from "./dom";
+import { grouped, ms } from "./format";
+import type { HoverReply, HoverRequest, SampleInfo } from "./protocol";
+import type { Vocabulary } from "./vocabulary";
+
+export interface TooltipHost {
+  send(request: HoverRequest): void;
+  clockHz(): number;
+  /** Where the widget's root is on the page (the tooltip is placed relative to it). */
+  origin(): { left: number; top: number };
+}
+
+export class Tooltip {
+  readonly root = el("div", "ipu-nb-tooltip");
+  private latest = 0;
+  private client = { x: 0, y: 0 };
+
+  constructor(
+    private host: TooltipHost,
+    private view: string,
+    private words: Vocabulary,
+  ) {
+    this.root.hidden = true;
+  }
+
+  /** The mouse rests on timeline row `row` at offset `x` (page position `clientX`, `clientY`). */
+  hover(row: number, x: number, clientX: number, clientY: number): void {
+    this.client = { x: clientX, y: clientY };
+    this.host.send({ type: "hover", view: this.view, id: ++this.latest, row, x });
+  }
+
+  /** The mouse left: hide, and ignore answers still coming. */
+  unhover(): void {
+    this.latest++;
+    this.root.hidden = true;
+  }
+
+  reply(msg: HoverReply): void {
+    if (msg.view !== this.view || msg.id !== this.latest) return;
+    if (msg.sample) this.show(msg.sample);
+    else this.root.hidden = true;
+  }
+
+  private show(s: SampleInfo): void {
+    const tip = this.root;
+    clear(tip);
+    const c = this.host.clockHz();
+    tip.append(
+      el("div", "ipu-nb-tooltip-title", s.operation || "(no operation)"),
+      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · ${s.kernel ? `kernel ${s.kernel}` : this.words.no_kernel}`),
+      el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
+      el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
+    );
+    const origin = this.host.origin();
+    tip.style.left = `${this.client.x - origin.left + 14}px`;
+    tip.style.top = `${this.client.y - origin.top + 14}px`;
+    tip.hidden = false;
+  }
+}

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FakeModel } from "./testing/fake-dom";
+import type { Range } from "./view";
+import { ViewState } from "./viewstate";
+
+function setup(view: Range = [0, 1000]) {
+  const model = new FakeModel({ view });
+  let clock = 0;
+  let changes = 0;
+  const views = new ViewState({ model, span: () => 1000, changed: () => changes++, now: () => clock });
+  return { model, views, changes: () => changes, tick: (ms: number) => (clock += ms) };
+}
+
+test("changes are clamped, saved, announced, and undone in reverse", () => {
+  const { model, views, changes } = setup();
+  views.zoom(0.5, 0.25);
+  assert.deepEqual(views.get(), [125, 625]);
+  assert.equal(model.saves, 1);
+  views.set([-500, 100], true); // clamped into the profile, width kept
+  assert.deepEqual(views.get(), [0, 600]);
+  views.pan(0.5); // not remembered
+  assert.deepEqual(views.get(), [300, 900]);
+  assert.equal(views.depth, 2);
+  views.undo();
+  assert.deepEqual(views.get(), [125, 625]);
+  views.undo();
+  assert.deepEqual(views.get(), [0, 1000]);
+  const before = changes();
+  views.undo(); // nothing left: nothing changes
+  assert.equal(changes(), before);
+  assert.deepEqual(views.get(), [0, 1000]);
+});
+
+test("a view equal to the current one is no change", () => {
+  const { model, views, changes } = setup();
+  views.reset();
+  views.set([0, 1000.2], true);
+  assert.equal(changes(), 0);
+  assert.equal(model.saves, 0);
+  assert.equal(views.depth, 0);
+});
+
+test("a wheel gesture is one undo entry however many events it has", () => {
+  const { views, tick } = setup();
+  for (let i = 0; i < 5; i++) {
+    views.wheelZoom(0.9, 0.5);
+    tick(50);
+  }
+  assert.equal(views.depth, 1);
+  tick(700);
+  views.wheelZoom(0.9, 0.5);
+  assert.equal(views.depth, 2);
+  views.undo();
+  views.undo();
+  assert.deepEqual(views.get(), [0, 1000]);
+});
