@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FROM_KERNEL_TYPES, type FromKernel, parseKernelMessage, TO_KERNEL_TYPES } from "./protocol";
 
-// Shapes as ipu_nb/_widget.py sends them (copied from a run on the small demo profile).
+// Shapes as ipu_nb/_widget/widget.py sends them (copied from a run on the small demo profile).
 const bytes = (...lengths: number[]) => lengths.map((n) => new DataView(new ArrayBuffer(n)));
 const sample = {
   sample: 3338, tile: 66, kind: "compute", inactive: false, operation: "MLP layer 0", kernel: "gemm",

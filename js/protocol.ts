@@ -1,4 +1,4 @@
-// The messages between the kernel (ipu_nb/_widget.py) and this front end, typed once, and
+// The messages between the kernel (ipu_nb/_widget/widget.py) and this front end, typed once, and
 // the one place where what the kernel sends is checked before anything acts on it.
 // docs/widget-protocol.md describes the same protocol in words, with the buffer layouts.
 
