@@ -16,10 +16,13 @@ offline Jupyter renderer (Vega bundled by vl-convert); `save` and
 
 Examples
 --------
->>> from ipu_nb import charts  # doctest: +SKIP
->>> charts.breakdown(profile, by="kernel")  # doctest: +SKIP
->>> charts.tile_heatmap(profile, kind="compute")  # doctest: +SKIP
->>> charts.save(charts.active_tiles(profile), "active.png")  # doctest: +SKIP
+>>> from ipu_nb import charts
+>>> charts.breakdown(profile, by="kernel")
+alt.LayerChart(...)
+>>> charts.tile_heatmap(profile, kind="compute")
+alt.Chart(...)
+>>> charts.save(charts.active_tiles(profile), "active.png").read_bytes()[1:4]
+b'PNG'
 """
 
 from __future__ import annotations

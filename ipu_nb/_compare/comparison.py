@@ -280,8 +280,9 @@ def compare(
 
     Examples
     --------
-    >>> c = ipu_nb.compare("before.capnp", "after.capnp", by="kernel", kind="compute")  # doctest: +SKIP
-    >>> c.groups.filter(pl.col("status") == "changed").head(5)  # doctest: +SKIP
+    >>> c = ipu_nb.compare("before.capnp", "after.capnp", by="kernel", kind="compute")
+    >>> c.groups.filter(pl.col("status") == "changed").select("name", "phase_cycles_delta").rows()
+    [('gemm_f32_accumulate_large_rows', -1101), ('gemm_f32_init_large_rows', 20)]
     """
     q = _validated_query(by, metadata_key, filters)
     pairs = normalise_renames(renames)

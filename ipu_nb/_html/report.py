@@ -156,7 +156,9 @@ def save_report(
 
     Examples
     --------
-    >>> ipu_nb.save_report("report.html", charts.breakdown(profile), title="MLP")  # doctest: +SKIP
+    >>> path = ipu_nb.save_report("report.html", charts.breakdown(profile), title="MLP")
+    >>> path.name, "<title>MLP</title>" in path.read_text(encoding="utf-8")
+    ('report.html', True)
     """
     path = Path(path)
     document = report_html(items, title=title, description=description, static=static)

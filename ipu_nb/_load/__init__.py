@@ -67,9 +67,9 @@ def open_profile(
 
     Examples
     --------
-    >>> profile = open_profile("mlp.capnp")  # doctest: +SKIP
-    >>> profile.samples.height  # doctest: +SKIP
-    1170240
+    >>> profile = open_profile("mlp.capnp")
+    >>> profile.tile_count, profile.samples.height
+    (16, 384)
     """
     if decoder not in _DECODERS:
         raise ValueError(f"decoder must be one of {', '.join(map(repr, _DECODERS))}, not {decoder!r}")

@@ -106,8 +106,16 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
 
     Examples
     --------
-    >>> result = ipu_nb.query(profile, group_by="phase", samples=3)  # doctest: +SKIP
-    >>> print(result.to_text())  # doctest: +SKIP
+    >>> result = ipu_nb.query(profile, group_by="phase", limit=3, samples=1)
+    >>> print(result.to_text(), end="")
+    tiles=16 samples=384/384 spanCycles=343921 spanMs=0.229281 clockHz=1500000000 at=-
+    name        phases  tiles  samples  phaseCycles  phaseMs   workCycles  avgActiveTiles  mean     p50   p95   max
+    phase 12/0  1       16     32       43307        0.028871  222785      5.14            6962.03  8256  8288  35054
+    phase 10/0  1       16     32       43065        0.028710  220716      5.13            6897.38  8245  8282  34783
+    phase 4/0   1       16     32       43040        0.028693  220397      5.12            6887.41  8247  8282  34784
+    sample tile=450 offset=223727 duration=35054 phase=12/0 kind=synchronization kernel="" operation="sync before ...
+    >>> result.groups.get_column("phase_cycles").to_list()
+    [43307, 43065, 43040]
     """
     q = make_query(query, **flags)
     require_metadata_key(q)

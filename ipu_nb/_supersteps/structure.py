@@ -281,7 +281,9 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
 
     Examples
     --------
-    >>> steps = ipu_nb.supersteps(profile, kind="compute")  # doctest: +SKIP
-    >>> steps.sort("recoverable_cycles", descending=True).head(5)  # doctest: +SKIP
+    >>> steps = ipu_nb.supersteps(profile, kind="compute")
+    >>> worst = steps.sort("recoverable_cycles", descending=True).head(3)
+    >>> worst.select("phase", "span_cycles", "critical_tile").rows()
+    [(13, 34048, 258), (11, 34490, 130), (9, 34296, 64)]
     """
     return measure(profile, filter_query(query, **filters)).steps.drop("_step")

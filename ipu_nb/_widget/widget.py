@@ -110,13 +110,20 @@ class ProfileWidget(anywidget.AnyWidget):
 
     Examples
     --------
-    >>> widget = ipu_nb.ProfileWidget(profile)  # doctest: +SKIP
-    >>> widget.filters = {"kind": "compute", "metadata": [["layer", "3"]]}  # doctest: +SKIP
-    >>> widget.filters = {"metadata": ["layer=3"]}  # the same, split at the first "="  # doctest: +SKIP
-    >>> widget.at = 120_000  # doctest: +SKIP
-    >>> widget.at_slice  # doctest: +SKIP
-    >>> with widget.hold_trait_notifications():  # doctest: +SKIP
+    >>> widget = ipu_nb.ProfileWidget(profile)
+    >>> widget.filters = {"kind": "compute", "metadata": [["layer", "0"]]}
+    >>> widget.filters["metadata"]
+    [['layer', '0']]
+    >>> widget.filters = {"metadata": ["layer=0"]}  # the same metadata filter, split at the first "="
+    >>> widget.filters["metadata"]
+    [['layer', '0']]
+    >>> widget.at = 120_000
+    >>> widget.at_slice.height  # samples of layer 0 running at cycle 120,000, one per busy tile
+    14
+    >>> with widget.hold_trait_notifications():
     ...     widget.group_by, widget.metadata_key = "metadata", "layer"
+    >>> widget.groups.select("name", "sample_count").rows()
+    [('0', 128)]
     """
 
     _esm = _bundle_path(_BUNDLE)
