@@ -1,7 +1,7 @@
 """Altair charts of a profile, aggregated in polars first.
 
 Every builder reduces the samples to a frame sized by groups, tiles or bins
-(see `ipu_nb._charts_data`) before Altair sees it, so a million-sample profile
+(see `ipu_nb._charts.data`) before Altair sees it, so a million-sample profile
 never meets Altair's row limit and no chart embeds raw samples (the Gantt
 chart, which draws samples, refuses large selections instead).
 

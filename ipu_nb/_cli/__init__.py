@@ -1,6 +1,7 @@
 """The `ipu-nb` command line: one subcommand a module, errors as one line on stderr.
 
-Usage errors exit 2 and runtime errors exit 1 (SPEC §4c); stdout stays empty on error.
+Usage errors exit 2 and runtime errors exit 1 (docs/reference/query.md#exit-status-and-errors);
+stdout stays empty on error.
 Every failure is one line: a bad file, an unreadable path, memory running out, and even
 a bug (named as an internal error; ``IPU_NB_TRACEBACK=1`` shows its traceback instead).
 """

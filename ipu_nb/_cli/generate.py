@@ -71,7 +71,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-o", "--output", required=True, metavar="PATH", help="profile file to write")
     parser.add_argument("--workload", default="mlp", choices=_WORKLOADS, help="model whose profile to synthesise")
-    parser.add_argument("--granularity", default="phase", choices=_GRANULARITIES, help="collection level (SPEC §5)")
+    parser.add_argument(
+        "--granularity",
+        default="phase",
+        choices=_GRANULARITIES,
+        help="what each tile records: one interval for the whole run (graph), one per model stage (region), "
+        "intervals per exchange and compute phase (phase), or per kernel call as well (step)",
+    )
     parser.add_argument("--tiles", type=_tiles, default=_MAX_TILES, metavar="N", help="tile entries, 1 to 1472")
     parser.add_argument(
         "--layers", type=positive_int, default=None, metavar="N", help="model layers (default: 8 for mlp, 1 otherwise)"

@@ -2,8 +2,8 @@
 
 Vega, Vega-Lite and vega-embed come inline from vl-convert's bundle; each
 chart's spec sits in a ``<script type="application/json">`` written by
-`ipu_nb._sanitize.script_safe_json`, so no profile string can close the script
-or inject markup; text goes through `ipu_nb._sanitize.html_text`. ``static=True``
+`ipu_nb._html.sanitize.script_safe_json`, so no profile string can close the script
+or inject markup; text goes through `ipu_nb._html.sanitize.html_text`. ``static=True``
 inlines vl-convert's SVG renderings instead (no JavaScript at all).
 """
 

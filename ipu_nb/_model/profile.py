@@ -24,8 +24,8 @@ class Profile:
         One row per sample in file order: ``sample`` (u32 id), ``tile`` (physical id),
         ``tile_index``, ``local_index``, ``phase``, ``epoch``, ``kind`` (Enum),
         ``operation`` and ``kernel`` (Categorical), ``start``/``end`` (raw u32 counters),
-        ``offset`` (u64, SPEC §2), ``duration`` (u32), ``exchange_event_cycles`` (u32)
-        and ``inactive`` (compute samples whose metadata says ``active=false``;
+        ``offset`` (u64, docs/reference/format.md#offsets-and-durations), ``duration`` (u32),
+        ``exchange_event_cycles`` (u32) and ``inactive`` (compute samples whose metadata says ``active=false``;
         timelines draw them as idle).
     metadata : pl.DataFrame
         Long form, one row per entry: ``sample``, ``position``, ``name``, ``value``.
@@ -64,7 +64,7 @@ class Profile:
 
     @property
     def span_cycles(self) -> int:
-        """``profileSpanCycles``: max over samples of offset + duration (SPEC §2)."""
+        """``profileSpanCycles``: max over samples of offset + duration (docs/reference/format.md#profile-span)."""
         if self.samples.height == 0:
             return 0
         value = self.samples.select((pl.col("offset") + pl.col("duration")).max()).item()

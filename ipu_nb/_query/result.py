@@ -67,11 +67,11 @@ class QueryResult:
         return scalars, groups, samples
 
     def to_json(self) -> str:
-        """`profile-query --json` output, byte for byte (SPEC §4), with its trailing newline."""
+        """`profile-query --json` output with its trailing newline (docs/reference/query.md#json-output)."""
         return render.query_json(*self._records())
 
     def to_text(self) -> str:
-        """`profile-query` text output, byte for byte (SPEC §4), with its trailing newline."""
+        """`profile-query` text output with its trailing newline (docs/reference/query.md#text-output)."""
         return render.query_text(*self._records())
 
     def _repr_html_(self) -> str:
@@ -87,7 +87,7 @@ class QueryResult:
 
 
 def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryResult:
-    """Run `profile-query` on a profile (SPEC §3): groups and longest samples as polars frames.
+    """Run `profile-query` on a profile (docs/reference/query.md): groups and longest samples as polars frames.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """`what_if()`: the supersteps' spans if some kernels ran `factor` times as long.
 
-The model (docs/reference/supersteps.md, "What-if model"): each superstep is replayed on
+The model (docs/reference/supersteps.md#what-if-model): each superstep is replayed on
 its own. On every tile, the matching samples of the superstep keep their order and the
 gaps between them; a sample of a scaled kernel lasts round(duration × factor) cycles
 (halves to even) and every later sample of that tile in that superstep moves by the

@@ -1,4 +1,4 @@
-"""Realistic synthetic profiles in the runtime's format (PROFILES.md), and the bundled demo profile.
+"""Realistic synthetic profiles in the runtime's format (docs/reference/workloads.md), and the bundled demo profile.
 
 The generator is the package's embedded default: the demo, the notebooks, the tests and
 the benchmarks all use it. It is deterministic in `seed` and fully vectorised, so the
@@ -95,7 +95,7 @@ def generate_columns(
         ``"mlp"`` (MLP FP32 512×2048×8, the default: 265 exchange + 265 compute phases on
         1,280 busy tiles), ``"gemm"`` (FP32 2048³) or ``"attention"`` (an encoder layer, FP16).
     granularity
-        ``"graph"``, ``"region"``, ``"phase"`` (default) or ``"step"`` (SPEC §5).
+        ``"graph"``, ``"region"``, ``"phase"`` (default) or ``"step"`` (docs/reference/format.md#granularity).
     tiles
         Tile entries (1..1472), logical tiles 0..tiles-1 with their C600 physical ids.
     layers

@@ -1,7 +1,7 @@
 """`ProfileWidget`: the timeline, overview, flame graph and inspector in a notebook.
 
 The front end never holds the profile: it asks the kernel for what it draws
-(custom messages answered by `ipu_nb._lod`, binary buffers for bulk data) and
+(custom messages answered by `ipu_nb._widget.lod`, binary buffers for bulk data) and
 writes its selections back through small synced traits, so every UI state is a
 `Query` and a polars DataFrame in Python.
 """
@@ -99,7 +99,7 @@ class ProfileWidget(anywidget.AnyWidget):
     Every trait is checked whether Python or the browser sets it: a bad value raises
     `traitlets.TraitError` naming the trait and what it must be, and the old value
     stays (a bad update from the browser gets an error reply and the browser is set
-    back). Messages from the browser are checked the same way (`ipu_nb._widget_messages`).
+    back). Messages from the browser are checked the same way (`ipu_nb._widget.messages`).
 
     Parameters
     ----------

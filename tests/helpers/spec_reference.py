@@ -1,4 +1,5 @@
-"""A deliberately plain, obviously-correct implementation of SPEC §2–§4, for property tests.
+"""A deliberately plain, obviously-correct implementation of docs/reference/format.md#normalisation
+and docs/reference/query.md, for property tests.
 
 It works on the test builders' `T`/`S` objects directly (no polars, no `build_profile`)
 and uses different algorithms from the query core on purpose: classic interval
@@ -192,7 +193,7 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- §4 rendering
+# --- rendering: docs/reference/query.md#json-output, docs/reference/query.md#text-output
 
 
 def float_text(x: float) -> str:
@@ -243,7 +244,7 @@ def debug_str(text: str) -> str:
 def to_text(report: dict[str, Any]) -> str:
     at = report["atOffset"]
     lines = [
-        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s"  # noqa: UP031  (C printf, as SPEC says)
+        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s"  # noqa: UP031  (C printf, docs/reference/query.md#header-line)
         % (
             report["tileCount"],
             report["matchedSampleCount"],

@@ -1,4 +1,7 @@
-"""The query core against SPEC §3: hand-computed cases, then a property test against `spec_reference`."""
+"""The query core against docs/reference/query.md.
+
+Hand-computed cases, then a property test against `spec_reference`.
+"""
 
 from __future__ import annotations
 
