@@ -107,7 +107,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     Examples
     --------
     >>> result = ipu_nb.query(profile, group_by="phase", limit=3, samples=1)
-    >>> print(result.to_text(), end="")
+    >>> print(result.to_text(), end="")  # tab-separated, as the runtime prints it
     tiles=16 samples=384/384 spanCycles=343921 spanMs=0.229281 clockHz=1500000000 at=-
     name        phases  tiles  samples  phaseCycles  phaseMs   workCycles  avgActiveTiles  mean     p50   p95   max
     phase 12/0  1       16     32       43307        0.028871  222785      5.14            6962.03  8256  8288  35054
