@@ -307,3 +307,15 @@ def test_window_samples_refuses_a_bad_window(profile: Any, window: Any) -> None:
 def test_window_samples_refuses_bad_tiles(profile: Any, area: Any) -> None:
     with pytest.raises(QueryError, match="tiles"):
         window_samples(profile, None, (0, 10), area)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tile_list=tiles(), window=WINDOWS, flags=QUERIES)
+def test_clipped_query_aggregates_the_area(tile_list: list[T], window: tuple[int, int], flags: dict[str, Any]) -> None:
+    """query(window=w, clip=True) counts the samples window_samples(w) returns; their clipped cycles are its work."""
+    profile = profile_from_tiles(tile_list)
+    q = make_query(**{name: value for name, value in flags.items() if name not in ("window", "clip")})
+    area = window_samples(profile, q, window)
+    result = query(profile, q, window=window, clip=True, group_by="kind", limit=0)
+    assert result.matched_sample_count == area.height
+    assert result.groups.get_column("work_cycles").sum() == area.get_column("clipped_cycles").sum()
