@@ -217,7 +217,7 @@ def _report(
 ) -> dict:
     """The report object with keys in the runtime's order (SPEC §4).
 
-    A windowed query adds ``window`` ({start, end, clip}) after ``atOffset``, and a
+    A windowed query adds ``window`` ({start, end, clip}, in that order) after ``atOffset``, and a
     clipped one ``clippedCycles`` after each sample's ``duration`` (ipu-nb extensions).
     """
     window = scalars.get("window")
@@ -229,7 +229,7 @@ def _report(
         "profileSpanCycles": scalars["profileSpanCycles"],
         "profileSpanMs": float(scalars["profileSpanMs"]),
         "atOffset": scalars["atOffset"],
-        **({"window": {key: window[key] for key in ("start", "end", "clip")}} if window is not None else {}),
+        **({"window": window} if window is not None else {}),
         "groups": [{key: _group_field(g, key) for key in GROUP_FIELDS} for g in groups],
         "samples": [
             {
