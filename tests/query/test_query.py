@@ -301,6 +301,15 @@ def test_group_by_metadata_requires_a_key() -> None:
     assert info.value.usage is False
 
 
+def test_sample_ids_no_sample_can_have_are_not_samples() -> None:
+    from ipu_nb._query import index_of
+
+    profile = profile_from_tiles([T(0, [S(0, 1), S(1, 2)])])
+    index = index_of(profile)
+    assert [index.row_of(sid) for sid in (0, 1, 2, -1, 2**32, 2**63, 10**30)] == [0, 1, -1, -1, -1, -1, -1]
+    assert index.is_sample(1) and not index.is_sample(10**30)
+
+
 def test_public_api_and_html_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ipu_nb.query is query and ipu_nb.Query is Query and ipu_nb.QueryResult is _query.QueryResult
     result = query(profile_from_tiles([T(0, [S(0, 1)])]))
