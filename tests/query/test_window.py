@@ -71,6 +71,8 @@ def test_window_combines_with_every_filter(profile: Any) -> None:
     assert _ids(profile, window=(50, 420), at=200) == [2, 5]
     assert _ids(profile, window=(50, 420), at=10) == [0]  # a runs at 10 and has cycles in the window
     assert _ids(profile, window=(50, 420), at=449) == [3]
+    assert _ids(profile, window=(50, 420), operation=["op ab", "op"]) == [2, 5]
+    assert _ids(profile, window=(0, 40), operation="op b") == [4]
 
 
 def test_clip_aggregates_the_parts_inside_the_window(profile: Any) -> None:
@@ -115,7 +117,7 @@ def test_clip_aggregates_the_parts_inside_the_window(profile: Any) -> None:
     assert unclipped.samples.select("tile", "offset", "duration").rows() == [(7, 100, 300), (9, 30, 300), (7, 0, 100)]
 
 
-def test_clip_splits_a_sample_across_phases_by_its_own_phase() -> None:
+def test_clip_takes_the_union_of_the_cut_intervals_per_phase() -> None:
     # Two tiles, one phase each; the window cuts both; phase cycles are the union per (phase, epoch).
     profile = profile_from_tiles([T(0, [S(0, 100, phase=2)]), T(1, [S(0, 60, phase=2), S(60, 200, phase=3)])])
     result = query(profile, window=(40, 150), clip=True, group_by="phase", limit=0)
