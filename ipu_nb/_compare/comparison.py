@@ -248,8 +248,9 @@ def compare(
         Two clocks that differ raise `ComparisonError`; with True, cycles are compared
         as cycles and milliseconds use each profile's own clock.
     **filters
-        `query`'s filters, applied to both sides: ``kind``, ``kernel``,
-        ``operation_contains``, ``tiles``, ``phases``, ``metadata``, ``at``.
+        `query`'s filters, applied to both sides: ``kind``, ``kernel``, ``operation``,
+        ``operation_contains``, ``tiles``, ``phases``, ``metadata``, ``at``, ``window``
+        (whole samples: there is no ``clip``).
 
     Returns
     -------

@@ -171,10 +171,17 @@ def query_result_html(result: QueryResult) -> str:
     query = getattr(result, "query", None)
     if query is not None and getattr(query, "group_by", None):
         items.insert(0, ("groupBy", query.group_by))
+    window = getattr(query, "window", None)
+    if window is not None:
+        clipped = " clipped" if getattr(query, "clip", False) else ""
+        items.append(("window", f"{window[0]:,}:{window[1]:,}{clipped}"))
     groups: pl.DataFrame = result.groups
     parts = [summary_html(items), table_html(groups.head(MAX_ROWS).to_dicts(), _GROUP_COLUMNS, total=groups.height)]
     samples: pl.DataFrame | None = getattr(result, "samples", None)
     if samples is not None and samples.height:
+        columns = _SAMPLE_COLUMNS
+        if "clipped_cycles" in samples.columns:  # a clipped query's: the cycles inside the window, after duration
+            columns = (*columns[:3], ("clipped_cycles", "clippedCycles", "int"), *columns[3:])
         parts.append("<div>longest samples</div>")
-        parts.append(table_html(samples.head(MAX_ROWS).to_dicts(), _SAMPLE_COLUMNS, total=samples.height))
+        parts.append(table_html(samples.head(MAX_ROWS).to_dicts(), columns, total=samples.height))
     return f'{STYLE}<div class="ipu-nb-repr">{"".join(parts)}</div>'

@@ -81,7 +81,11 @@ class Profile:
         return run_query(self, query, **flags)
 
     def filter(self, query: Query | None = None, **flags: Any) -> pl.DataFrame:
-        """The samples matching the query's filters, with their metadata (a list-of-struct column)."""
+        """The samples matching the query's filters, with their metadata (a list-of-struct column).
+
+        ``window=(start, end)`` keeps the samples with a cycle in that offset range; with
+        ``clip=True`` a ``clipped_cycles`` column holds each one's cycles inside it.
+        """
         from .._query import filter_samples
 
         return filter_samples(self, query, **flags)

@@ -258,8 +258,8 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
     query : Query, optional
         Its filters are used (grouping, sorting and limits are ignored).
     **filters
-        As in `ipu_nb.query`: ``kind``, ``kernel``, ``operation_contains``, ``tiles``,
-        ``phases``, ``metadata``, ``at``; they override ``query``'s.
+        As in `ipu_nb.query`: ``kind``, ``kernel``, ``operation``, ``operation_contains``,
+        ``tiles``, ``phases``, ``metadata``, ``at``, ``window``; they override ``query``'s.
 
     Returns
     -------
