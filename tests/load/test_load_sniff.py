@@ -1,4 +1,4 @@
-"""A file that is not a profile at all gets a hint (gzip, zstd, xz, bzip2, zip, JSON, text); a damaged profile does not."""
+"""A file that is no profile at all gets a hint (gzip, zstd, xz, bzip2, zip, JSON, text); a damaged one does not."""
 
 from __future__ import annotations
 
@@ -45,9 +45,7 @@ WRAPPED = {
 
 @pytest.mark.parametrize("decoder", ["fast", "reference"])
 @pytest.mark.parametrize("kind", sorted(WRAPPED))
-def test_the_hint_names_what_the_file_looks_like(
-    tmp_path: Path, profile_bytes: bytes, kind: str, decoder: str
-) -> None:
+def test_the_hint_names_what_the_file_looks_like(tmp_path: Path, profile_bytes: bytes, kind: str, decoder: str) -> None:
     wrap, message = WRAPPED[kind]
     path = tmp_path / f"p.{kind}"
     path.write_bytes(wrap(profile_bytes))

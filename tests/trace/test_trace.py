@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 from collections import defaultdict
 from decimal import Decimal
@@ -113,7 +114,7 @@ def check_trace(document: dict[str, Any], profile: ipu_nb.Profile, ids: set[int]
         by_track[e["tid"]].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
     for spans in by_track.values():
         spans.sort()
-        assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+        assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans))
     assert document["otherData"]["clockHz"] == profile.clock_hz
     assert document["otherData"]["samples"] == len(expected)
 
