@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,20 @@ def test_without_jupyterlab_one_line_names_the_extra(
     )
     assert not (tmp_path / "work").exists()  # nothing done before the refusal
     assert main(["demo", "--headless", "--profile", str(profile_path)]) == 0  # headless needs no JupyterLab
+
+
+def test_the_readme_demo_command_keeps_stdout_for_the_table(profile_path: Path) -> None:
+    """`bash scripts/demo --headless` from the checkout: set-up talk (pip, npm, esbuild) goes to stderr only."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        ["bash", str(root / "scripts" / "demo"), "--headless", "--profile", str(profile_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = subprocess.run(
+        [sys.executable, "-m", "ipu_nb", "profile-query", str(profile_path)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == expected.stdout
