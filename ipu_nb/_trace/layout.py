@@ -2,9 +2,9 @@
 
 Perfetto and chrome://tracing group threads (``tid``) under processes (``pid``): a tile is
 a thread, an IPU column of the C600 grid (physical id mod 64, `GRID_COLUMNS`) a process,
-so a column's 23 tiles sit together, top row first. Ids are shifted by one because both
-viewers treat pid and tid 0 as the system's idle task; the names (``tile 66``, ``IPU
-column 2``) and ``args.tile`` carry the real ids.
+so a column's 23 tiles sit together, top row first. Ids are shifted by one because
+Perfetto takes pid and tid 0 for the system's idle (swapper) task; the names (``tile 66``,
+``IPU column 2``) and ``args.tile`` carry the real ids.
 
 Trace time is microseconds. Each sample's start and end are converted from cycles at
 the profile's clock to whole nanoseconds, rounding down, and the duration is their
