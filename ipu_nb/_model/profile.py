@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,6 +90,24 @@ class Profile:
         from .._query import filter_samples
 
         return filter_samples(self, query, **flags)
+
+    def to_trace(
+        self, path: str | os.PathLike[str], query: Query | None = None, *, progress: bool | None = None
+    ) -> Path:
+        """Write the samples (those matching `query`'s filters, if given) as a Chrome/Perfetto JSON trace.
+
+        One track per tile, grouped by IPU column; one slice per sample, named by its
+        operation, with kind, kernel, phase, epoch, cycles, offset and metadata as args;
+        time in µs at the profile's clock from each tile's first sample. Streamed in
+        chunks; gzip-compressed when `path` ends in ``.gz``. Open it in ui.perfetto.dev
+        or chrome://tracing. `progress` as in `open_profile`. Returns the path.
+
+        >>> profile.to_trace("trace.json", ipu_nb.Query(kind="compute")).name
+        'trace.json'
+        """
+        from .._trace import write_trace
+
+        return write_trace(self, path, query, progress=progress).path
 
     def _repr_html_(self) -> str:
         from .._html.reprs import profile_html
