@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import string
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from .errors import Failure, FleetError, errors_frame, failure_of
 from .labels import Labels, LabelSource, label_columns, labels_of
 from .parquet import check_label
 from .results import MEMBER, PATH, check_label_names, empty_profile, summary_frame, summary_row, tidy
-from .runner import Job, run_jobs, worker_count
+from .runner import Job, LocalPool, run_jobs, worker_count
 from .sources import Source, expand_sources
 from .tasks import compare_one, parquet_one, query_one
 
@@ -43,7 +44,9 @@ class Fleet:
         them. Label values are strings, numbers, booleans or null.
     workers : int, optional
         Local worker processes (default: one per CPU, at most one per profile); 1 runs
-        everything in this process. Each call can override it.
+        everything in this process. Each call can override it. The processes are spawned
+        on the first run and kept for the next until `close` (or ``with Fleet(...) as
+        fleet:``, or the fleet is garbage-collected).
     progress : bool or None, default None
         A progress bar over the profiles; None shows one when someone watches (a
         terminal or a notebook) and there is more than one profile.
@@ -103,6 +106,8 @@ class Fleet:
             ]
         )
         self.errors: pl.DataFrame = errors_frame(self._unlabelled.values())
+        self._pool = LocalPool()
+        weakref.finalize(self, self._pool.close)
 
     # --- what the fleet holds ---------------------------------------------------------------
 
@@ -121,6 +126,16 @@ class Fleet:
         shown = f"labels {', '.join(names)}" if names else "no labels"
         errors = f"; {self.errors.height} with errors" if self.errors.height else ""
         return f"<Fleet: {len(self.paths)} profiles, {shown}{errors}>"
+
+    def close(self) -> None:
+        """Stop the fleet's worker processes (they are kept between runs; the next run starts new ones)."""
+        self._pool.close()
+
+    def __enter__(self) -> Fleet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def open(self, member: int | str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         """Open one profile of the fleet (`ipu_nb.open_profile`): by position, path, label value or labels."""
@@ -153,7 +168,13 @@ class Fleet:
         chosen = self.workers if workers is None else workers
         shown = self.progress if progress is None else progress
         results = run_jobs(
-            task, jobs, workers=chosen, client=client, progress=shown, description=f"{what} {len(jobs)} profiles"
+            task,
+            jobs,
+            workers=chosen,
+            client=client,
+            progress=shown,
+            description=f"{what} {len(jobs)} profiles",
+            pool=self._pool,
         )
         failures = dict(self._unlabelled)
         answers: dict[int, Any] = {}
