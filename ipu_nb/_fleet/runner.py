@@ -4,8 +4,8 @@ The engines are the standard ones (`concurrent.futures.ProcessPoolExecutor` with
 processes, `dask.distributed.Client`); this module only hands them the tasks, shows a
 progress bar as results come in, and returns the results in the fleet's order. A task
 never raises (`tasks.guarded`); a worker that dies (killed, out of memory, a crash) costs
-only the profile it held: the profiles its pool had not finished are run again, each in
-a fresh process of its own, so the one that kills its worker is named.
+only the profile it held: the profiles its pool had not finished are run again one at a
+time in a fresh process, so the one that kills its worker is named.
 """
 
 from __future__ import annotations
@@ -159,24 +159,27 @@ def _local(
     if broken:
         pool.discard()
     deaths = 0
-    for index in broken:  # each on its own, so a profile that kills its worker is the only one lost
-        if deaths >= _DEATHS_IN_A_ROW:
-            results[index] = Failure(jobs[index].shown, "BrokenProcessPool", _DIED)
-            tick()
-            continue
-        single = _spawned(1)
-        try:
+    single: ProcessPoolExecutor | None = None
+    try:
+        for index in broken:  # one at a time, so a profile that kills its worker is the only one lost
+            if deaths >= _DEATHS_IN_A_ROW:
+                results[index] = Failure(jobs[index].shown, "BrokenProcessPool", _DIED)
+                tick()
+                continue
+            if single is None:
+                single = _spawned(1)
             with _worker_threads(available_cpus()):
                 future = single.submit(guarded, task, jobs[index].path, *jobs[index].args)
-            died = _collect({future: index}, jobs, results, lambda: None)
-        finally:
+            if _collect({future: index}, jobs, results, lambda: None):
+                results[index] = Failure(jobs[index].shown, "BrokenProcessPool", _DIED)
+                single.shutdown(wait=False, cancel_futures=True)
+                single, deaths = None, deaths + 1
+            else:
+                deaths = 0
+            tick()
+    finally:
+        if single is not None:
             single.shutdown(wait=True, cancel_futures=True)
-        if died:
-            results[index] = Failure(jobs[index].shown, "BrokenProcessPool", _DIED)
-            deaths += 1
-        else:
-            deaths = 0
-        tick()
 
 
 def _dask(
