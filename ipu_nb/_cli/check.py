@@ -171,10 +171,9 @@ def run(args: argparse.Namespace) -> int:
     rows = groups.filter(flags)
     compared = result.summary.height
     threshold = format_threshold(args.threshold)
-    verdict = f"{rows.height} group{'s' if rows.height != 1 else ''} regressed beyond {threshold}"
     header = (
-        f"{verdict}: {compared} profile{'s' if compared != 1 else ''} against {args.baseline} by {args.group_by}, "
-        f"{groups.height} groups checked (phase cycles after > before x (1 + {threshold}))"
+        f"checked {compared} profile{'s' if compared != 1 else ''} against {args.baseline} by {args.group_by}: "
+        f"{groups.height} groups compared, {rows.height} regressed beyond {threshold}"
     )
     if args.json:
         write_output(_json(args, args.baseline, groups.height, compared, rows, fleet.errors))
