@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -134,7 +135,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: one per CPU)")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask cluster")
     args = parser.parse_args()
+    caches: list[str] = []  # frame caches of this run (~30 MB a profile), removed at the end
+    try:
+        _measure(args, caches)
+    finally:
+        for folder in caches:
+            shutil.rmtree(folder, ignore_errors=True)
 
+
+def _measure(args: argparse.Namespace, caches: list[str]) -> None:
     import ipu_nb
     from ipu_nb._fleet.runner import available_cpus, worker_count
     from ipu_nb._load._cache import wait_for_writes
@@ -142,7 +151,8 @@ def main() -> None:
     paths = _profiles(args.profiles)
     workers = worker_count(args.workers, len(paths))
     labels = {p: {"seed": i} for i, p in enumerate(paths)}
-    os.environ["IPU_NB_CACHE"] = tempfile.mkdtemp(prefix="ipu-nb-bench-fleet-cache-")  # every worker inherits it
+    caches.append(tempfile.mkdtemp(prefix="ipu-nb-bench-fleet-cache-"))
+    os.environ["IPU_NB_CACHE"] = caches[0]  # every worker started from now on inherits it
     sizes = [ipu_nb.open_profile(p, progress=False).sample_count for p in paths]  # decodes and caches each one
     wait_for_writes()
     print(
@@ -187,13 +197,16 @@ def main() -> None:
 
     def cold(run: Callable[[], Any]) -> tuple[float, float]:
         """One run with an empty frame cache: every profile decoded from its file (and cached meanwhile)."""
-        _use_cache(tempfile.mkdtemp(prefix="ipu-nb-bench-fleet-cold-"))
+        caches.append(tempfile.mkdtemp(prefix="ipu-nb-bench-fleet-cold-"))
+        _use_cache(caches[-1])
         if client is not None:
             client.run(_use_cache, os.environ["IPU_NB_CACHE"])
         start, start_cpu = time.perf_counter(), _cpu()
         run()
         wait_for_writes()
-        return time.perf_counter() - start, _cpu() - start_cpu
+        spent = time.perf_counter() - start, _cpu() - start_cpu
+        shutil.rmtree(caches.pop(), ignore_errors=True)
+        return spent
 
     flags = queries["by kernel"]
     reference = _sequential(paths, flags)
