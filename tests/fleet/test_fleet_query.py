@@ -120,3 +120,12 @@ def test_bad_worker_counts(sweep: list[Path]) -> None:
         Fleet(sweep, workers=0)
     with pytest.raises(FleetError, match="workers must be a positive integer"):
         Fleet(sweep).query(workers=True)
+
+
+def test_a_progress_bar_over_the_profiles(sweep: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    fleet = Fleet(sweep, labels=PATTERN, workers=1)
+    fleet.query(progress=True)
+    bar = capsys.readouterr().err
+    assert "querying 6 profiles" in bar and "6/6" in bar
+    fleet.query()  # None: only where someone watches, and the tests' stderr is no terminal
+    assert capsys.readouterr().err == ""
