@@ -67,14 +67,14 @@ def _sanitise_overhead(profile: ipu_nb.Profile) -> None:
     from unittest import mock
 
     from ipu_nb._charts import common as _charts_common
-    from ipu_nb._charts import export as _charts_export
+    from ipu_nb._charts import spec as _charts_spec
 
     print(f"\n{'sanitising (full profile)':28} {'with s':>8} {'without':>8} {'ratio':>6}")
     for name, build in _builders(profile).items():
         with_rules = _best(build)
         with (
             mock.patch.object(_charts_common, "label_frame", lambda frame: frame),
-            mock.patch.object(_charts_export, "safe_spec", lambda spec: spec),
+            mock.patch.object(_charts_spec, "safe_spec", lambda spec: spec),
         ):
             without = _best(build)
         print(f"{name:28} {with_rules:8.3f} {without:8.3f} {with_rules / max(without, 1e-9):6.2f}")
