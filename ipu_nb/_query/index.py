@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["ProfileIndex", "global_code", "global_codes", "index_of", "int_extreme"]
 
 _T = TypeVar("_T")
+_ID_MAX = 2**63 - 1  # sample ids are Int64
 
 
 def global_code(text: str) -> int:
@@ -127,7 +128,9 @@ class ProfileIndex:
         return out
 
     def row_of(self, sid: int) -> int:
-        """The row of sample id `sid` (-1 when no sample has it)."""
+        """The row of sample id `sid` (-1 when no sample has it, however large)."""
+        if not 0 <= sid <= _ID_MAX:  # ids are int64; a larger int is no sample's, not an overflow
+            return -1
         return int(self.rows_of(np.array([sid], dtype=np.int64))[0])
 
     def is_sample(self, sid: int) -> bool:
