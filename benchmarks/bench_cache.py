@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -27,7 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from timing import fastest_fresh_run  # benchmarks/ is on the path when a benchmark runs
 
 _MEASURE = textwrap.dedent(
     """
@@ -65,18 +63,8 @@ _MEASURE = textwrap.dedent(
 
 
 def measure(path: Path, what: str, cache: Path, repeat: int) -> dict:
-    """The fastest of `repeat` fresh-subprocess runs, with the highest peak RSS of them."""
-    runs = []
-    for _ in range(max(repeat, 1)):
-        out = subprocess.run(
-            [sys.executable, "-c", _MEASURE, str(path), what, str(cache)],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-        )
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"seconds": min(run["seconds"] for run in runs), "rss": max(run["rss"] for run in runs)}
+    """The fastest of `repeat` fresh-subprocess runs of `what`, with the highest peak RSS of them."""
+    return fastest_fresh_run(_MEASURE, (str(path), what, str(cache)), repeat)
 
 
 def checksum_candidates() -> dict[str, Callable[[memoryview], object]]:
