@@ -74,6 +74,16 @@ def _transfers(tensor: np.ndarray, source: np.ndarray, destination: np.ndarray, 
     return Transfers(tensor[keep], source[keep], destination[keep], np.broadcast_to(nbytes, tensor.shape)[keep])
 
 
+def _step(
+    tile: np.ndarray, alignment: int, output: np.ndarray, inputs: tuple[np.ndarray, ...], arguments: tuple[object, ...]
+) -> list[tuple[str, object]]:
+    """A compute step's extra metadata: alignment, the output and input tensors with their addresses, the arguments."""
+    entries: list[tuple[str, object]] = [("alignment", alignment)]
+    for name, tensor in (("output", output), *((f"input_{i}", t) for i, t in enumerate(inputs))):
+        entries += [(f"{name}_tensor", tensor), (f"{name}_address", Fmt("0x{:x}", (address(tensor, tile),)))]
+    return entries + [(f"argument_{i}", value) for i, value in enumerate(arguments)]
+
+
 @dataclass(frozen=True)
 class _Operand:
     """Where the A operand of a GEMM comes from: a producer layout (+ its output tensor ids) or storage."""
@@ -159,19 +169,13 @@ def gemm(
                     shape=Fmt("{}x{}x{}", (rows, BLOCK, BLOCK)),
                     cycles=ctx.cycles(260 + rows * BLOCK * BLOCK / macs + (0 if i == 0 else rows * 6)),
                     transfers=transfers,
-                    step=[
-                        ("alignment", 16 if dtype == "f32" else 8),
-                        ("output_tensor", out_tensor),
-                        ("output_address", Fmt("0x{:x}", (address(out_tensor, tile),))),
-                        ("input_0_tensor", a_tensor),
-                        ("input_0_address", Fmt("0x{:x}", (address(a_tensor, tile),))),
-                        ("input_1_tensor", b_tensor),
-                        ("input_1_address", Fmt("0x{:x}", (address(b_tensor, tile),))),
-                        ("argument_0", rows),
-                        ("argument_1", BLOCK),
-                        ("argument_2", BLOCK),
-                        ("argument_3", 0 if i == 0 else 1),
-                    ],
+                    step=_step(
+                        tile,
+                        16 if dtype == "f32" else 8,
+                        out_tensor,
+                        (a_tensor, b_tensor),
+                        (rows, BLOCK, BLOCK, int(i > 0)),
+                    ),
                     worker_count=np.minimum(6, rows),
                 )
             )
@@ -233,14 +237,7 @@ def elementwise(
                 shape=Fmt("{}x{}", (rows, BLOCK)),
                 cycles=ctx.cycles(140 + rows * cycles_per_row),
                 transfers=transfers,
-                step=[
-                    ("alignment", 8),
-                    ("output_tensor", out_tensor),
-                    ("output_address", Fmt("0x{:x}", (address(out_tensor, tile),))),
-                    ("input_0_tensor", in_tensor),
-                    ("input_0_address", Fmt("0x{:x}", (address(in_tensor, tile),))),
-                    ("argument_0", rows * BLOCK),
-                ],
+                step=_step(tile, 8, out_tensor, (in_tensor,), (rows * BLOCK,)),
                 calls=calls,
                 worker_count=np.minimum(6, rows),
             )
@@ -375,15 +372,7 @@ def _attention_phases(
                     shape=shape,
                     cycles=ctx.cycles(300 + model),
                     transfers=transfers,
-                    step=[
-                        ("alignment", 8),
-                        ("output_tensor", out_tensor),
-                        ("output_address", Fmt("0x{:x}", (address(out_tensor, tile),))),
-                        ("input_0_tensor", q_tensor),
-                        ("input_0_address", Fmt("0x{:x}", (address(q_tensor, tile),))),
-                        ("argument_0", rows),
-                        ("argument_1", _SEQ),
-                    ],
+                    step=_step(tile, 8, out_tensor, (q_tensor,), (rows, _SEQ)),
                     worker_count=np.minimum(6, rows),
                 )
             )
@@ -399,6 +388,33 @@ def _layer_norm(
         ctx, prefix=prefix, what=what, kernel="layer_norm_affine_f16", role="norm", region=region, layer=layer,
         out=out, source_base=source, cycles_per_row=BLOCK * 3.0, parameters=True, size=size,
     )  # fmt: skip
+
+
+def _dense(
+    ctx: _Context,
+    *,
+    name: str,
+    region: str,
+    out: Layout,
+    inner_blocks: int,
+    a: _Operand,
+    bias: str,
+    role: str,
+    cycles_per_row: float,
+    calls: tuple[tuple[str, float], ...] = (),
+    prefix: str,
+    layer: int,
+    size: int,
+) -> Generator[Command, None, int]:
+    """A dense FP16 layer: its GEMM, then its bias (any activation or check fused in) over the same output."""
+    base = yield from gemm(
+        ctx, prefix=f"{prefix} {name}", region=region, layer=layer, out=out, inner_blocks=inner_blocks, a=a, dtype="f16"
+    )
+    biased = yield from elementwise(
+        ctx, prefix=prefix, what=bias, kernel="add_bias_f16_c16", role=role, region=region, layer=layer, out=out,
+        source_base=base, cycles_per_row=cycles_per_row, calls=calls, parameters=True, size=size,
+    )  # fmt: skip
+    return biased
 
 
 def _attention(ctx: _Context, busy: np.ndarray, layers: int) -> Iterator[Command]:
@@ -422,33 +438,21 @@ def _attention(ctx: _Context, busy: np.ndarray, layers: int) -> Iterator[Command
         base = yield from _attention_phases(
             ctx, prefix=prefix, region=f"{region}.attention", layer=layer, units=units, qkv=qkv, qkv_base=qkv_base
         )
-        base = yield from gemm(
-            ctx, prefix=prefix + " attention output", region=f"{region}.attention_output", layer=layer, out=hidden,
-            inner_blocks=k_blocks, a=_Operand(units, base), dtype="f16",
-        )  # fmt: skip
-        base = yield from elementwise(
-            ctx, what="bias", kernel="add_bias_f16_c16", role="bias", region=f"{region}.attention_output",
-            out=hidden, source_base=base, cycles_per_row=BLOCK * 0.8, parameters=True, **ew,
+        base = yield from _dense(
+            ctx, name="attention output", region=f"{region}.attention_output", out=hidden, inner_blocks=k_blocks,
+            a=_Operand(units, base), bias="bias", role="bias", cycles_per_row=BLOCK * 0.8, **ew,
         )  # fmt: skip
         base = yield from _layer_norm(
             ctx, what="layer norm 2", region=f"{region}.norm2_mlp_up", out=hidden, source=base, **ew
         )
-        base = yield from gemm(
-            ctx, prefix=prefix + " MLP up", region=f"{region}.norm2_mlp_up", layer=layer, out=mlp_up,
-            inner_blocks=k_blocks, a=_Operand(hidden, base), dtype="f16",
-        )  # fmt: skip
-        base = yield from elementwise(
-            ctx, what="bias + GELU", kernel="add_bias_f16_c16", role="bias_activation", region=f"{region}.norm2_mlp_up",
-            out=mlp_up, source_base=base, cycles_per_row=BLOCK * 2.4, parameters=True,
+        base = yield from _dense(
+            ctx, name="MLP up", region=f"{region}.norm2_mlp_up", out=mlp_up, inner_blocks=k_blocks,
+            a=_Operand(hidden, base), bias="bias + GELU", role="bias_activation", cycles_per_row=BLOCK * 2.4,
             calls=(("add_bias_f16_c16", 0.35), ("gelu_c16_to_a8", 0.65)), **ew,
         )  # fmt: skip
-        base = yield from gemm(
-            ctx, prefix=prefix + " MLP down", region=f"{region}.mlp_down", layer=layer, out=hidden,
-            inner_blocks=mlp_blocks, a=_Operand(mlp_up, base), dtype="f16",
-        )  # fmt: skip
-        base = yield from elementwise(
-            ctx, what="bias + check", kernel="add_bias_f16_c16", role="bias", region=f"{region}.mlp_down",
-            out=hidden, source_base=base, cycles_per_row=BLOCK * 1.2, parameters=True,
+        base = yield from _dense(
+            ctx, name="MLP down", region=f"{region}.mlp_down", out=hidden, inner_blocks=mlp_blocks,
+            a=_Operand(mlp_up, base), bias="bias + check", role="bias", cycles_per_row=BLOCK * 1.2,
             calls=(("add_bias_f16_c16", 0.6), ("check_finite_f16", 0.4)), **ew,
         )  # fmt: skip
     ew = _Each(prefix="Output", layer=layers, size=2)
