@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import sys
 import tempfile
 import textwrap
 import time
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from timing import fastest_fresh_run  # benchmarks/ is on the path when a benchmark runs
+from timing import fastest_fresh_run, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 _MEASURE = textwrap.dedent(
     """
@@ -109,12 +108,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="profile to cache (default: the full-size demo profile)")
     parser.add_argument("--repeat", type=int, default=3, help="keep the fastest of N runs of each measurement")
     args = parser.parse_args()
-    if args.profile is None:
-        import ipu_nb
-
-        print("generating or locating the full-size demo profile...", file=sys.stderr)
-        args.profile = ipu_nb.demo_profile_path("full", progress=True)
-    path: Path = args.profile
+    path = profile_path(args.profile)
     with tempfile.TemporaryDirectory(prefix="ipu-nb-bench-cache-") as tmp:
         cache = Path(tmp)
         measure(path, "populate", cache, 1)

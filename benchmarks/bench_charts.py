@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import best  # benchmarks/ is on the path when a benchmark runs
+from timing import best, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 import ipu_nb
 from ipu_nb import charts
@@ -84,8 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", type=Path, help="full-size profile (default: the demo, generated on first use)")
     args = parser.parse_args()
-    full_path = args.profile or ipu_nb.demo_profile_path("full")
-    full = ipu_nb.open_profile(full_path)
+    full = ipu_nb.open_profile(profile_path(args.profile))
     small = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"))
     charts.breakdown(small)  # warm imports and caches outside the timings
     print(f"full: {full.sample_count:,} samples  small: {small.sample_count:,} samples")

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 import numpy as np
-from timing import fastest_fresh_run  # benchmarks/ is on the path when a benchmark runs
+from timing import fastest_fresh_run, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 _MEASURE = textwrap.dedent(
     """
@@ -92,12 +91,7 @@ def main() -> None:
     parser.add_argument("--slice-samples", type=int, default=100_000, help="samples in the pycapnp slice")
     parser.add_argument("--repeat", type=int, default=1, help="keep the fastest of N runs of each measurement")
     args = parser.parse_args()
-    if args.profile is None:
-        import ipu_nb
-
-        print("generating or locating the full-size demo profile...", file=sys.stderr)
-        args.profile = ipu_nb.demo_profile_path("full", progress=True)
-    path: Path = args.profile
+    path = profile_path(args.profile)
     size = path.stat().st_size
     with tempfile.TemporaryDirectory(prefix="ipu-nb-bench-") as tmp:
         cache = Path(tmp) / "cache"

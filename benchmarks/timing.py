@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ipu_nb import Profile
 
-__all__ = ["ROOT", "best", "fastest_fresh_run", "open_for_benchmark"]
+__all__ = ["ROOT", "best", "fastest_fresh_run", "open_for_benchmark", "profile_path"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,11 +52,21 @@ def fastest_fresh_run(script: str, args: Sequence[str], repeat: int = 1) -> dict
     return {**min(runs, key=lambda run: run["seconds"]), "rss": max(run["rss"] for run in runs)}
 
 
-def open_for_benchmark(path: str | None) -> Profile:
+def profile_path(path: str | os.PathLike[str] | None) -> Path:
+    """`path`, else the full-size demo profile (generated on first use, with a progress bar)."""
+    if path is not None:
+        return Path(path)
+    import ipu_nb
+
+    print("generating or locating the full-size demo profile...", file=sys.stderr)
+    return ipu_nb.demo_profile_path("full", progress=True)
+
+
+def open_for_benchmark(path: str | os.PathLike[str] | None) -> Profile:
     """Open `path` (default: the full-size demo profile), saying which, how large and how long it took."""
     import ipu_nb
 
-    path = path or str(ipu_nb.demo_profile_path())
+    path = profile_path(path)
     start = time.perf_counter()
     profile = ipu_nb.open_profile(path, progress=False)
     print(f"profile: {path}")
