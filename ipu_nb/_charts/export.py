@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .spec import Chart, to_spec, vegalite_version
 
-__all__ = ["save", "to_spec", "vegalite_version"]
+__all__ = ["save"]
 
 _SAVE_FORMATS = (".png", ".svg", ".pdf", ".html", ".json")
 
