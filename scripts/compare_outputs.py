@@ -8,8 +8,10 @@ Evidence that a refactor changed no output: each checkout's own ``.venv/bin/ipu-
 `profile-findings`, `profile-diff` on pairs and `generate`, each with a private frame cache.
 Standard output, standard error and the exit status of each run are written under ``--out``
 and compared with ``cmp`` (the generated files too); the last line counts identical and
-different cases, and the exit status is 1 if any differ. Default profiles: the small and
-full demos.
+different cases, and the exit status is 1 if any differ. Both frame caches are filled
+first, so every run reads a cached profile, except a few per profile that run with
+``IPU_NB_CACHE_SIZE=0`` and so decode the file (their standard error is a timed progress
+bar on large files and is not compared). Default profiles: the small and full demos.
 """
 
 from __future__ import annotations
@@ -142,10 +144,12 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="ipu-nb-compare-work-"))
     envs = {}
+    uncached = {}
     for side in checkouts:
         env = {**os.environ, "IPU_NB_CACHE": str(work / f"cache-{side}")}
         env.pop("IPU_NB_CACHE_SIZE", None)
         envs[side] = env
+        uncached[side] = {**env, "IPU_NB_CACHE_SIZE": "0"}  # nothing is kept: every run decodes
 
     profiles = args.profile
     if not profiles:  # the demos as the new checkout names them (generated on first use)
@@ -183,8 +187,18 @@ def main() -> int:
     gen = work / "new"  # both sides read the same (new) generated files for what follows
 
     cases: list[list[str]] = []
+    decoding: list[list[str]] = []  # run without a cache
     for profile in profiles:
-        span = span_of(checkouts["new"], profile, envs["new"])
+        # Each side's span (one more comparison), which also fills its frame cache.
+        spans = {side: span_of(checkout, profile, envs[side]) for side, checkout in checkouts.items()}
+        if len(set(spans.values())) != 1:
+            differing.append(f"profileSpanCycles of {profile.name}: {spans}")
+        span = spans["new"]
+        decoding += [
+            ["profile-query", str(profile)],
+            ["profile-query", str(profile), "--group-by", "operation", "--limit", "0", "--json"],
+            ["profile-query", str(profile), "--at", str(span // 2), "--samples", "5", "--group-by", "tile"],
+        ]
         for flags in query_cases(span):
             cases.append(["profile-query", str(profile), *flags])
         cases.append(["profile-inspect", str(profile)])
@@ -199,33 +213,38 @@ def main() -> int:
     cases.append(["profile-diff", str(profiles[0]), str(gen / "gen-v5.capnp")])
 
     def run(index: int, argv: list[str]) -> bool:
+        decode = index >= len(cases)
         folder = out / f"{index:04d}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "argv").write_text(" ".join(argv) + "\n")
+        (folder / "argv").write_text(("IPU_NB_CACHE_SIZE=0 " if decode else "") + " ".join(argv) + "\n")
         for side, checkout in checkouts.items():
-            done = subprocess.run([str(checkout / ".venv/bin/ipu-nb"), *argv], capture_output=True, env=envs[side])
+            env = uncached[side] if decode else envs[side]
+            done = subprocess.run([str(checkout / ".venv/bin/ipu-nb"), *argv], capture_output=True, env=env)
             (folder / f"{side}.stdout").write_bytes(done.stdout)
             (folder / f"{side}.stderr").write_bytes(done.stderr)
             (folder / f"{side}.status").write_text(f"{done.returncode}\n")
+        parts = ("stdout", "status") if decode else ("stdout", "stderr", "status")
         return all(
             subprocess.run(["cmp", "-s", str(folder / f"old.{part}"), str(folder / f"new.{part}")]).returncode == 0
-            for part in ("stdout", "stderr", "status")
+            for part in parts
         )
 
+    everything = cases + decoding
     with ThreadPoolExecutor(max(args.jobs, 1)) as pool:
-        same = list(pool.map(run, range(len(cases)), cases))
+        same = list(pool.map(run, range(len(everything)), everything))
     differing += [
         f"{i:04d} {' '.join(Path(a).name if '/' in a else a for a in argv)}"
-        for i, argv in enumerate(cases)
+        for i, argv in enumerate(everything)
         if not same[i]
     ]
     for line in differing:
         print(f"DIFFERENT {line}", file=sys.stderr)
-    total = len(cases) + len(generated)
+    total = len(generated) + len(profiles) + len(everything)
     shutil.rmtree(work, ignore_errors=True)
     print(f"outputs kept in {out}")
     print(
-        f"{total} cases ({len(generated)} generated files, {len(cases)} command lines): "
+        f"{total} cases ({len(generated)} generated files, {len(profiles)} spans, {len(cases)} command lines on"
+        f" cached profiles, {len(decoding)} decoding): "
         f"{total - len(differing)} identical, {len(differing)} different"
     )
     return 1 if differing else 0
