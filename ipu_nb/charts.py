@@ -20,6 +20,14 @@ Examples
 >>> charts.breakdown(profile, by="kernel")  # doctest: +SKIP
 >>> charts.tile_heatmap(profile, kind="compute")  # doctest: +SKIP
 >>> charts.save(charts.active_tiles(profile), "active.png")  # doctest: +SKIP
+
+Two profiles compared (`ipu_nb.compare`) and the superstep analytics have charts too:
+
+>>> charts.delta_waterfall(ipu_nb.compare(before, after))  # doctest: +SKIP
+>>> charts.delta_heatmap(ipu_nb.compare(before, after, by="tile"))  # doctest: +SKIP
+>>> charts.delta_distribution(before, after, kernel="gemm_f32_accumulate_large_rows")  # doctest: +SKIP
+>>> charts.recoverable_cycles(profile), charts.critical_tiles(profile)  # doctest: +SKIP
+>>> charts.what_if(ipu_nb.what_if(profile, {"gelu_c16_to_a8": 0.5}))  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -27,23 +35,32 @@ from __future__ import annotations
 import altair as alt
 
 from ._charts.common import KIND_COLORS, SelectionTooLargeError
+from ._charts.deltas import DELTA_COLORS, delta_distribution, delta_heatmap, delta_waterfall
 from ._charts.export import save, to_spec, vegalite_version
 from ._charts.groups import breakdown, phase_waterfall
 from ._charts.samples import active_tiles, duration_distribution, gantt, tile_heatmap
+from ._charts.steps import critical_tiles, recoverable_cycles, what_if
 
 __all__ = [
+    "DELTA_COLORS",
     "KIND_COLORS",
     "SelectionTooLargeError",
     "active_tiles",
     "breakdown",
+    "critical_tiles",
+    "delta_distribution",
+    "delta_heatmap",
+    "delta_waterfall",
     "duration_distribution",
     "enable_offline",
     "gantt",
     "phase_waterfall",
+    "recoverable_cycles",
     "save",
     "tile_heatmap",
     "to_spec",
     "vegalite_version",
+    "what_if",
 ]
 
 

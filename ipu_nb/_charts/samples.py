@@ -8,11 +8,9 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names, label, tooltip_title
-from .._query.index import int_extreme
 from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
 from .data import (
     ACTIVE_KINDS,
-    GRID_COLUMNS,
     SAMPLE_GROUPS,
     active_tiles_frame,
     distribution_frame,
@@ -21,6 +19,7 @@ from .data import (
     metadata_entries,
     tile_grid_frame,
 )
+from .grid import grid_chart
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
@@ -50,48 +49,25 @@ def tile_heatmap(
         raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
     samples, tiles, _ = samples_of(source, flags)
     grid = tile_grid_frame(samples, tiles)
-    rows = max(23, int_extreme(grid.get_column("row")) + 1) if grid.height else 23
     share = value in ("busy_share", "share")
     title = value.replace("_", " ")
-    return (
-        alt.Chart(chart_data(grid))
-        .mark_rect(stroke="white", strokeWidth=0.5)
-        .encode(
-            x=alt.X(
-                "column:O",
-                title="column",
-                scale=alt.Scale(domain=list(range(GRID_COLUMNS))),
-                axis=alt.Axis(values=list(range(0, GRID_COLUMNS, 8)), labelAngle=0),
-            ),
-            y=alt.Y(
-                "row:O",
-                title="row",
-                scale=alt.Scale(domain=list(range(rows))),
-                axis=alt.Axis(values=list(range(0, rows, 2))),
-            ),
-            color=alt.Color(
-                f"{value}:Q",
-                title=title,
-                scale=alt.Scale(scheme="viridis", domain=[0, 1]) if share else alt.Scale(scheme="viridis"),
-                legend=alt.Legend(format=".0%" if share else "~s"),
-            ),
-            tooltip=[
-                alt.Tooltip("tile:Q", title="physical tile"),
-                alt.Tooltip("row:O"),
-                alt.Tooltip("column:O"),
-                alt.Tooltip("samples:Q", format=","),
-                alt.Tooltip("cycles:Q", format=","),
-                alt.Tooltip("busy_cycles:Q", format=","),
-                alt.Tooltip("busy_share:Q", format=".1%"),
-                alt.Tooltip("share:Q", format=".1%"),
-            ],
-        )
-        .properties(
-            title=f"{title} per tile (physical grid, {grid.height} tiles)",
-            width=GRID_COLUMNS * cell,
-            height=rows * cell,
-        )
+    color = alt.Color(
+        f"{value}:Q",
+        title=title,
+        scale=alt.Scale(scheme="viridis", domain=[0, 1]) if share else alt.Scale(scheme="viridis"),
+        legend=alt.Legend(format=".0%" if share else "~s"),
     )
+    tooltip = [
+        alt.Tooltip("tile:Q", title="physical tile"),
+        alt.Tooltip("row:O"),
+        alt.Tooltip("column:O"),
+        alt.Tooltip("samples:Q", format=","),
+        alt.Tooltip("cycles:Q", format=","),
+        alt.Tooltip("busy_cycles:Q", format=","),
+        alt.Tooltip("busy_share:Q", format=".1%"),
+        alt.Tooltip("share:Q", format=".1%"),
+    ]
+    return grid_chart(grid, color, tooltip, f"{title} per tile (physical grid, {grid.height} tiles)", cell=cell)
 
 
 def duration_distribution(

@@ -57,7 +57,7 @@ STRAGGLER_SLOWDOWN = (1.15, 1.40)
 PARTITION_SHARE = 0.125
 PARTITION_EXTRA = (1 / 16, 1 / 8)
 TAIL_RATE_MEMORY = 0.08
-TAIL_RATE_MATMUL = 1e-4
+TAIL_RATE_MATMUL = 5e-5
 TAIL_FACTOR = (2.0, 5.0)
 STORAGE_SIGMA = 0.5
 #: Command roles whose kernels are matrix products (compute-bound, rarely slow).
