@@ -207,14 +207,15 @@ NASTY_REPORT_TITLE = "report " + NASTY_NAMES[4] + NASTY_NAMES[9] + NASTY_NAMES[0
 
 
 def save_nasty_report(path: Path, *, static: bool) -> subprocess.CompletedProcess[str]:
-    """`save_report` of every `NASTY_CHARTS` chart, the profile, query results, a table and the names as
-    paragraphs, in a child process (a renderer abort kills only it)."""
+    """`save_report` of every `NASTY_CHARTS` chart, the profile, query results, a table, its findings, a
+    comparison and the names as paragraphs, in a child process (a renderer abort kills only it)."""
     code = (
         "import sys; import chart_fixtures as f; import ipu_nb\n"
         "p = f.nasty_profile()\n"
         "items = [build(p) for build in f.NASTY_CHARTS.values()]\n"
         "items += [p, ipu_nb.query(p, group_by='operation', samples=60), p.samples.head(60)]\n"
         "items += [ipu_nb.query(p, group_by='metadata', metadata_key=f.NASTY_KEY_2, limit=0)]\n"
+        "items += [ipu_nb.findings(p, min_share=0), ipu_nb.compare(p, f.nasty_after())]\n"
         "items += list(f.NASTY_NAMES)\n"
         "ipu_nb.save_report(sys.argv[1], *items, title=f.NASTY_REPORT_TITLE, description='\\n'.join(f.NASTY_NAMES),"
         " static=sys.argv[2] == 'static')\n"
