@@ -91,8 +91,6 @@ def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, 
         assert 'class="ipu-nb-repr ipu-nb-findings"' in report  # the findings table
         assert "attribution of the phase-cycle delta" in report  # the comparison
         assert report.count('class="ipu-nb-spec"') == 6  # waterfall, heat-map, distribution, 3 superstep charts
-        outputs = "".join(
-            o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs
-        )
+        outputs = "".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
         assert "--scale-kernel=gelu_c16_to_a8=1.8" in outputs  # the pair came from the command line knob
     assert not (tmp_path / "ipu-nb-output").exists()  # nothing written to the default folder
