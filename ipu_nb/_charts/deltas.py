@@ -18,6 +18,7 @@ from .._query.index import int_extreme
 from .common import chart_data, samples_of
 from .data import distribution_frame, grid_position
 from .grid import grid_chart
+from .samples import ecdf_chart
 
 if TYPE_CHECKING:
     from .._compare import Comparison
@@ -250,40 +251,14 @@ def delta_distribution(
         f"duration distribution before ({counts.get('before', 0):,} samples) and after "
         f"({counts.get('after', 0):,}): {what}"
     )
-    markers = dist.markers.with_columns(pl.when(pl.col("stat") == "p50").then(0.5).otherwise(0.95).alias("fraction"))
+    if style == "ecdf":
+        return ecdf_chart(dist, side, x_scale, "profile").properties(title=title)
     marker_tooltip = [
         alt.Tooltip("group:N", title="profile"),
         alt.Tooltip("stat:N", title="percentile"),
         alt.Tooltip("cycles:Q", format=","),
         alt.Tooltip("samples:Q", format=","),
     ]
-    if style == "ecdf":
-        curve = (
-            alt.Chart(chart_data(dist.ecdf))
-            .mark_line(interpolate="step-after")
-            .encode(
-                x=alt.X("duration:Q", title="duration (cycles)", scale=x_scale),
-                y=alt.Y("fraction:Q", title="fraction of samples ≤ duration", scale=alt.Scale(domain=[0, 1])),
-                color=side,
-                tooltip=[
-                    alt.Tooltip("group:N", title="profile"),
-                    alt.Tooltip("duration:Q", format=","),
-                    alt.Tooltip("fraction:Q", format=".1%"),
-                ],
-            )
-        )
-        points = (
-            alt.Chart(chart_data(markers))
-            .mark_point(filled=True, size=60)
-            .encode(
-                x="cycles:Q",
-                y="fraction:Q",
-                color=side,
-                shape=alt.Shape("stat:N", title="percentile"),
-                tooltip=marker_tooltip,
-            )
-        )
-        return alt.layer(curve, points).properties(title=title, width=560, height=320)
     bars = (
         alt.Chart(chart_data(dist.histogram))
         .mark_bar(opacity=0.55)
@@ -302,7 +277,7 @@ def delta_distribution(
         )
     )
     rules = (
-        alt.Chart(chart_data(markers))
+        alt.Chart(chart_data(dist.markers))
         .mark_rule(strokeWidth=2)
         .encode(
             x="cycles:Q",
