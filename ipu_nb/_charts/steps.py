@@ -32,7 +32,7 @@ _BALANCE_COLUMNS = ("tile", "critical_count", "critical_share", "recoverable_cyc
 _SERIES = {"measured": "#8c8c8c", "estimated": "#4c78a8"}
 
 
-def _measured(source: Any, what: str, kind: str | None, filters: dict[str, Any]) -> tuple[Profile | None, Any]:
+def _measured(source: Any, what: str, filters: dict[str, Any]) -> tuple[Profile | None, Any]:
     """(Profile or None, its widget's base Query or None); a non-Profile source may not take filters."""
     profile, base = as_profile(source)
     if profile is None and filters:
@@ -56,8 +56,8 @@ def recoverable_frame(steps: pl.DataFrame, max_bars: int = 400) -> tuple[pl.Data
 
     Per run: ``first`` and ``last`` superstep (``phase P/E``), ``label``, ``supersteps``,
     ``start`` / ``end`` (offsets), ``recoverable_cycles`` (Σ), and the ``critical_tile``,
-    ``critical_cycles``, ``imbalance`` and ``kernel`` (dominant kernel, ``(no kernel)`` for
-    none) of its superstep with the most recoverable cycles.
+    ``critical_cycles``, ``imbalance`` and ``kernel`` (dominant kernel, ``""`` for none) of
+    its superstep with the most recoverable cycles.
     """
     if max_bars < 1:
         raise ValueError(f"max_bars must be at least 1, got {max_bars}")
@@ -105,7 +105,7 @@ def recoverable_cycles(
     in an exchange phase a tile's sum is mostly waiting (``kind=None`` measures every
     sample). More than ``max_bars`` supersteps are merged into runs of consecutive ones.
     """
-    profile, base = _measured(source, "supersteps table", kind, filters)
+    profile, base = _measured(source, "supersteps table", filters)
     clock_hz = 0
     if profile is not None:
         from .._supersteps import supersteps
@@ -169,7 +169,7 @@ def critical_tiles(
     Profile every profiled tile is drawn, zero where it was never critical. The tooltip has
     the tile's critical share, the cycles balancing its supersteps would save and its slack.
     """
-    profile, base = _measured(source, "tile balance table", kind, filters)
+    profile, base = _measured(source, "tile balance table", filters)
     if profile is not None:
         from .._supersteps import tile_balance
 
