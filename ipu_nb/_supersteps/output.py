@@ -23,7 +23,15 @@ from .text import cycles_text, ms_text, percent_text
 if TYPE_CHECKING:
     from .detectors import Findings
 
-__all__ = ["StepsReport", "findings_json", "findings_markdown", "findings_text", "steps_json", "steps_text"]
+__all__ = [
+    "StepsReport",
+    "findings_html",
+    "findings_json",
+    "findings_markdown",
+    "findings_text",
+    "steps_json",
+    "steps_text",
+]
 
 #: The order `profile-supersteps` text prints the superstep columns in, and how.
 _STEP_TEXT = (
@@ -186,3 +194,39 @@ def findings_markdown(found: Findings) -> str:
             f"{markdown_text(percent_text(f.share))} | {markdown_code(f.flags)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+#: The columns of the findings table in HTML: (field, heading, cell format of `ipu_nb._html.reprs`).
+_HTML_COLUMNS = (
+    ("rank", "#", "int"),
+    ("category", "category", "text"),
+    ("message", "finding", "wrap"),
+    ("cycles", "cycles at stake", "int"),
+    ("ms", "ms", "text"),
+    ("share", "of the span", "text"),
+    ("flags", "profile-query flags", "code"),
+)
+
+
+def findings_html(found: Findings) -> str:
+    """The findings as an escaped HTML block: a summary line, then one table row per finding, best first."""
+    from .._html.reprs import STYLE, summary_html, table_html
+
+    s = _findings_scalars(found)
+    summary = summary_html(
+        [
+            ("findings", f"{len(found.items):,}"),
+            ("tiles", f"{s['tileCount']:,}"),
+            ("samples", f"{s['sampleCount']:,}"),
+            ("spanCycles", f"{s['profileSpanCycles']:,}"),
+            ("spanMs", f"{s['profileSpanMs']:.6f}"),
+        ]
+    )
+    rows = [
+        {**f.record(rank), "ms": ms_text(f.ms), "share": percent_text(f.share)} for rank, f in enumerate(found.items, 1)
+    ]
+    if not rows:
+        body = '<div class="ipu-nb-note">No findings above the thresholds.</div>'
+    else:
+        body = table_html(rows, _HTML_COLUMNS, total=len(rows))
+    return f'{STYLE}<div class="ipu-nb-repr ipu-nb-findings">{summary}{body}</div>'

@@ -19,6 +19,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from .imbalance import storage_weights
 from .plan import Command, Fmt, Layout, Transfers, address, join, layout, spread
 
 __all__ = ["WORKLOADS", "Workload", "default_busy_tiles", "plan"]
@@ -44,13 +45,19 @@ class _Each(TypedDict):
 
 
 class _Context:
-    """What every phase builder needs: tile count, noise source, tensor ids, storage placement."""
+    """What every phase builder needs: tile count, noise source, tensor ids, storage and data placement."""
 
     def __init__(self, tiles: int, seed: int) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(np.random.SeedSequence([seed, 0x1B0]))
         self.salt = int(np.random.default_rng(seed).integers(1, 1 << 30))
+        self._storage = storage_weights(tiles, seed)
         self._next_id = 1024
+        self._placements: dict[int, tuple[int, Layout]] = {}  # id -> (number, the layout, kept alive)
+
+    def placement(self, out: Layout) -> int:
+        """A stable number for the data layout `out` (0, 1, 2… in order of first use)."""
+        return self._placements.setdefault(id(out), (len(self._placements), out))[0]
 
     def ids(self, count: int) -> int:
         """Allocate `count` consecutive tensor ids; returns the first."""
@@ -59,9 +66,14 @@ class _Context:
         return first
 
     def stored_on(self, tensor: np.ndarray) -> np.ndarray:
-        """The tile a stored (input / weight) tensor lives on: spread pseudo-randomly over all tiles."""
-        h = (np.asarray(tensor, dtype=np.int64) * 2654435761 + self.salt) % 4294967291
-        return (h >> 3) % self.tiles
+        """The tile a stored (input / weight) tensor lives on: hashed, so tensors of one phase may share a
+        tile, and unevenly (`storage_weights`), so some tiles hold and send far more than others."""
+        x = np.asarray(tensor, dtype=np.uint64) + np.uint64(self.salt)
+        for shift, multiplier in ((33, 0xFF51AFD7ED558CCD), (33, 0xC4CEB9FE1A85EC53)):  # MurmurHash3's fmix64
+            x = (x ^ (x >> np.uint64(shift))) * np.uint64(multiplier)
+        x ^= x >> np.uint64(33)
+        u = (x >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+        return np.searchsorted(self._storage, u, side="right").clip(max=self.tiles - 1).astype(np.int64)
 
     def cycles(self, model: np.ndarray) -> np.ndarray:
         """Model cycles with the tile-to-tile noise real kernels show (memory banks, worker scheduling)."""
@@ -177,6 +189,7 @@ def gemm(
                         (rows, BLOCK, BLOCK, int(i > 0)),
                     ),
                     worker_count=np.minimum(6, rows),
+                    placement=ctx.placement(out),
                 )
             )
 
@@ -240,6 +253,7 @@ def elementwise(
                 step=_step(tile, 8, out_tensor, (in_tensor,), (rows * BLOCK,)),
                 calls=calls,
                 worker_count=np.minimum(6, rows),
+                placement=ctx.placement(out),
             )
         )
 
@@ -374,6 +388,7 @@ def _attention_phases(
                     transfers=transfers,
                     step=_step(tile, 8, out_tensor, (q_tensor,), (rows, _SEQ)),
                     worker_count=np.minimum(6, rows),
+                    placement=ctx.placement(units),
                 )
             )
 
