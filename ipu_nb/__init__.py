@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
+    from ._fleet import Fleet, FleetComparison, FleetError, LabelError, ParquetDataset, scan_parquet
     from ._html.report import save_report
     from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
@@ -30,6 +31,12 @@ _EXPORTS = {
     "ComparisonError": "._compare",
     "ComparisonSummary": "._compare",
     "compare": "._compare",
+    "Fleet": "._fleet",
+    "FleetComparison": "._fleet",
+    "FleetError": "._fleet",
+    "LabelError": "._fleet",
+    "ParquetDataset": "._fleet",
+    "scan_parquet": "._fleet",
     "NotAProfileError": "._load",
     "Profile": "._model.profile",
     "ProfileFormatError": "._load",
@@ -62,7 +69,12 @@ __all__ = [
     "ComparisonSummary",
     "Finding",
     "Findings",
+    "Fleet",
+    "FleetComparison",
+    "FleetError",
+    "LabelError",
     "NotAProfileError",
+    "ParquetDataset",
     "Profile",
     "ProfileFormatError",
     "ProfileWidget",
@@ -82,6 +94,7 @@ __all__ = [
     "open_profile",
     "query",
     "save_report",
+    "scan_parquet",
     "supersteps",
     "tile_balance",
     "unload_ipython_extension",

@@ -35,7 +35,19 @@ __all__ = [
 TRACEBACK_ENV = "IPU_NB_TRACEBACK"
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
-_SUBCOMMAND_MODULES = ("generate", "query", "diff", "supersteps", "findings", "render", "trace", "demo", "cache")
+_SUBCOMMAND_MODULES = (
+    "generate",
+    "query",
+    "diff",
+    "batch",
+    "check",
+    "supersteps",
+    "findings",
+    "render",
+    "trace",
+    "demo",
+    "cache",
+)
 
 
 class CliError(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,6 +109,36 @@ class Profile:
         from .._trace import write_trace
 
         return write_trace(self, path, query, progress=progress).path
+
+    def to_parquet(
+        self,
+        folder: str | os.PathLike[str],
+        label: str | None = None,
+        *,
+        labels: Mapping[str, Any] | None = None,
+    ) -> Path:
+        """Write the frames into the Parquet dataset at `folder`, under partition ``profile=<label>``.
+
+        Tables ``samples``, ``metadata``, ``exchange_activities`` and ``tiles`` (these
+        frames) and ``profiles`` (one row: the scalars, the source path and `labels`),
+        each hive-partitioned by `label` (default: the file name without its suffix);
+        writing a label again replaces it. `ipu_nb.scan_parquet` reads the dataset back
+        lazily, and DuckDB or Spark read the same files (docs/reference/fleet.md#parquet-datasets).
+        Returns the folder.
+
+        >>> profile.to_parquet("dataset", labels={"batch": 8}).name
+        'dataset'
+        """
+        from .._fleet.labels import checked
+        from .._fleet.parquet import write_profile
+
+        if label is None:
+            if self.path is None:
+                raise ValueError("label= is required: this profile was not read from a file")
+            label = self.path.stem
+        root = Path(folder)
+        write_profile(self, root, label, checked(labels or {}, "labels"))
+        return root
 
     def _repr_html_(self) -> str:
         from .._html.reprs import profile_html
