@@ -15,10 +15,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS
 from . import CliError
+
+if TYPE_CHECKING:
+    from .._query import QueryError
 
 __all__ = [
     "FILTERS_TITLE",
@@ -26,6 +29,7 @@ __all__ = [
     "add_limit_flag",
     "add_profile_argument",
     "add_query_flags",
+    "cli_error",
     "query_errors",
     "query_filters",
     "refuse_clip",
@@ -245,7 +249,12 @@ def query_errors() -> Iterator[None]:
     try:
         yield
     except QueryError as exc:
-        raise CliError(str(exc), 2 if exc.usage else 1) from None
+        raise cli_error(exc) from None
+
+
+def cli_error(exc: QueryError) -> CliError:
+    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
+    return CliError(str(exc), 2 if exc.usage else 1)
 
 
 def write_output(text: str) -> None:

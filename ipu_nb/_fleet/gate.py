@@ -54,9 +54,7 @@ def format_threshold(threshold: Fraction) -> str:
     return f"{text}%"
 
 
-def regressed(
-    groups: pl.DataFrame, threshold: Fraction, *, min_cycles: int = 0, count_added: bool = True
-) -> pl.Series:
+def regressed(groups: pl.DataFrame, threshold: Fraction, *, min_cycles: int = 0, count_added: bool = True) -> pl.Series:
     """Which rows of a comparison's groups regressed beyond `threshold` (a boolean column).
 
     `groups` has `Comparison.groups`' ``status``, ``phase_cycles_before`` and
