@@ -8,6 +8,7 @@ import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
 import type { GroupRow, GroupsReply } from "./protocol";
+import { displayText } from "./text";
 import type { Filters } from "./types";
 import type { Vocabulary } from "./vocabulary";
 
@@ -34,7 +35,7 @@ export function groupFilter(
     case "kernel":
       return { ...filters, kernel: row.name === words.no_kernel ? "" : row.name };
     case "operation":
-      return row.name ? { ...filters, operation_contains: row.name } : null;
+      return { ...filters, operation: [row.name] };
     case "phase":
       return { ...filters, phases: [Number(d.phase)] };
     case "tile":
@@ -127,14 +128,15 @@ export class Groups {
     table.append(head);
     for (const row of msg.rows) {
       const tr = el("tr");
+      const name = row.name ? displayText(row.name) : "(empty)";
       tr.append(
-        el("td", "ipu-nb-group-name", row.name || "(empty)"),
+        el("td", "ipu-nb-group-name", name),
         el("td", undefined, cycles(row.phase_cycles)),
         el("td", undefined, cycles(row.work_cycles)),
         el("td", undefined, row.average_active_tiles.toFixed(1)),
         el("td", undefined, grouped(row.sample_count)),
       );
-      tr.title = `${row.name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
+      tr.title = `${name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
       const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
       if (next) {
         tr.classList.add("ipu-nb-clickable");

@@ -76,11 +76,13 @@ export function measuringContext(font: string): CanvasRenderingContext2D {
   return scratch;
 }
 
-/** The font `node` is drawn in, as a canvas font (size and family; weight and style where set). */
+/** The font `node` is drawn in, as a canvas font; the widget's default until it is styled (attached). */
 export function fontOf(node: Element): string {
-  const style = getComputedStyle(node);
+  const style = node.isConnected ? getComputedStyle(node) : null;
+  if (!style?.fontSize) return DEFAULT_FONT;
   return `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
 }
+const DEFAULT_FONT = "12px sans-serif";
 
 /**
  * Show profile string `s` in `node`, cut with "…" to `maxPx` pixels of `node`'s font; the
@@ -90,6 +92,5 @@ export function setFittedText(node: HTMLElement, s: string, maxPx: number, font:
   const text = fitText(measuringContext(font), s, maxPx);
   node.textContent = text;
   const shown = displayText(s);
-  if (text !== shown) node.title = shown;
-  else node.removeAttribute("title");
+  node.title = text === shown ? "" : shown;
 }

@@ -175,6 +175,17 @@ export class FakeElement extends FakeEventTarget {
     return this.context;
   }
 
+  /** Every descendant (depth first) with tag `tag` (the only selector supported). */
+  querySelectorAll(tag: string): FakeElement[] {
+    const out: FakeElement[] = [];
+    for (const c of this.children) {
+      if (typeof c === "string") continue;
+      if (c.tagName === tag.toUpperCase()) out.push(c);
+      out.push(...c.querySelectorAll(tag));
+    }
+    return out;
+  }
+
   /** Every descendant (depth first) whose class list holds `name`. */
   findAll(name: string): FakeElement[] {
     const out: FakeElement[] = [];
@@ -203,8 +214,20 @@ class FakeOption extends FakeElement {
 
 const fakeDocument = {
   activeElement: null as FakeElement | null,
+  body: new FakeElement("body"),
   createElement: (tag: string) => new FakeElement(tag),
 };
+
+class FakeMutationObserver {
+  static active = new Set<FakeMutationObserver>();
+  constructor(readonly callback: () => void) {}
+  observe(): void {
+    FakeMutationObserver.active.add(this);
+  }
+  disconnect(): void {
+    FakeMutationObserver.active.delete(this);
+  }
+}
 
 class FakeResizeObserver {
   static active = new Set<FakeResizeObserver>();
@@ -227,13 +250,23 @@ export interface FakeDom {
   pendingFrames(): number;
   /** Resize observers still observing. */
   observers(): number;
+  /** Mutation observers still observing. */
+  mutationObservers(): number;
   uninstall(): void;
 }
 
-/** Install the fakes as `window`, `document`, `Option`, `ResizeObserver` and the frame functions. */
+/** Install the fakes as `window`, `document`, `Option`, `ResizeObserver`, `MutationObserver` and the frame functions. */
 export function installFakeDom(): FakeDom {
   const g = globalThis as Record<string, unknown>;
-  const names = ["window", "document", "Option", "ResizeObserver", "requestAnimationFrame", "cancelAnimationFrame"];
+  const names = [
+    "window",
+    "document",
+    "Option",
+    "ResizeObserver",
+    "MutationObserver",
+    "requestAnimationFrame",
+    "cancelAnimationFrame",
+  ];
   const saved = names.map((n) => [n, Object.getOwnPropertyDescriptor(g, n)] as const);
   let clock = 0;
   let nextHandle = 1;
@@ -253,6 +286,7 @@ export function installFakeDom(): FakeDom {
   define("document", fakeDocument);
   define("Option", FakeOption);
   define("ResizeObserver", FakeResizeObserver);
+  define("MutationObserver", FakeMutationObserver);
   define("requestAnimationFrame", (fn: (t: number) => void) => {
     frames.set(nextHandle, fn);
     return nextHandle++;
@@ -284,6 +318,7 @@ export function installFakeDom(): FakeDom {
     pendingTimers: () => timers.size,
     pendingFrames: () => frames.size,
     observers: () => FakeResizeObserver.active.size,
+    mutationObservers: () => FakeMutationObserver.active.size,
     uninstall() {
       for (const [name, descriptor] of saved) {
         if (descriptor) Object.defineProperty(g, name, descriptor);
@@ -291,6 +326,7 @@ export function installFakeDom(): FakeDom {
       }
       targets.clear();
       FakeResizeObserver.active.clear();
+      FakeMutationObserver.active.clear();
     },
   };
 }
