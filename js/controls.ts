@@ -5,7 +5,7 @@ import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { formatIntList, parseIntList } from "./format";
 import { metadataLabel, parseMetadataText, withMetadata, withoutMetadata } from "./metadata";
-import type { Filters } from "./types";
+import { type Filters, noFilters } from "./types";
 import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface ControlsHost {
@@ -63,7 +63,7 @@ export class Controls {
     const zoomOut = button("−", "Zoom out (-)", () => host.zoom(2));
     const reset = button("reset", "Whole profile (0 / Esc)", () => host.reset());
     const clearAll = button("clear filters", "Remove every filter", () =>
-      host.setFilters({ kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] }),
+      host.setFilters(noFilters()),
     );
     this.root.append(
       this.search, this.kind, this.kernel, this.kernelList, this.metadata, this.chips,

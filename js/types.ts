@@ -9,10 +9,17 @@ export type MetadataFilter = [name: string, value: string | null];
 export interface Filters {
   kind: string | null;
   kernel: string | null;
+  /** Exact operation names (any of them); the flame graph's focus sets one. */
+  operation: string[];
   operation_contains: string | null;
   tiles: number[];
   phases: number[];
   metadata: MetadataFilter[];
+}
+
+/** The filters that select every sample. */
+export function noFilters(): Filters {
+  return { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [] };
 }
 
 /** The read-only `info` trait: facts about the profile and the names the front end offers. */
