@@ -4,13 +4,14 @@
 // canvas, and the cursor, selection, hovered row and drag on an overlay above it; mouse
 // input on the overlay is timeline-input.ts's.
 
-import { classColours, css } from "./colors";
+import { classColours, css, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { cycles, ticks } from "./format";
 import { GUTTER, pixelsPerCycle, plotWidth, rowHeight } from "./plot";
 import type { SampleInfo } from "./protocol";
 import { Raster } from "./raster";
+import { fitText } from "./text";
 import { type TimelineActions, TimelineInput } from "./timeline-input";
 import type { WindowData } from "./types";
 
@@ -25,14 +26,6 @@ export interface TimelineHost extends TimelineActions {
   selected(): SampleInfo | null;
   /** The kernel's name for samples without a kernel (drawn grey when colouring by kernel). */
   noKernel(): string;
-}
-
-/** `text` cut with an ellipsis to fit `width` pixels (approximately, by character share). */
-function fit(ctx: CanvasRenderingContext2D, text: string, width: number): string {
-  const full = ctx.measureText(text).width;
-  if (full <= width) return text;
-  const keep = Math.floor((text.length * width) / full) - 1;
-  return keep > 0 ? `${text.slice(0, keep)}…` : "";
 }
 
 export class Timeline {
@@ -84,6 +77,12 @@ export class Timeline {
     this.draw();
   }
 
+  /** The theme changed: paint the summary again in its colours and redraw. */
+  recolour(): void {
+    if (this.data) this.setData(this.data);
+    else this.draw();
+  }
+
   private colours(mode: string): [number, number, number][] {
     return classColours(mode, this.host.legend(mode), this.host.noKernel());
   }
@@ -95,7 +94,7 @@ export class Timeline {
     const ctx = sizeCanvas(this.base, this.width, h);
     sizeCanvas(this.overlay, this.width, h);
     ctx.clearRect(0, 0, this.width, h);
-    ctx.fillStyle = "#fafafa";
+    ctx.fillStyle = theme().plot;
     ctx.fillRect(GUTTER, 0, this.plotWidth(), h);
     const [s, e] = this.host.view();
     const k = pixelsPerCycle([s, e], this.width);
@@ -158,14 +157,14 @@ export class Timeline {
       const x = Math.max(GUTTER + (data.start + data.x0[i] - s) * k, GUTTER) + 3;
       const name =
         data.labels && data.labelIndex ? data.labels[data.labelIndex[i]] : (legend[(data.flags[i] & 31) - 1] ?? "");
-      ctx.fillText(fit(ctx, name, w - 6), x, data.row[i] * rh + rh / 2);
+      ctx.fillText(fitText(ctx, name, w - 6), x, data.row[i] * rh + rh / 2);
     }
   }
 
   private gutter(ctx: CanvasRenderingContext2D, rows: number[], rh: number): void {
-    ctx.fillStyle = "#fff";
+    ctx.fillStyle = theme().background;
     ctx.fillRect(0, 0, GUTTER - 2, this.plotHeight);
-    ctx.fillStyle = "#555";
+    ctx.fillStyle = theme().text;
     ctx.font = "10px sans-serif";
     ctx.textBaseline = "top";
     ctx.textAlign = "right";
@@ -177,8 +176,8 @@ export class Timeline {
   private drawAxis(s: number, e: number): void {
     const ctx = sizeCanvas(this.axis, this.width, AXIS);
     ctx.clearRect(0, 0, this.width, AXIS);
-    ctx.fillStyle = "#555";
-    ctx.strokeStyle = "#999";
+    ctx.fillStyle = theme().text;
+    ctx.strokeStyle = theme().line;
     ctx.font = "10px sans-serif";
     ctx.textBaseline = "top";
     const k = pixelsPerCycle([s, e], this.width);
@@ -202,7 +201,7 @@ export class Timeline {
     const rows = this.host.rows();
     const rh = rowHeight(rows.length);
     if (this.input.hoverRow >= 0) {
-      ctx.fillStyle = "rgba(0,0,0,0.06)";
+      ctx.fillStyle = theme().dark ? "rgba(255,255,255,0.08)" : "rgba(0,0,0,0.06)";
       ctx.fillRect(GUTTER, this.input.hoverRow * rh, this.plotWidth(), Math.max(rh, 1));
     }
     const sel = this.host.selected();
@@ -211,7 +210,7 @@ export class Timeline {
       if (row >= 0) {
         const x = GUTTER + (sel.offset - s) * k;
         const w = Math.max(sel.duration * k, 2);
-        ctx.strokeStyle = "#111";
+        ctx.strokeStyle = theme().outline;
         ctx.lineWidth = 1.5;
         ctx.strokeRect(x, row * rh - 1, w, Math.max(rh, 1) + 2);
       }
@@ -219,7 +218,7 @@ export class Timeline {
     const at = this.host.at();
     if (at !== null && at >= s && at <= e) {
       const x = GUTTER + (at - s) * k;
-      ctx.strokeStyle = "#d00";
+      ctx.strokeStyle = theme().cursor;
       ctx.lineWidth = 1;
       ctx.beginPath();
       ctx.moveTo(x + 0.5, 0);

@@ -7,6 +7,8 @@
 import "./widget.css";
 import type { Render } from "@anywidget/types";
 import { decodeWindow, float32 } from "./buffers";
+import { ThemeWatcher } from "./colors";
+import { Connection } from "./connection";
 import { Controls } from "./controls";
 import { Disposers } from "./disposers";
 import { el } from "./dom";
@@ -32,14 +34,9 @@ import { vocabularyOf } from "./vocabulary";
 
 let instances = 0;
 
-const render: Render<Traits> = ({ model, el: host }) => {
+const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
   const bag = new Disposers();
-  const send = (message: ToKernel) => model.send(message);
-  const info = () => model.get("info");
-  const span = () => Math.max(info().span, 1);
-  const legendOf = (mode: string) => info().legend[mode] ?? [];
-  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
 
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
@@ -48,6 +45,15 @@ const render: Render<Traits> = ({ model, el: host }) => {
   root.setAttribute("data-jp-suppress-context-menu", "true");
   host.append(root);
   bag.add(() => root.remove());
+  // Every send and save goes through the connection: after a kernel restart they stop, quietly.
+  const connection = new Connection(kernelModel, root, bag, () => status.error("disconnected from the kernel"));
+  const model = connection.model;
+
+  const send = (message: ToKernel) => model.send(message);
+  const info = () => model.get("info");
+  const span = () => Math.max(info().span, 1);
+  const legendOf = (mode: string) => info().legend[mode] ?? [];
+  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
 
   // ---- state the traits hold --------------------------------------------------------------
   const views = new ViewState({
@@ -152,13 +158,28 @@ const render: Render<Traits> = ({ model, el: host }) => {
     words,
     groups.root,
   );
-  const flame = new Flame({ filters: () => model.get("filters"), setFilters }, bag, words);
+  const flame = new Flame(
+    { filters: () => model.get("filters"), setFilters, colorBy: () => model.get("color_by"), legend: legendOf },
+    bag,
+    words,
+  );
 
   const main = el("div", "ipu-nb-main");
   const left = el("div", "ipu-nb-left");
   left.append(overview.root, timeline.root);
   main.append(left, inspector.root);
-  root.append(header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root);
+  root.append(connection.banner, header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root);
+  // The page's theme: read now and after each switch; the canvases and coloured parts redraw.
+  const themes = new ThemeWatcher(
+    root,
+    () => {
+      legend.render();
+      flame.render();
+      timeline.recolour();
+      overview.draw();
+    },
+    bag,
+  );
 
   // ---- windows: requested on every change, drawn at the next frame --------------------------
   const trips = new Trips(root);
@@ -267,6 +288,8 @@ const render: Render<Traits> = ({ model, el: host }) => {
     const width = Math.max(300, left.clientWidth || root.clientWidth - 340);
     timeline.resize(width);
     overview.resize(width);
+    flame.resize();
+    themes.refresh(); // the first resize comes once the view is attached and styled
     request();
   };
   const observer = new ResizeObserver(() => resize());
