@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
         filters_title="filters (applied to both profiles, combined with AND)",
         sort_help=_SORT_HELP,
         samples=False,
+        clip=False,
     )
     shape.add_argument(
         "--rename",

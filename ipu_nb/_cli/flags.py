@@ -4,7 +4,8 @@
 output flags; `add_filter_flags` gives `profile-supersteps` the filters alone. All
 parse values with the runtime's rules (`unsigned`), and `query_filters` reads the
 parsed filters back as `Query` keywords, so every command accepts and refuses the
-same spellings.
+same spellings. ``--operation``, ``--window`` and ``--clip`` are ipu-nb extensions
+(docs/reference/query.md#ipu-nb-extensions).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ __all__ = [
     "add_query_flags",
     "cli_error",
     "query_filters",
+    "refuse_clip",
     "unsigned",
+    "window_bounds",
     "write_output",
 ]
 
@@ -51,6 +54,23 @@ def unsigned(bits: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+def window_bounds(text: str) -> tuple[int, int]:
+    """argparse type of ``--window``: ``START:END``, two offsets (as `unsigned` reads them) with START < END."""
+    offset = unsigned(64, "offset")
+    start, colon, end = text.partition(":")
+    try:
+        if not colon:
+            raise argparse.ArgumentTypeError("no ':'")
+        bounds = offset(start), offset(end)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"invalid window {text!r}: expected START:END, two offsets from 0 to {2**64 - 1}"
+        ) from None
+    if bounds[0] >= bounds[1]:
+        raise argparse.ArgumentTypeError(f"invalid window {text!r}: START must be less than END")
+    return bounds
+
+
 def _metadata_filter(text: str) -> tuple[str, str | None]:
     from .._query import QueryError, parse_metadata_filter
 
@@ -65,6 +85,13 @@ def add_filter_flags(parser: argparse.ArgumentParser, title: str = FILTERS_TITLE
     filters = parser.add_argument_group(title)
     filters.add_argument("--kind", choices=KINDS, metavar="KIND", help=f"step kind, one of: {', '.join(KINDS)}")
     filters.add_argument("--kernel", metavar="S", help="exact kernel string")
+    filters.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        metavar="S",
+        help="exact operation string (repeatable: any of them; an ipu-nb extension)",
+    )
     filters.add_argument(
         "--operation-contains", metavar="S", dest="operation_contains", help="case-sensitive substring of operation"
     )
@@ -100,6 +127,13 @@ def add_filter_flags(parser: argparse.ArgumentParser, title: str = FILTERS_TITLE
         metavar="N",
         help="samples running at per-tile offset N: offset <= N < offset + duration",
     )
+    filters.add_argument(
+        "--window",
+        type=window_bounds,
+        metavar="START:END",
+        help="samples overlapping the per-tile offsets [START, END): offset < END and "
+        "offset + duration > START, zero-length samples never (an ipu-nb extension)",
+    )
 
 
 def add_query_flags(
@@ -108,10 +142,12 @@ def add_query_flags(
     filters_title: str = FILTERS_TITLE,
     sort_help: str | None = None,
     samples: bool = True,
+    clip: bool = True,
 ) -> Any:
     """Add profile-query's filter, grouping and output flags; return the "grouping and output" group.
 
-    `sort_help` replaces ``--sort-by``'s help; ``samples=False`` leaves out ``--samples``.
+    `sort_help` replaces ``--sort-by``'s help; ``samples=False`` leaves out ``--samples``,
+    and ``clip=False`` refuses ``--clip`` (`refuse_clip`).
     """
     add_filter_flags(parser, filters_title)
     shape = parser.add_argument_group("grouping and output")
@@ -147,10 +183,42 @@ def add_query_flags(
             type=unsigned(64, "sample count"),
             default=0,
             metavar="N",
-            help="also list the N longest matching samples (default: 0)",
+            help="also list the N longest matching samples (default: 0); with --clip, the N with "
+            "the most cycles inside the window",
+        )
+    if not clip:
+        refuse_clip(parser)
+    else:
+        shape.add_argument(
+            "--clip",
+            action="store_true",
+            help="with --window: cut every sample to the window before aggregating, so the table shows "
+            "where the window's cycles went (an ipu-nb extension)",
         )
     shape.add_argument("--json", action="store_true", help="print the stable JSON report instead of text")
     return shape
+
+
+class _Refused(argparse.Action):
+    """A flag a command does not take, refused with its reason (rather than argparse's bare "unrecognized")."""
+
+    def __init__(self, option_strings: list[str], dest: str, reason: str = "", **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=argparse.SUPPRESS, **kwargs)
+        self.reason = reason
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        parser.error(f"{'/'.join(self.option_strings)} {self.reason}")
+
+
+def refuse_clip(parser: argparse.ArgumentParser) -> None:
+    """Make ``--clip`` a clear usage error for a command that measures whole samples only."""
+    parser.add_argument(
+        "--clip",
+        action=_Refused,
+        dest="_refused_clip",
+        reason=f"is not available in {parser.prog}, which measures whole samples (--window still filters); "
+        "use profile-query --window START:END --clip",
+    )
 
 
 def query_filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -158,7 +226,7 @@ def query_filters(args: argparse.Namespace) -> dict[str, Any]:
     from .._query import FILTERS
 
     values = {name: getattr(args, name) for name in FILTERS}
-    for name in ("tiles", "phases", "metadata"):
+    for name in ("operation", "tiles", "phases", "metadata"):
         values[name] = tuple(values[name])
     return values
 

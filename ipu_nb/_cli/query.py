@@ -51,6 +51,7 @@ def run_query(args: argparse.Namespace) -> int:
             metadata_key=args.metadata_key,
             limit=args.limit,
             samples=args.samples,
+            clip=args.clip,
             **query_filters(args),
         )
         require_metadata_key(q)

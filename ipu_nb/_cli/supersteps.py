@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .flags import add_filter_flags, cli_error, query_filters, unsigned, write_output
+from .flags import add_filter_flags, cli_error, query_filters, refuse_clip, unsigned, write_output
 
 __all__ = ["register", "run_supersteps"]
 
@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
         help="at most N rows; 0 = all (default: 20); the header's totals cover every superstep",
     )
     shape.add_argument("--json", action="store_true", help="print JSON instead of the text table")
+    refuse_clip(parser)
     parser.set_defaults(func=run_supersteps)
 
 

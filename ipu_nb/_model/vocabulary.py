@@ -73,10 +73,12 @@ GROUP_FIELDS: dict[str, str] = {
     "last_offset": "lastOffset",
 }
 #: `QueryResult.samples` columns and the report's field for each, in the report's order.
+#: ``clipped_cycles`` is there only for a clipped query (an ipu-nb extension).
 SAMPLE_FIELDS: dict[str, str] = {
     "tile": "physicalTile",
     "offset": "offset",
     "duration": "duration",
+    "clipped_cycles": "clippedCycles",
     "phase": "phase",
     "epoch": "epoch",
     "kind": "kind",

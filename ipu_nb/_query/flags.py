@@ -29,9 +29,20 @@ __all__ = [
 _U32_MAX = 2**32 - 1
 _U64_MAX = 2**64 - 1
 
-#: The `Query` fields that select samples; the others (grouping, sorting, limits) shape a report.
+#: The `Query` fields that select samples; the others (grouping, sorting, limits, clipping) shape a report.
 #: The predicate builder (`ipu_nb._query.predicate`) turns exactly these into row predicates.
-FILTERS: tuple[str, ...] = ("kind", "kernel", "operation_contains", "tiles", "phases", "metadata", "at")
+#: ``operation`` and ``window`` are ipu-nb extensions (docs/reference/query.md#ipu-nb-extensions).
+FILTERS: tuple[str, ...] = (
+    "kind",
+    "kernel",
+    "operation",
+    "operation_contains",
+    "tiles",
+    "phases",
+    "metadata",
+    "at",
+    "window",
+)
 
 
 class QueryError(ValueError):
@@ -49,6 +60,9 @@ class Query:
     ``metadata`` holds ``(name, value)`` pairs, value None meaning "has an entry
     with that name". ``limit`` 0 means unlimited. Values use the CLI's spelling
     (``sort_by="phase-cycles"``), so a UI state and a command line map one to one.
+    The ipu-nb extensions: ``operation`` (exact operation names, any of them),
+    ``window`` (``(start, end)``: samples overlapping that offset range) and
+    ``clip`` (aggregate only the part of each sample inside the window).
 
     >>> q = Query(group_by="tile", limit=5)
     >>> q.sort_by, q.limit, q.tiles
@@ -67,6 +81,9 @@ class Query:
     at: int | None = None
     limit: int = 20
     samples: int = 0
+    operation: tuple[str, ...] = field(default=())
+    window: tuple[int, int] | None = None
+    clip: bool = False
 
 
 def _int(value: Any, what: str, maximum: int) -> int:
@@ -130,6 +147,38 @@ def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
     return tuple(pairs)
 
 
+def _strs(value: Any, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    items = tuple(value) if isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)) else None
+    if items is None or not all(isinstance(v, str) for v in items):
+        raise QueryError(f"{what} must be a string or a list of strings, got {value!r}")
+    return items
+
+
+def _window(value: Any) -> tuple[int, int] | None:
+    """A window as ``(start, end)`` offsets, ``start < end`` (docs/reference/query.md#window)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise QueryError(f"window must be a (start, end) pair of integers, got {value!r}")
+    items = tuple(value)
+    if len(items) != 2:
+        raise QueryError(f"window must be a (start, end) pair of integers, got {value!r}")
+    start, end = _int(items[0], "window start", _U64_MAX), _int(items[1], "window end", _U64_MAX)
+    if start >= end:
+        raise QueryError(f"window start must be less than its end, got ({start}, {end})")
+    return start, end
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise QueryError(f"{what} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _optional_str(value: Any, what: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise QueryError(f"{what} must be a string, got {value!r}")
@@ -147,9 +196,14 @@ def _validated(q: Query) -> Query:
     _choice(q.sort_by, "sort_by", SORT_BYS)
     if q.kind is not None:
         _choice(q.kind, "kind", KINDS)
+    window = _window(q.window)
+    clip = _bool(q.clip, "clip")
+    if clip and window is None:
+        raise QueryError("clip requires a window: window=(start, end) (--clip requires --window START:END)")
     return dataclasses.replace(
         q,
         kernel=_optional_str(q.kernel, "kernel"),
+        operation=_strs(q.operation, "operation"),
         operation_contains=_optional_str(q.operation_contains, "operation_contains"),
         metadata_key=_optional_str(q.metadata_key, "metadata_key"),
         tiles=_ints(q.tiles, "tiles"),
@@ -158,6 +212,8 @@ def _validated(q: Query) -> Query:
         at=None if q.at is None else _int(q.at, "at", _U64_MAX),
         limit=_int(q.limit, "limit", _U64_MAX),
         samples=_int(q.samples, "samples", _U64_MAX),
+        window=window,
+        clip=clip,
     )
 
 
@@ -165,7 +221,8 @@ def make_query(query: Query | None = None, **flags: Any) -> Query:
     """A validated `Query`: ``query`` (default `Query()`) with ``flags`` overriding its fields.
 
     Flags accept convenient forms: ``tiles=5`` or ``[5, 9]``, ``metadata="name=value"``,
-    ``["a", "b=c"]`` or ``[("a", None)]``.
+    ``["a", "b=c"]`` or ``[("a", None)]``, ``operation="name"`` or ``["a", "b"]``,
+    ``window=(start, end)`` or ``[start, end]``.
 
     Raises
     ------

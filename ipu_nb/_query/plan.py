@@ -221,16 +221,24 @@ def _derived() -> list[pl.Expr]:
     ]
 
 
-def longest(lf: pl.LazyFrame, n: int) -> pl.LazyFrame:
-    """The `n` longest samples: duration desc, tile asc, offset asc, file order."""
+def longest(lf: pl.LazyFrame, n: int, *, clipped: bool = False) -> pl.LazyFrame:
+    """The `n` longest samples: duration desc, tile asc, offset asc, file order.
+
+    For a clipped frame (`ipu_nb._query.window.clip_to_window`) "longest" means the
+    most cycles inside the window: ordered by the clipped duration, reported with the
+    sample's own offset and duration and the clipped length as ``clipped_cycles``.
+    """
+    offset, duration = ("_full_offset", "_full_duration") if clipped else ("offset", "duration")
+    inside = [pl.col("duration").cast(pl.Int64).alias("clipped_cycles")] if clipped else []
     return (
-        lf.sort(["duration", "tile", "offset", "sample"], descending=[True, False, False, False])
+        lf.sort(["duration", "tile", offset, "sample"], descending=[True, False, False, False])
         .head(n)
         .select(
             "sample",
             "tile",
-            "offset",
-            "duration",
+            pl.col(offset).alias("offset"),
+            pl.col(duration).alias("duration"),
+            *inside,
             "phase",
             "epoch",
             pl.col("kind").cast(pl.String),
@@ -240,14 +248,15 @@ def longest(lf: pl.LazyFrame, n: int) -> pl.LazyFrame:
     )
 
 
-def empty_samples() -> pl.DataFrame:
-    """`QueryResult.samples` with no rows (``samples=0``)."""
+def empty_samples(*, clipped: bool = False) -> pl.DataFrame:
+    """`QueryResult.samples` with no rows (``samples=0``), with ``clipped_cycles`` for a clipped query."""
     return pl.DataFrame(
         schema={
             "sample": pl.UInt32,
             "tile": pl.UInt32,
             "offset": pl.UInt64,
             "duration": pl.UInt32,
+            **({"clipped_cycles": pl.Int64} if clipped else {}),
             "phase": pl.UInt32,
             "epoch": pl.UInt32,
             "kind": pl.String,

@@ -9,30 +9,38 @@ more entry in `row_predicates`, and every surface sees it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
-from .flags import Query, make_query
+from .flags import Query, filters_only, make_query
 from .index import index_of
+from .window import clipped_cycles, overlaps
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
 
-__all__ = ["Predicate", "filter_mask", "filter_samples", "filtered", "row_predicates"]
+__all__ = ["Predicate", "filter_mask", "filter_samples", "filtered", "row_predicates", "window_samples"]
 
 #: A filter over ``profile.samples``: an expression, or a boolean array with one value per row.
 Predicate = pl.Expr | np.ndarray
 
 
-def _operation_contains(profile: Profile, text: str) -> pl.Expr:
-    """``operation`` contains `text` (case-sensitive), compared by category code where the column has codes."""
+def _operation_where(profile: Profile, keep: Callable[[Any], Any]) -> pl.Expr:
+    """``operation`` is a name `keep` selects (a boolean per name), compared by category code where it has codes."""
     if profile.samples.schema["operation"] != pl.Categorical():
-        return pl.col("operation").cast(pl.String).str.contains(text, literal=True)
+        expr: pl.Expr = keep(pl.col("operation").cast(pl.String))
+        return expr
     names = profile.samples.select(pl.col("operation").unique()).to_series()
-    hits = names.filter(names.cast(pl.String).str.contains(text, literal=True))
+    hits = names.filter(keep(names.cast(pl.String)))
     return pl.col("operation").to_physical().is_in(hits.to_physical().implode())
+
+
+def _in_set(column: str, values: tuple[int, ...]) -> pl.Expr:
+    """The u32 `column` is one of `values`."""
+    return pl.col(column).is_in(pl.Series(values, dtype=pl.UInt32).implode())
 
 
 def row_predicates(profile: Profile, q: Query) -> list[Predicate]:
@@ -44,15 +52,21 @@ def row_predicates(profile: Profile, q: Query) -> list[Predicate]:
         out.append(pl.col("kind") == q.kind)
     if q.kernel is not None:
         out.append((pl.col("kernel") == q.kernel).fill_null(False))
+    if q.operation:
+        names = pl.Series(q.operation, dtype=pl.String).implode()
+        out.append(_operation_where(profile, lambda ops: ops.is_in(names)))
     if q.operation_contains is not None:
-        out.append(_operation_contains(profile, q.operation_contains))
+        text = q.operation_contains
+        out.append(_operation_where(profile, lambda ops: ops.str.contains(text, literal=True)))
     if q.tiles:
-        out.append(pl.col("tile").is_in(pl.Series(q.tiles, dtype=pl.UInt32).implode()))
+        out.append(_in_set("tile", q.tiles))
     if q.phases:
-        out.append(pl.col("phase").is_in(pl.Series(q.phases, dtype=pl.UInt32).implode()))
+        out.append(_in_set("phase", q.phases))
     if q.at is not None:
         at = pl.lit(q.at, dtype=pl.UInt64)
         out.append((pl.col("offset") <= at) & (at < pl.col("offset") + pl.col("duration").cast(pl.UInt64)))
+    if q.window is not None:
+        out.append(overlaps(q.window))
     return out
 
 
@@ -97,14 +111,51 @@ def filter_mask(profile: Profile, query: Query | None = None, **flags: Any) -> n
 def filter_samples(profile: Profile, query: Query | None = None, **flags: Any) -> pl.DataFrame:
     """The samples matching the query's filters, in file order, with their metadata.
 
-    Only the filters count (kind, kernel, operation_contains, tiles, phases, metadata,
-    at); grouping, sorting and limits are ignored. The result has every
-    ``profile.samples`` column plus ``metadata``: a list of {name, value} in stored order.
+    Only the filters count (`FILTERS`: kind, kernel, operation, operation_contains,
+    tiles, phases, metadata, at, window); grouping, sorting and limits are ignored. The
+    result has every ``profile.samples`` column plus ``metadata``: a list of {name,
+    value} in stored order. With ``clip=True`` (which needs a window) a
+    ``clipped_cycles`` column, each sample's cycles inside the window, comes before
+    ``metadata``.
 
     >>> filter_samples(profile, tiles=[0], kind="compute").columns[-1]
     'metadata'
     """
     q = make_query(query, **flags)
-    matched = filtered(profile, q).collect()
-    ids = matched.get_column("sample").to_numpy()
-    return matched.with_columns(index_of(profile).metadata_lists(ids, strings=False))
+    matched = filtered(profile, q)
+    if q.clip:
+        assert q.window is not None  # make_query refuses clip without a window
+        matched = matched.with_columns(clipped_cycles(q.window))
+    frame = matched.collect()
+    ids = frame.get_column("sample").to_numpy()
+    return frame.with_columns(index_of(profile).metadata_lists(ids, strings=False))
+
+
+def window_samples(
+    profile: Profile, query: Query | None, window: tuple[int, int], tiles: Iterable[int] | None = None
+) -> pl.DataFrame:
+    """The samples matching `query`'s filters that overlap `window` on `tiles`, with their cycles inside it.
+
+    What an area selection holds: the rows of ``profile.samples`` (file order, every
+    column) plus ``clipped_cycles`` (Int64), each sample's overlap with the window.
+    `tiles` are physical tile ids; None means every tile, an empty list none. Both
+    narrow the query rather than replace its filters: a window or tiles filter of
+    `query` still holds as well. Grouping, sorting, limits and ``clip`` of `query`
+    are ignored. No metadata is gathered, so it stays cheap for large areas.
+
+    Raises
+    ------
+    QueryError
+        A bad window or tile id, or a bad filter in `query`.
+
+    >>> window_samples(profile, None, (0, 1000), tiles=[0]).columns[-1]
+    'clipped_cycles'
+    """
+    area = make_query(window=window).window
+    assert area is not None
+    q = filters_only(query)
+    lf = filtered(profile, q).filter(overlaps(area))
+    if tiles is not None:
+        picked = make_query(tiles=tiles).tiles
+        lf = lf.filter(_in_set("tile", picked)) if picked else lf.head(0)
+    return lf.with_columns(clipped_cycles(area)).collect()

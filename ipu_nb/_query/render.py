@@ -215,7 +215,12 @@ def _group_field(group: Mapping[str, Any], key: str) -> Any:
 def _report(
     scalars: Mapping[str, Any], groups: Sequence[Mapping[str, Any]], samples: Sequence[Mapping[str, Any]]
 ) -> dict:
-    """The report object with keys in the runtime's order (SPEC §4)."""
+    """The report object with keys in the runtime's order (SPEC §4).
+
+    A windowed query adds ``window`` ({start, end, clip}) after ``atOffset``, and a
+    clipped one ``clippedCycles`` after each sample's ``duration`` (ipu-nb extensions).
+    """
+    window = scalars.get("window")
     return {
         "clockHz": scalars["clockHz"],
         "tileCount": scalars["tileCount"],
@@ -224,10 +229,11 @@ def _report(
         "profileSpanCycles": scalars["profileSpanCycles"],
         "profileSpanMs": float(scalars["profileSpanMs"]),
         "atOffset": scalars["atOffset"],
+        **({"window": {key: window[key] for key in ("start", "end", "clip")}} if window is not None else {}),
         "groups": [{key: _group_field(g, key) for key in GROUP_FIELDS} for g in groups],
         "samples": [
             {
-                **{key: s[key] for key in SAMPLE_FIELDS if key != "metadata"},
+                **{key: s[key] for key in SAMPLE_FIELDS if key != "metadata" and key in s},
                 "metadata": [{"name": e["name"], "value": e["value"]} for e in s["metadata"]],
             }
             for s in samples
@@ -249,12 +255,18 @@ def query_json(
 def query_text(
     scalars: Mapping[str, Any], groups: Sequence[Mapping[str, Any]], samples: Sequence[Mapping[str, Any]]
 ) -> str:
-    """`profile-query` text output (SPEC §4) from the same records as `query_json`."""
+    """`profile-query` text output (SPEC §4) from the same records as `query_json`.
+
+    A windowed query's header ends in `` window=START:END clip=true|false``, and a clipped
+    query's sample lines carry ``clippedCycles=C`` after the duration (ipu-nb extensions).
+    """
     at = scalars["atOffset"]
+    window = scalars.get("window")
+    shown = "" if window is None else f" window={window['start']}:{window['end']} clip={str(window['clip']).lower()}"
     lines = [
         f"tiles={scalars['tileCount']} samples={scalars['matchedSampleCount']}/{scalars['sampleCount']} "
         f"spanCycles={scalars['profileSpanCycles']} spanMs={scalars['profileSpanMs']:.6f} "
-        f"clockHz={scalars['clockHz']} at={'-' if at is None else at}",
+        f"clockHz={scalars['clockHz']} at={'-' if at is None else at}{shown}",
         _TABLE_HEADER,
     ]
     for g in groups:
@@ -264,8 +276,9 @@ def query_text(
             f"{g['p50Cycles']}\t{g['p95Cycles']}\t{g['maximumCycles']}"
         )
     for s in samples:
+        clipped = f" clippedCycles={s['clippedCycles']}" if "clippedCycles" in s else ""
         lines.append(
-            f"sample tile={s['physicalTile']} offset={s['offset']} duration={s['duration']} "
+            f"sample tile={s['physicalTile']} offset={s['offset']} duration={s['duration']}{clipped} "
             f"phase={s['phase']}/{s['epoch']} kind={s['kind']} kernel={rust_debug_str(s['kernel'])} "
             f"operation={rust_debug_str(s['operation'])} metadata={_metadata_compact(s['metadata'])}"
         )

@@ -13,6 +13,7 @@ from .flags import Query, make_query, require_metadata_key
 from .index import index_of
 from .plan import aggregate, empty_samples, longest, with_ms
 from .predicate import filtered
+from .window import clip_to_window
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
@@ -34,10 +35,14 @@ class QueryResult:
         ``phase_cycles``, ``phase_ms``, ``work_cycles``, ``average_active_tiles``,
         ``mean_cycles``, ``p50_cycles``, ``p95_cycles``, ``maximum_cycles``,
         ``first_offset``, ``last_offset``.
+        With ``clip=True`` every statistic is of the samples' parts inside the window
+        (docs/reference/query.md#clip); the counts are unchanged.
     samples : pl.DataFrame
         The ``query.samples`` longest matching samples: ``sample`` (id), ``tile``,
         ``offset``, ``duration``, ``phase``, ``epoch``, ``kind``, ``operation``,
-        ``kernel`` and ``metadata`` (list of {name, value} in stored order).
+        ``kernel`` and ``metadata`` (list of {name, value} in stored order). With
+        ``clip=True`` they are the samples with the most cycles inside the window,
+        and ``clipped_cycles`` (after ``duration``) holds those cycles.
     clock_hz, tile_count, sample_count, matched_sample_count, profile_span_cycles : int
     profile_span_ms : float
     at_offset : int or None
@@ -56,13 +61,17 @@ class QueryResult:
 
     def _records(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
         scalars = {field: getattr(self, attribute) for attribute, field in SCALAR_FIELDS.items()}
+        if self.query.window is not None:
+            start, end = self.query.window
+            scalars["window"] = {"start": start, "end": end, "clip": self.query.clip}
         groups = []
         for g in self.groups.iter_rows(named=True):
             group = {field: g[column] for column, field in GROUP_FIELDS.items()}
             group["dimensions"] = {d["name"]: d["value"] for d in g["dimensions"]}
             groups.append(group)
         samples = [
-            {field: s[column] for column, field in SAMPLE_FIELDS.items()} for s in self.samples.iter_rows(named=True)
+            {field: s[column] for column, field in SAMPLE_FIELDS.items() if column in s}
+            for s in self.samples.iter_rows(named=True)
         ]
         return scalars, groups, samples
 
@@ -114,9 +123,12 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     index = index_of(profile)
     extra = (index.first_values(q.metadata_key),) if q.group_by == "metadata" and q.metadata_key is not None else ()
     matching = filtered(profile, q, extra)
+    if q.clip:
+        assert q.window is not None  # make_query refuses clip without a window
+        matching = clip_to_window(matching, q.window)
     plans = [matching.select(pl.len()), aggregate(profile, matching, q)]
     if q.samples:
-        plans.append(longest(matching, min(q.samples, max(profile.sample_count, 1))))
+        plans.append(longest(matching, min(q.samples, max(profile.sample_count, 1)), clipped=q.clip))
     frames = pl.collect_all(plans)
     matched = int(frames[0].item())
     groups = with_ms(frames[1], profile.clock_hz)
@@ -124,7 +136,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
         top = frames[2]
         samples = top.with_columns(index.metadata_lists(top.get_column("sample").to_numpy(), strings=True))
     else:
-        samples = empty_samples()
+        samples = empty_samples(clipped=q.clip)
     span = index.span_cycles
     return QueryResult(
         query=q,

@@ -103,6 +103,10 @@ def query_flags(q: Query) -> str:
         flag = "--" + {"tiles": "tile", "phases": "phase"}.get(name, name).replace("_", "-")
         if name in ("tiles", "phases"):
             words += [f"{flag} {v}" for v in value]
+        elif name == "operation":
+            words += [f"{flag} {shell_word(v)}" for v in value]
+        elif name == "window":
+            words.append(f"{flag} {value[0]}:{value[1]}")
         elif name == "metadata":
             words += [f"{flag} {shell_word(n if v is None else f'{n}={v}')}" for n, v in value]
         else:

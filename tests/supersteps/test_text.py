@@ -61,6 +61,7 @@ QUERIES = [
     Query(kernel="gemm f32", operation_contains="it's", metadata=(("layer", "3"), ("role", None))),
     Query(kernel="tab\there\nnewline\x01é'\\", metadata=(("k", "v=w"),), at=2**64 - 1),
     Query(kernel="", operation_contains=""),
+    Query(operation=("a b", "it's", ""), window=(5, 2**64 - 1)),
 ]
 
 
