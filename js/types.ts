@@ -15,11 +15,22 @@ export interface Filters {
   tiles: number[];
   phases: number[];
   metadata: MetadataFilter[];
+  /** Samples overlapping `[start, end)` (set from Python; the front end keeps it as it is). */
+  window: [start: number, end: number] | null;
 }
 
 /** The filters that select every sample. */
 export function noFilters(): Filters {
-  return { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [] };
+  return {
+    kind: null,
+    kernel: null,
+    operation: [],
+    operation_contains: null,
+    tiles: [],
+    phases: [],
+    metadata: [],
+    window: null,
+  };
 }
 
 /** The read-only `info` trait: facts about the profile and the names the front end offers. */

@@ -18,7 +18,7 @@ const words: Vocabulary = {
   no_kernel: "<none>",
   missing: "<absent>",
 };
-const none: Filters = { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [] };
+const none: Filters = { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [], window: null };
 
 test("the vocabulary is read from info and checked", () => {
   assert.deepEqual(vocabularyOf({ tiles: 3, vocabulary: words }), words);

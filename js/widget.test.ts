@@ -6,7 +6,7 @@ import type { Traits } from "./types";
 import widget from "./widget";
 
 const traits = (): Traits => ({
-  filters: { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [] },
+  filters: { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [], window: null },
   at: null,
   view: [0, 1000],
   selected: null,

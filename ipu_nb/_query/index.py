@@ -127,7 +127,9 @@ class ProfileIndex:
         return out
 
     def row_of(self, sid: int) -> int:
-        """The row of sample id `sid` (-1 when no sample has it)."""
+        """The row of sample id `sid` (-1 when no sample has it, as for any id beyond int64)."""
+        if not -(2**63) <= sid < 2**63:
+            return -1
         return int(self.rows_of(np.array([sid], dtype=np.int64))[0])
 
     def is_sample(self, sid: int) -> bool:
