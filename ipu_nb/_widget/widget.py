@@ -124,7 +124,8 @@ class ProfileWidget(anywidget.AnyWidget):
 
     filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
-    (lists of int) and ``metadata``, all ANDed. ``metadata`` holds ``[name, value]`` pairs
+    (lists of int), ``metadata``, ``operation`` (exact operation names, any of them: what a
+    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata`` holds ``[name, value]`` pairs
     (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
     accepted and split at the first ``=`` as the CLI does, so names containing ``=`` need
     a pair. Values are stored normalised (pairs, sorted tiles and phases)."""
