@@ -13,6 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .._model.vocabulary import COLOR_BYS
+from .._query import QueryError
+from .filters import normalise_filters
 from .lod.blocks import MAX_BLOCK_BINS, MAX_LEVEL
 from .protocol import REQUEST_TYPES, ReplyAddress
 
@@ -127,7 +130,7 @@ class Blocks:
     bins: int
     blocks: tuple[int, ...]
     labels: bool
-    filters: Any
+    filters: dict[str, Any]
     color_by: str
     start: int
     end: int
@@ -281,8 +284,12 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
     if not isinstance(labels, bool):
         raise MessageError(f"blocks labels must be true or false, got {_shown(labels)}")
     color_by = _field(content, "color_by", kind)
-    if not isinstance(color_by, str):
-        raise MessageError(f"blocks color_by must be a string, got {_shown(color_by)}")
+    if color_by not in COLOR_BYS:
+        raise MessageError(f"blocks color_by must be one of {', '.join(COLOR_BYS)}, got {_shown(color_by)}")
+    try:
+        filters = normalise_filters(_field(content, "filters", kind))
+    except QueryError as error:
+        raise MessageError(f"blocks filters: {error}") from None
     start, end = check_range(_field(content, "start", kind), _field(content, "end", kind), "blocks view", limits.end)
     return Blocks(
         view=_view_id(content, kind),
@@ -291,7 +298,7 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
         bins=bins,
         blocks=indices,
         labels=labels,
-        filters=_field(content, "filters", kind),
+        filters=filters,
         color_by=color_by,
         start=start,
         end=end,

@@ -274,7 +274,8 @@ class ProfileWidget(anywidget.AnyWidget):
     @traitlets.validate("selected")
     def _valid_selected(self, proposal: Any) -> int | None:
         sid = proposal["value"]
-        if sid is not None and not self._is_sample(sid):
+        # The range first: an id beyond int64 cannot be looked up (numpy would overflow).
+        if sid is not None and not (0 <= sid <= MAX_SAFE_INTEGER and self._is_sample(sid)):
             raise traitlets.TraitError(
                 f"selected must be None or a sample id of this profile (a value of profile.samples['sample'],"
                 f" 0..{self._profile.sample_count - 1} when the ids are contiguous), got {sid}"
@@ -498,9 +499,9 @@ class ProfileWidget(anywidget.AnyWidget):
 
     # ---- cache blocks, search and zoom to fit ----------------------------------------------------
 
-    def _holds(self, filters: Any, color_by: str) -> bool:
-        """Whether the kernel's filters and colouring are `filters` and `color_by` (as the front end held them)."""
-        return color_by == self.color_by and self._normalised(filters) == self.filters
+    def _holds(self, filters: dict[str, Any], color_by: str) -> bool:
+        """Whether the kernel's filters and colouring are `filters` (normalised) and `color_by`."""
+        return color_by == self.color_by and filters == self.filters
 
     def block_answers(
         self, level: int, bins: int, wanted: tuple[int, ...] | list[int]
