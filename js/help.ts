@@ -35,7 +35,7 @@ export class Help {
       tr.append(el("th", "ipu-nb-help-keys", keys), el("td", undefined, does));
       table.append(tr);
     };
-    for (const s of SHORTCUTS) row(s.keys.map((k) => KEY_NAMES[k] ?? k).join("  "), s.does);
+    for (const s of SHORTCUTS) row(s.keys.map((k) => KEY_NAMES[k] ?? k).join(" "), s.does);
     for (const [gesture, does] of GESTURES) row(gesture, does);
     this.root.append(head, table);
   }

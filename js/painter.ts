@@ -43,7 +43,7 @@ export interface Painted {
   exact: number;
   /** Blocks drawn from another level or state (refined when the kernel answers). */
   standIns: number;
-  /** Raw entries drawn exactly in view (their intervals, for labels). */
+  /** Raw entries drawn exactly in view, one per block drawn from one (their intervals, for labels). */
   raw: CacheEntry[];
 }
 

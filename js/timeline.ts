@@ -52,7 +52,7 @@ export interface TimelineHost extends Omit<TimelineActions, "zoomRows" | "scroll
   matches(): { matches: Matches; current: number } | null;
   /** A picture was drawn (for the timing records and the status line). */
   drew(painted: Painted, final: boolean, ms: number): void;
-  /** The row layout changed (order, pins, vertical zoom or scroll). */
+  /** The row layout changed (order, pins, tiles filter, vertical zoom or scroll); the timeline redraws itself. */
   rowsChanged(layout: Layout): void;
 }
 
@@ -70,6 +70,8 @@ export function labelText(ctx: CanvasRenderingContext2D, text: string, width: nu
 export class Timeline {
   readonly root = el("div", "ipu-nb-timeline");
   private base = el("canvas", "ipu-nb-timeline-base");
+  /** Search matches: a veil over what does not match (a layer of its own, redrawn with the base). */
+  private marks = el("canvas", "ipu-nb-timeline-marks");
   private overlay = el("canvas", "ipu-nb-timeline-overlay");
   private axis = el("canvas", "ipu-nb-axis");
   readonly readout = el("div", "ipu-nb-readout");
@@ -85,7 +87,7 @@ export class Timeline {
     bag: Disposers,
   ) {
     const stack = el("div", "ipu-nb-timeline-stack");
-    stack.append(this.base, this.overlay);
+    stack.append(this.base, this.marks, this.overlay);
     const under = el("div", "ipu-nb-under");
     under.append(this.readout, this.measure);
     this.root.append(stack, this.axis, under);
@@ -143,6 +145,7 @@ export class Timeline {
       this.choice.inView = layout.inView;
       this.choice.scroll = layout.scroll;
       this.layoutCache = { key: JSON.stringify([this.choice, source.rows.length, height, this.dpr]), layout, rowOf };
+      this.host.rowsChanged(layout);
     }
     return this.layoutCache.layout;
   }
@@ -153,8 +156,6 @@ export class Timeline {
   }
 
   private rowsChanged(): void {
-    const layout = this.layout();
-    this.host.rowsChanged(layout);
     this.draw();
   }
 
@@ -286,31 +287,55 @@ export class Timeline {
       ctx.fillStyle = INK.rowGap;
       for (let s = 1; s < layout.pinnedRows + layout.scrolledRows; s++) ctx.fillRect(GUTTER, s * rowCss - 1 / this.dpr, this.plotWidth(), 1 / this.dpr);
     }
-    this.highlights(ctx, view, layout);
+    this.highlights(view, layout, h);
     if (rowCss >= LABEL_ROW && layout.perRow === 1) this.barLabels(ctx, painted.raw, view, layout);
     ctx.restore();
     this.gutter(ctx, layout, h);
     this.drawAxis(view);
     this.drawOverlay();
     const final = painted.blocks > 0 && painted.exact === painted.blocks;
+    this.describe(layout);
     this.host.drew(painted, final, performance.now() - began);
     return painted;
   }
 
-  /** Search matches in view: a band over each (merged per row where they touch), the current one outlined. */
-  private highlights(ctx: CanvasRenderingContext2D, [s, e]: Range, layout: Layout): void {
+  /** What the rows show, on the root for tests and benchmarks: the first tiles on screen, tiles per row, row height. */
+  private describe(layout: Layout): void {
+    const rows = this.host.source().rows;
+    const d = this.root.dataset;
+    const shown: number[] = [];
+    for (let s = 0; s < Math.min(40, layout.pinnedRows + layout.scrolledRows); s++) {
+      shown.push(rows[layout.members[layout.offsets[displayRowAt(layout, s)]]]);
+    }
+    d.tiles = JSON.stringify(shown);
+    d.perRow = String(layout.perRow);
+    d.rowPx = String(layout.rowPx);
+    d.pinned = String(layout.pinnedRows);
+    d.order = this.choice.order;
+  }
+
+  /**
+   * Search matches in view, on their own layer: everything else under a veil (so the matches keep
+   * their colours), the matches cut out of it (merged per row where they touch), the current one outlined.
+   */
+  private highlights([s, e]: Range, layout: Layout, h: number): void {
+    const ctx = sizeCanvas(this.marks, this.width, h);
+    ctx.clearRect(0, 0, this.width, h);
     const found = this.host.matches();
     if (!found) return;
     const { matches: m, current } = found;
     const k = pixelsPerCycle([s, e], this.width);
     const rowCss = layout.rowPx / this.dpr;
     const screens = layout.pinnedRows + layout.scrolledRows;
+    ctx.fillStyle = INK.veil;
+    ctx.fillRect(GUTTER, 0, this.plotWidth(), h);
     const runStart = new Float64Array(screens).fill(NaN);
     const runEnd = new Float64Array(screens);
-    ctx.fillStyle = INK.match;
+    const right = GUTTER + this.plotWidth();
     const flush = (screen: number) => {
-      if (Number.isNaN(runStart[screen])) return;
-      ctx.fillRect(runStart[screen], screen * rowCss, runEnd[screen] - runStart[screen], rowCss);
+      const a = Math.max(runStart[screen], GUTTER);
+      const b = Math.min(runEnd[screen], right);
+      if (b > a) ctx.clearRect(a, screen * rowCss, b - a, rowCss);
     };
     const minW = 2;
     for (let i = 0; i < m.start.length; i++) {
@@ -324,19 +349,24 @@ export class Timeline {
         runEnd[screen] = Math.max(runEnd[screen], x1);
         continue;
       }
-      flush(screen);
+      if (!Number.isNaN(runStart[screen])) flush(screen);
       runStart[screen] = x0;
       runEnd[screen] = x1;
     }
-    for (let screen = 0; screen < screens; screen++) flush(screen);
+    for (let screen = 0; screen < screens; screen++) if (!Number.isNaN(runStart[screen])) flush(screen);
     if (current >= 0 && current < m.start.length) {
       const screen = screenRowOf(layout, this.displayRowOf(m.row[current]));
       if (screen >= 0) {
         const x0 = GUTTER + (m.start[current] - s) * k;
         const x1 = Math.max(GUTTER + (m.end[current] - s) * k, x0 + 3);
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(GUTTER, 0, this.plotWidth(), h);
+        ctx.clip();
         ctx.strokeStyle = INK.current;
         ctx.lineWidth = 2;
         ctx.strokeRect(x0 - 1, screen * rowCss - 1, x1 - x0 + 2, rowCss + 2);
+        ctx.restore();
       }
     }
   }

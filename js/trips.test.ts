@@ -59,11 +59,12 @@ test("frames are recorded; the first complete picture with blocks marks the firs
   try {
     const root = document.createElement("div");
     const trips = new Trips(root, () => 5);
-    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, drawMs: 1 });
+    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1 });
     assert.equal(root.dataset.firstDrawAt, undefined);
-    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, drawMs: 2 });
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 });
     assert.ok(Number(root.dataset.firstDrawAt) > 1.6e12);
     assert.equal(root.dataset.final, "true");
+    assert.equal(root.dataset.mode, "raw");
     assert.equal(root.dataset.frames, "2");
     assert.equal(trips.frames.length, 2);
   } finally {

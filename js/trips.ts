@@ -6,7 +6,8 @@
 //   data-window-id           id of the latest request answered, with data-round-trip-ms, data-color-by
 //                            and data-filtered as its blocks answered
 //   data-first-draw-at       wall clock (ms since the epoch) of the first complete picture
-//   data-level, data-final   the level of the latest picture, and whether it was complete
+//   data-level, data-final,  the level of the latest picture, whether it was complete, and
+//   data-mode                "raw" when every block of it came from raw intervals (else "lod")
 
 import type { Ask } from "./prefetch";
 import type { BlocksReply } from "./protocol";
@@ -38,6 +39,8 @@ export interface Frame {
   blocks: number;
   exact: number;
   standIns: number;
+  /** "raw" when every block came from raw intervals, else "lod" (summaries drawn). */
+  mode: string;
   drawMs: number;
 }
 
@@ -134,6 +137,7 @@ export class Trips implements RequestLog {
     if (this.frames.length > KEEP_FRAMES) this.frames.shift();
     const d = this.root.dataset;
     d.level = String(frame.level);
+    d.mode = frame.mode;
     d.final = String(frame.final);
     d.drawMs = frame.drawMs.toFixed(1);
     d.frames = String(Number(d.frames ?? 0) + 1);

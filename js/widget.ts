@@ -129,6 +129,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
         // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
         // message, one inspector update) and syncs both back.
         focus = "selection";
+        picked = true; // its row is on screen: the selection that comes back scrolls nothing
         model.set("at", x);
         send({ type: "pick", row, x });
         timeline.drawOverlay();
@@ -136,17 +137,24 @@ const render: Render<Traits> = ({ model, el: host }) => {
       hover: (row, x, cx, cy) => tooltip.hover(row, x, cx, cy),
       unhover: () => tooltip.unhover(),
       drew: (painted, final, ms) =>
-        trips.drew({ level: painted.level, final, blocks: painted.blocks, exact: painted.exact, standIns: painted.standIns, drawMs: ms }),
-      rowsChanged: (layout) => {
-        trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length);
-        drawSoon();
-      },
+        trips.drew({
+          level: painted.level,
+          final,
+          blocks: painted.blocks,
+          exact: painted.exact,
+          standIns: painted.standIns,
+          mode: painted.blocks > 0 && painted.raw.length === painted.blocks ? "raw" : "lod",
+          drawMs: ms,
+        }),
+      rowsChanged: (layout) => trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length),
     },
     cache,
     bag,
   );
   /** What `f` fits: the latest of a selection (click, search hit, Python) or a filter change. */
   let focus: "selection" | "filters" = "filters";
+  /** The latest selection came from a click on the timeline (else its row is scrolled into view when it comes). */
+  let picked = false;
   let fitId = 0;
   const fit = (by: "matching" | "sample", value?: number) => send({ type: "fit", id: ++fitId, by, value });
   const search = new Search(
@@ -272,6 +280,8 @@ const render: Render<Traits> = ({ model, el: host }) => {
     if (!disposed) requests.request();
   };
   function onView() {
+    const [s, e] = view();
+    root.dataset.view = `${s},${e}`;
     tooltip.unhover(); // what it described may have moved or gone
     timeline.viewChanged();
     request();
@@ -354,8 +364,9 @@ const render: Render<Traits> = ({ model, el: host }) => {
         if (selected && selected.sample !== was) {
           focus = "selection";
           const row = timeline.rowOfTile(selected.tile);
-          if (row >= 0) timeline.reveal(row);
+          if (row >= 0 && !picked) timeline.reveal(row);
         }
+        picked = false;
         timeline.drawOverlay();
         break;
       }
@@ -454,7 +465,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
   header.render();
   legend.render();
   controls.sync();
-  trackBar.sync(timeline.layout(), timeline.choice.order, 0);
+  timeline.layout(); // the track bar shows the rows at once
   resize();
   send({ type: "hello" });
   return () => bag.dispose();
