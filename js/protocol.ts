@@ -2,6 +2,7 @@
 // the one place where what the kernel sends is checked before anything acts on it.
 // docs/widget-protocol.md describes the same protocol in words, with the buffer layouts.
 
+import type { Filters } from "./types";
 import {
   arrayOf,
   boolean,
@@ -59,7 +60,50 @@ export interface HelloRequest {
   type: "hello";
 }
 
-export type ToKernel = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest;
+/**
+ * Blocks of the timeline's level-of-detail cache (js/levels.ts): `blocks` of `level`, `bins`
+ * cells a row each, answered for `filters` and `color_by` (a `blocks` reply marked `stale`
+ * when the kernel holds others by then). `start`, `end`: the view, whose samples the reply counts.
+ */
+export interface BlocksRequest {
+  type: "blocks";
+  view: string;
+  id: number;
+  level: number;
+  bins: number;
+  blocks: number[];
+  labels: boolean;
+  filters: Filters;
+  color_by: string;
+  start: number;
+  end: number;
+}
+
+/** Find the samples matching the filters whose operation or kernel contains `text`. */
+export interface SearchRequest {
+  type: "search";
+  id: number;
+  text: string;
+  case_sensitive: boolean;
+}
+
+/** The range to zoom to: the samples matching the filters, one sample, or one phase (as `widget.zoom_to`). */
+export interface FitRequest {
+  type: "fit";
+  id: number;
+  by: "matching" | "sample" | "phase";
+  value?: number;
+}
+
+export type ToKernel =
+  | WindowRequest
+  | HoverRequest
+  | PickRequest
+  | GroupsRequest
+  | HelloRequest
+  | BlocksRequest
+  | SearchRequest
+  | FitRequest;
 
 /** Every `ToKernel` type (tsc checks the list is complete). */
 export const TO_KERNEL_TYPES = Object.keys({
@@ -68,6 +112,9 @@ export const TO_KERNEL_TYPES = Object.keys({
   pick: 0,
   groups: 0,
   hello: 0,
+  blocks: 0,
+  search: 0,
+  fit: 0,
 } satisfies Record<ToKernel["type"], 0>) as ToKernel["type"][];
 
 // ---- payloads ------------------------------------------------------------------------------
@@ -142,6 +189,9 @@ interface WindowReplyBase {
   start: number;
   end: number;
   count: number;
+  /** For the answer to a `blocks` request: which block of which level this is. */
+  level?: number;
+  block?: number;
 }
 
 /** Raw intervals; buffers: x0 f32, x1 f32 (relative to `start`), row u16, flags u8, sample u32 [, label index u32]. */
@@ -210,7 +260,41 @@ export interface ErrorReply {
   message: string;
 }
 
+/** A `blocks` request is answered (its blocks were sent before this, as `window` replies). */
+export interface BlocksReply {
+  type: "blocks";
+  view: string | null;
+  id: number | null;
+  /** The kernel held other filters or colours than asked for: nothing was sent. */
+  stale: boolean;
+  /** Samples overlapping the request's `[start, end)` (the view), and those matching the filters. */
+  count: number;
+  matched: number;
+  /** The kernel's cost of each block sent, milliseconds (summary and encoding). */
+  cost_ms: number[];
+}
+
+/** Matches of a search, the first `sent` of `count` by offset; buffers: start f64, end f64, row u16, sample u32. */
+export interface SearchReply {
+  type: "search";
+  id: number | null;
+  text: string;
+  case_sensitive: boolean;
+  count: number;
+  sent: number;
+}
+
+/** The answer to a `fit`: the range to show (null: nothing to fit, e.g. no sample matches). */
+export interface FitReply {
+  type: "fit";
+  id: number | null;
+  view: [number, number] | null;
+}
+
 export type FromKernel =
+  | BlocksReply
+  | SearchReply
+  | FitReply
   | WindowReply
   | HoverReply
   | PanelMessage
@@ -267,6 +351,8 @@ const windowBase = {
   start: integer,
   end: integer,
   count: integer,
+  level: optional(integer),
+  block: optional(integer),
 };
 
 const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }>> } = {
@@ -319,6 +405,28 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
       }),
     ),
   }),
+  blocks: record<BlocksReply>({
+    type: literal("blocks"),
+    view: nullable(string),
+    id: nullable(integer),
+    stale: boolean,
+    count: integer,
+    matched: integer,
+    cost_ms: arrayOf(number),
+  }),
+  search: record<SearchReply>({
+    type: literal("search"),
+    id: nullable(integer),
+    text: string,
+    case_sensitive: boolean,
+    count: integer,
+    sent: integer,
+  }),
+  fit: record<FitReply>({
+    type: literal("fit"),
+    id: nullable(integer),
+    view: nullable(tuple<[number, number]>(integer, integer)),
+  }),
   error: record<ErrorReply>({
     type: literal("error"),
     request: optional(string),
@@ -334,6 +442,7 @@ export const FROM_KERNEL_TYPES = Object.keys(checks) as FromKernel["type"][];
 /** Byte lengths the buffers of `message` must have (null: any), or null when it carries none. */
 function bufferLayout(message: FromKernel): (number | null)[] | null {
   if (message.type === "overview") return [4 * message.bins, 4 * message.bins];
+  if (message.type === "search") return [8 * message.sent, 8 * message.sent, 2 * message.sent, 4 * message.sent];
   if (message.type !== "window") return null;
   const n = message.count;
   if (message.mode === "raw") return [4 * n, 4 * n, 2 * n, n, 4 * n, ...(message.labels ? [4 * n] : [])];

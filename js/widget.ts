@@ -5,6 +5,7 @@
 // the request flow control and the message checks live in their own modules.
 
 import "./widget.css";
+import "./timeline.css";
 import type { Render } from "@anywidget/types";
 import { decodeWindow, float32 } from "./buffers";
 import { ThemeWatcher } from "./colors";
@@ -18,17 +19,25 @@ import { Groups } from "./groups";
 import { Header } from "./header";
 import { Inbox, type SideMessage } from "./inbox";
 import { Inspector } from "./inspector";
-import { bindKeys } from "./keys";
+import { Help } from "./help";
+import { bindKeys, type KeyAction } from "./keys";
+import { BLOCK_BINS } from "./levels";
 import { Legend } from "./legend";
 import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
-import { type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
-import { Deferred, WindowRequests } from "./requests";
+import { nextAsk } from "./prefetch";
+import { type BlocksReply, type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
+import { BlockRequests, Deferred } from "./requests";
+import { type Matches, Search } from "./search";
 import { Status } from "./status";
+import { BlockCache } from "./tilecache";
 import { Timeline } from "./timeline";
+import { TrackBar } from "./trackbar";
 import { Tooltip } from "./tooltip";
 import { Trips } from "./trips";
-import type { Filters, Traits } from "./types";
+import type { TrackSource } from "./tracks";
+import type { Filters, Info, Traits } from "./types";
+import { centre, type Range } from "./view";
 import { ViewState } from "./viewstate";
 import { vocabularyOf } from "./vocabulary";
 
@@ -101,28 +110,93 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     id,
     words,
   );
+  // ---- the timeline and its cache -------------------------------------------------------------
+  const cache = new BlockCache();
+  /** What a block's answer depends on besides the block: the filters and the colouring. */
+  const state = () => JSON.stringify([model.get("filters"), model.get("color_by")]);
+  let matchesShown: { matches: Matches; current: number } | null = null;
   const timeline = new Timeline(
     {
       view,
       span,
-      rows: () => info().rows,
+      source: () => info() as Info & TrackSource,
       legend: legendOf,
+      clockHz: () => info().clock_hz,
       at: () => model.get("at"),
       selected: () => selected,
       noKernel: () => words.no_kernel,
+      state,
+      onlyTiles: () => model.get("filters").tiles,
+      matches: () => matchesShown,
       setView,
       zoom: (factor, anchor) => views.wheelZoom(factor, anchor),
       undoZoom: () => views.undo(),
       pick: (row, x) => {
         // Drawn at once; the kernel sets `at` and `selected` together from the pick (one
         // message, one inspector update) and syncs both back.
+        focus = "selection";
+        picked = true; // its row is on screen: the selection that comes back scrolls nothing
         model.set("at", x);
         send({ type: "pick", row, x });
         timeline.drawOverlay();
       },
       hover: (row, x, cx, cy) => tooltip.hover(row, x, cx, cy),
       unhover: () => tooltip.unhover(),
+      drew: (painted, final, ms) =>
+        trips.drew({
+          level: painted.level,
+          final,
+          blocks: painted.blocks,
+          exact: painted.exact,
+          standIns: painted.standIns,
+          mode: painted.blocks > 0 && painted.raw.length === painted.blocks ? "raw" : "lod",
+          drawMs: ms,
+        }),
+      rowsChanged: (layout) => trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length),
     },
+    cache,
+    bag,
+  );
+  /** What `f` fits: the latest of a selection (click, search hit, Python) or a filter change. */
+  let focus: "selection" | "filters" = "filters";
+  /** The latest selection came from a click on the timeline (else its row is scrolled into view when it comes). */
+  let picked = false;
+  let fitId = 0;
+  const fit = (by: "matching" | "sample", value?: number) => send({ type: "fit", id: ++fitId, by, value });
+  const search = new Search(
+    {
+      send,
+      view,
+      jump: (m, i) => {
+        const [s, e] = view();
+        const [a, b] = [m.start[i], m.end[i]];
+        const width = e - s;
+        const next: Range =
+          b - a > 0.8 * width ? [a - (b - a) * 0.1, b + (b - a) * 0.1] : a >= s && b <= e ? [s, e] : centre([s, e], (a + b) / 2, span());
+        matchesShown = { matches: m, current: i };
+        focus = "selection";
+        views.set(next, true);
+        timeline.reveal(m.row[i]);
+        model.set("selected", m.sample[i]);
+        model.save_changes();
+        drawSoon();
+      },
+      changed: () => {
+        matchesShown = search.matches ? { matches: search.matches, current: search.current } : null;
+        drawSoon();
+      },
+    },
+    bag,
+  );
+  const help = new Help(bag);
+  const trackBar = new TrackBar(
+    {
+      setOrder: (order) => timeline.setOrder(order),
+      zoomRows: (f) => timeline.zoomRows(f),
+      unpinAll: () => timeline.unpinAll(),
+      help: () => help.toggle(),
+    },
+    search.root,
     bag,
   );
   // The group table is asked for after the window a filter change leads to.
@@ -166,9 +240,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
 
   const main = el("div", "ipu-nb-main");
   const left = el("div", "ipu-nb-left");
-  left.append(overview.root, timeline.root);
+  left.append(trackBar.root, overview.root, timeline.root);
   main.append(left, inspector.root);
-  root.append(connection.banner, header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root);
+  root.append(connection.banner, header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root, help.root);
   // The page's theme: read now and after each switch; the canvases and coloured parts redraw.
   const themes = new ThemeWatcher(
     root,
@@ -181,18 +255,39 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     bag,
   );
 
-  // ---- windows: requested on every change, drawn at the next frame --------------------------
+  // ---- blocks: asked for on every change (what the view lacks, then around it), drawn at the next frame ----
   const trips = new Trips(root);
-  const requests = new WindowRequests(id, {
-    wanted: () => {
-      const [start, end] = view();
-      const pixels = timeline.pixels();
-      const labels = timeline.wantsLabels();
-      // Filters and colours change the answer for the same window.
-      const key = JSON.stringify([start, end, pixels, labels, model.get("filters"), model.get("color_by")]);
-      return { ask: { start, end, pixels, labels }, key };
+  const limit = () => Math.max(info().span, 8);
+  /** The state each request was made for: its blocks are stored under it. */
+  const asked = new Map<number, string>();
+  /** The kernel held other filters or colours than this state (a change on its way here): wait for it. */
+  let refused: string | null = null;
+  const requests = new BlockRequests({
+    next: () => {
+      const now = state();
+      return refused === now ? null : nextAsk(cache, now, view(), timeline.pixels(), span(), limit());
     },
-    send,
+    send: (requestId, ask) => {
+      const now = state();
+      asked.set(requestId, now);
+      if (asked.size > 200) asked.delete(asked.keys().next().value!);
+      for (const k of ask.blocks) cache.markPending(now, ask.level, k, requestId);
+      const [start, end] = view();
+      send({
+        type: "blocks",
+        view: id,
+        id: requestId,
+        level: ask.level,
+        bins: BLOCK_BINS,
+        blocks: ask.blocks,
+        labels: timeline.wantsLabels(),
+        filters: model.get("filters"),
+        color_by: model.get("color_by"),
+        start,
+        end: Math.min(end, limit()),
+      });
+    },
+    over: (requestId) => cache.settle(requestId),
     log: trips,
   });
   const drawSoon = frameScheduler(bag, () => {
@@ -206,34 +301,70 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (!disposed) requests.request();
   };
   function onView() {
+    const [s, e] = view();
+    root.dataset.view = `${s},${e}`;
+    tooltip.unhover(); // what it described may have moved or gone
+    timeline.viewChanged();
     request();
     drawSoon();
   }
-  // The kernel answers with its own filters and colours: ask once the trait update that
-  // `setFilters` / `setColorBy` save right after `model.set` has gone out ahead of the request.
+  // The kernel answers for the filters and colours the request names: ask once the trait
+  // update that `setFilters` / `setColorBy` save right after `model.set` has gone out ahead.
   const requestAfterSave = () => queueMicrotask(request);
   function onFilters() {
     groupsDirty = true;
+    refused = null;
+    focus = "filters";
     requestAfterSave();
     controls.sync();
     flame.render();
+    search.refresh();
+    drawSoon(); // the tiles filter changes the rows; the old state draws until the new one comes
   }
   function onColour() {
+    refused = null;
     requestAfterSave();
     controls.sync();
     legend.render();
+    drawSoon();
   }
 
   // ---- messages from the kernel -------------------------------------------------------------
-  const onWindow = (msg: WindowReply, buffers: DataView[]) => {
-    const arrived = performance.now();
+  const onBlock = (msg: WindowReply, buffers: DataView[]) => {
+    const made = msg.id === null ? undefined : asked.get(msg.id);
+    if (made === undefined || msg.level === undefined || msg.block === undefined) return;
+    const began = performance.now();
     const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
-    const decoded = performance.now();
-    const t1 = performance.now();
-    timeline.setData(data);
-    const drawMs = performance.now() - t1;
-    const roundTrip = trips.answered(msg, data, { arrived, decoded, drawMs });
-    status.window(data, roundTrip, drawMs);
+    const entry = cache.put(made, msg.level, msg.block, data);
+    if (made === state()) {
+      timeline.prepare(entry);
+      drawSoon();
+    }
+    trips.block(msg.id!, performance.now() - began, msg.color_by, msg.filtered);
+  };
+  /** The latest request for what the view lacked: its round trip and kernel time, for the status line. */
+  let refined: { roundTrip: number | null; kernelMs: number } = { roundTrip: null, kernelMs: 0 };
+  const onDone = (msg: BlocksReply) => {
+    const trip = trips.answered(msg);
+    if (msg.stale) {
+      refused = msg.id === null ? null : (asked.get(msg.id) ?? null);
+      return;
+    }
+    if (trip && (!trip.prefetch || refined.roundTrip === null)) {
+      refined = { roundTrip: trip.roundTripMs, kernelMs: msg.cost_ms.reduce((a, b) => a + b, 0) };
+    }
+    status.view({
+      count: msg.count,
+      matched: msg.matched,
+      filtered: root.dataset.filtered === "true",
+      level: timeline.level(),
+      roundTripMs: refined.roundTrip,
+      kernelMs: refined.kernelMs,
+      cached: cache.size,
+      cacheBytes: cache.bytes,
+    });
+    root.dataset.cacheBytes = String(cache.bytes);
+    root.dataset.cachedBlocks = String(cache.size);
     if (groupsDirty) askGroups();
   };
   const onSideMessage = (msg: SideMessage, buffers: DataView[]) => {
@@ -247,10 +378,24 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "flame":
         flame.set(msg);
         break;
-      case "panel":
+      case "panel": {
+        const was = selected?.sample;
         selected = msg.selected;
         inspector.set(msg.at, msg.selected);
+        if (selected && selected.sample !== was) {
+          focus = "selection";
+          const row = timeline.rowOfTile(selected.tile);
+          if (row >= 0 && !picked) timeline.reveal(row);
+        }
+        picked = false;
         timeline.drawOverlay();
+        break;
+      }
+      case "search":
+        search.reply(msg, buffers);
+        break;
+      case "fit":
+        if (msg.id === fitId && msg.view) setView(msg.view, true);
         break;
       case "hover":
         tooltip.reply(msg);
@@ -264,7 +409,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     }
   };
   const inbox = new Inbox(id, requests, new Deferred(bag), {
-    window: onWindow,
+    block: onBlock,
+    done: onDone,
     side: onSideMessage,
     failed: (type, err) => status.error(`${type === "window" ? "error drawing window" : `error showing ${type}`}: ${err}`),
   });
@@ -283,7 +429,50 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   bag.on(model, "change:metadata_key", onGrouping);
 
   // ---- input and size -----------------------------------------------------------------------
-  bindKeys(root, { zoom: (f) => views.zoom(f), pan: (f) => views.pan(f), reset: () => views.reset() }, bag);
+  const act = (action: KeyAction) => {
+    if (typeof action === "object") {
+      if ("zoom" in action) views.zoom(action.zoom);
+      else if ("pan" in action) views.pan(action.pan);
+      else if ("rows" in action) timeline.zoomRows(action.rows);
+      else timeline.scrollBy(Math.sign(action.scroll), Math.abs(action.scroll) >= 1);
+      return;
+    }
+    switch (action) {
+      case "reset":
+        views.reset();
+        break;
+      case "escape":
+        if (help.shown) help.hide();
+        else if (!timeline.clearRuler() && !search.matches) views.reset();
+        else if (search.matches) search.clear();
+        break;
+      case "fit":
+        if (focus === "selection" && selected) fit("sample", selected.sample);
+        else fit("matching");
+        break;
+      case "fit-filters":
+        fit("matching");
+        break;
+      case "search":
+        search.focus();
+        break;
+      case "next":
+        search.go(1);
+        break;
+      case "previous":
+        search.go(-1);
+        break;
+      case "pin":
+        if (selected) timeline.togglePin(selected.tile);
+        break;
+      case "help":
+        help.toggle();
+        break;
+      default:
+        unhandled(action);
+    }
+  };
+  bindKeys(root, act, bag);
   const resize = () => {
     const width = Math.max(300, left.clientWidth || root.clientWidth - 340);
     timeline.resize(width);
@@ -299,6 +488,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   header.render();
   legend.render();
   controls.sync();
+  timeline.layout(); // the track bar shows the rows at once
   resize();
   send({ type: "hello" });
   return () => bag.dispose();

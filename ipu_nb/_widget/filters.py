@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._query import FILTERS, Query, QueryError, make_query
-from .messages import MAX_SAFE_INTEGER
+from .protocol import MAX_SAFE_INTEGER
 
 __all__ = ["FILTER_KEYS", "empty_filters", "filters_of", "filters_query", "normalise_filters"]
 

@@ -19,10 +19,15 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import NotRequired
 
 __all__ = [
+    "MAX_SAFE_INTEGER",
     "REPLY_TYPES",
     "REQUEST_TYPES",
     "AtSummary",
+    "BlocksReply",
+    "BlocksRequest",
     "ErrorReply",
+    "FitReply",
+    "FitRequest",
     "FlameMetadata",
     "FlameNode",
     "FlamePush",
@@ -42,11 +47,16 @@ __all__ = [
     "ReplyAddress",
     "SampleDetail",
     "SampleInfo",
+    "SearchReply",
+    "SearchRequest",
     "ToFrontEnd",
     "VocabularyInfo",
     "WindowReply",
     "WindowRequest",
 ]
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a browser's Number holds exactly (``Number.MAX_SAFE_INTEGER``)."""
 
 # ---- from the front end -------------------------------------------------------------------
 
@@ -94,9 +104,53 @@ class HelloRequest(TypedDict):
     type: Literal["hello"]
 
 
-FromFrontEnd = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest
+class BlocksRequest(TypedDict):
+    """Cache blocks ``blocks`` of ``level`` (``bins`` cells a row), for the ``filters`` and ``color_by``
+    the front end holds; ``[start, end)`` is its view (answered by `WindowReply`s, then a `BlocksReply`)."""
+
+    type: Literal["blocks"]
+    view: NotRequired[str]
+    id: NotRequired[int]
+    level: int
+    bins: int
+    blocks: list[int]
+    labels: NotRequired[bool]
+    filters: dict[str, Any]
+    color_by: str
+    start: int
+    end: int
+
+
+class SearchRequest(TypedDict):
+    """Samples matching the filters whose operation or kernel contains ``text`` (answered by `SearchReply`)."""
+
+    type: Literal["search"]
+    id: NotRequired[int]
+    text: str
+    case_sensitive: NotRequired[bool]
+
+
+class FitRequest(TypedDict):
+    """The range to zoom to: ``by`` "matching" (the filters), "sample" or "phase" (``value``); a `FitReply`."""
+
+    type: Literal["fit"]
+    id: NotRequired[int]
+    by: Literal["matching", "sample", "phase"]
+    value: NotRequired[int]
+
+
+FromFrontEnd = (
+    WindowRequest
+    | HoverRequest
+    | PickRequest
+    | GroupsRequest
+    | HelloRequest
+    | BlocksRequest
+    | SearchRequest
+    | FitRequest
+)
 #: The ``type`` tags of `FromFrontEnd`.
-REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello")
+REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello", "blocks", "search", "fit")
 
 # ---- to the front end -----------------------------------------------------------------------
 
@@ -143,6 +197,40 @@ class WindowReply(TypedDict):
     compressed: NotRequired[Literal["xor-runs"] | None]
     runs: NotRequired[int]
     labels: NotRequired[list[str]]
+    level: NotRequired[int]
+    block: NotRequired[int]
+
+
+class BlocksReply(TypedDict):
+    """A `BlocksRequest` answered: its blocks went out before as `WindowReply`s (``stale``: none did,
+    the kernel held other filters or colours); ``count``/``matched``: samples in the request's view."""
+
+    type: Literal["blocks"]
+    view: str | None
+    id: int | None
+    stale: bool
+    count: int
+    matched: int
+    cost_ms: list[float]
+
+
+class SearchReply(TypedDict):
+    """The first ``sent`` of ``count`` matches by offset. Buffers: start, end (f64), row (u16), sample (u32)."""
+
+    type: Literal["search"]
+    id: int | None
+    text: str
+    case_sensitive: bool
+    count: int
+    sent: int
+
+
+class FitReply(TypedDict):
+    """The range a `FitRequest` zooms to, or None when there is nothing to fit."""
+
+    type: Literal["fit"]
+    id: int | None
+    view: list[int] | None
 
 
 class SampleInfo(TypedDict):
@@ -280,6 +368,28 @@ class ErrorReply(ReplyAddress):
     message: str
 
 
-ToFrontEnd = WindowReply | HoverReply | PanelPush | FlamePush | OverviewPush | GroupsReply | ErrorReply
+ToFrontEnd = (
+    WindowReply
+    | HoverReply
+    | PanelPush
+    | FlamePush
+    | OverviewPush
+    | GroupsReply
+    | ErrorReply
+    | BlocksReply
+    | SearchReply
+    | FitReply
+)
 #: The ``type`` tags of `ToFrontEnd`.
-REPLY_TYPES: tuple[str, ...] = ("window", "hover", "panel", "flame", "overview", "groups", "error")
+REPLY_TYPES: tuple[str, ...] = (
+    "window",
+    "hover",
+    "panel",
+    "flame",
+    "overview",
+    "groups",
+    "error",
+    "blocks",
+    "search",
+    "fit",
+)

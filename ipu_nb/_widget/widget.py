@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,17 +22,21 @@ import traitlets
 from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
+from .._query.search import search_mask
 from . import lod as _lod
 from .filters import empty_filters, filters_query, normalise_filters
 from .flame import flame_tree
 from .messages import (
     MAX_SAFE_INTEGER,
+    Blocks,
+    Fit,
     Groups,
     Hello,
     Hover,
     Limits,
     MessageError,
     Pick,
+    Search,
     Window,
     check_integer,
     check_range,
@@ -41,7 +46,9 @@ from .messages import (
 )
 from .protocol import (
     AtSummary,
+    BlocksReply,
     ErrorReply,
+    FitReply,
     FlameTree,
     GroupRow,
     GroupsReply,
@@ -51,6 +58,7 @@ from .protocol import (
     ReplyAddress,
     SampleDetail,
     SampleInfo,
+    SearchReply,
     ToFrontEnd,
     WindowReply,
 )
@@ -67,6 +75,24 @@ GROUP_ROWS = 12
 TOP = 10
 WINDOW_PIXELS = 8192
 """Widest window answered; wider requests are answered at this width (summaries use fewer bins still)."""
+SEARCH_LIMIT = 100_000
+"""Most search matches sent (the first by offset; the reply counts them all)."""
+ANSWERS_KEPT = 48
+"""Encoded window and block answers kept for the current filters (each well under 2 MB)."""
+FIT_MARGIN = 0.05
+"""Room left on each side of what `ProfileWidget.zoom_to` fits, as a fraction of its width."""
+
+
+def grid_position(physical: int) -> tuple[int, int]:
+    """``(column, row)`` of a physical tile id on the C600's grid of 64 columns (two lanes each pair).
+
+    The layout is docs/reference/workloads.md#tiles-and-the-c600-layout:
+    ``physical = row · 64 + column + 2 · lane``, so the id's remainder by 64 is its column.
+
+    >>> grid_position(66), grid_position(1411)
+    ((2, 1), (3, 22))
+    """
+    return physical % 64, physical // 64
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -184,6 +210,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 "clock_hz": profile.clock_hz,
                 "granularity": profile.granularity,
                 "rows": self._index.row_tiles.tolist(),
+                **self._row_positions(profile),
                 "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
                 "kernels": kernels[:500],
                 "vocabulary": widget_vocabulary(),
@@ -199,6 +226,16 @@ class ProfileWidget(anywidget.AnyWidget):
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
         self._stale.clear()  # the front end's hello asks for every view
+
+    def _row_positions(self, profile: Profile) -> dict[str, Any]:
+        """Per timeline row: its tile's logical index (tile entry order) and C600 grid position."""
+        tiles = profile.tiles.group_by("tile").agg(pl.col("tile_index").min()).sort("tile")
+        logical = dict(zip(tiles.get_column("tile").to_list(), tiles.get_column("tile_index").to_list(), strict=True))
+        rows = self._index.row_tiles.tolist()
+        return {
+            "logical": [logical.get(t, t) for t in rows],
+            "grid": [list(grid_position(t)) for t in rows],
+        }
 
     # ---- traits -----------------------------------------------------------------------------
 
@@ -238,7 +275,8 @@ class ProfileWidget(anywidget.AnyWidget):
     @traitlets.validate("selected")
     def _valid_selected(self, proposal: Any) -> int | None:
         sid = proposal["value"]
-        if sid is not None and not self._is_sample(sid):
+        # The range first: an id beyond int64 cannot be looked up (numpy would overflow).
+        if sid is not None and not (0 <= sid <= MAX_SAFE_INTEGER and self._is_sample(sid)):
             raise traitlets.TraitError(
                 f"selected must be None or a sample id of this profile (a value of profile.samples['sample'],"
                 f" 0..{self._profile.sample_count - 1} when the ids are contiguous), got {sid}"
@@ -383,6 +421,13 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._pick(message)
             elif isinstance(message, Groups):
                 self._side.submit("groups", lambda: self._send_groups(message.id))
+            elif isinstance(message, Blocks):
+                self._answer_blocks(message)
+            elif isinstance(message, Search):
+                self._side.submit("search", lambda: self._send_search(message))
+            elif isinstance(message, Fit):
+                fit: FitReply = {"type": "fit", "id": message.id, "view": self._fit(message.by, message.value)}
+                self._push(fit)
             elif isinstance(message, Hello):
                 self._stale.clear()
                 self._side.submit("overview", self._send_overview)
@@ -425,9 +470,7 @@ class ProfileWidget(anywidget.AnyWidget):
         if hit is None:
             answer = _lod.window(self._index, key[0], key[1], key[2], self._sorted_mask, self.color_by)
             hit = _lod.encode_window(answer)
-            if len(self._cache) > 16:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = hit
+            _remember(self._cache, key, hit, ANSWERS_KEPT)
         return hit
 
     def _answer_window(self, message: Window) -> None:
@@ -444,12 +487,235 @@ class ProfileWidget(anywidget.AnyWidget):
                 **header,
             },
         )
-        if message.labels and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
-            names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
-            reply["labels"] = names
-            buffers = [*buffers, codes.astype("<u4").tobytes()]
-        self._push(reply, buffers)
+        self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
         self._send_stale()
+
+    def _with_labels(self, reply: WindowReply, buffers: list[bytes]) -> list[bytes]:
+        """Add the operation names of a raw reply's samples (when few enough): ``labels`` and one more buffer."""
+        if reply["mode"] != "raw" or reply["count"] > LABEL_LIMIT:
+            return buffers
+        names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
+        reply["labels"] = names
+        return [*buffers, codes.astype("<u4").tobytes()]
+
+    # ---- cache blocks, search and zoom to fit ----------------------------------------------------
+
+    def _holds(self, filters: dict[str, Any], color_by: str) -> bool:
+        """Whether the kernel's filters and colouring are `filters` (normalised) and `color_by`."""
+        return color_by == self.color_by and filters == self.filters
+
+    def block_answers(
+        self, level: int, bins: int, wanted: tuple[int, ...] | list[int]
+    ) -> list[tuple[int, dict[str, Any], list[bytes], float]]:
+        """Encoded answers for cache blocks `wanted` of `level`: (block, header, buffers, seconds spent).
+
+        Kept per state like `window_answer` (a block asked for again costs nothing).
+        """
+        out: dict[int, tuple[int, dict[str, Any], list[bytes], float]] = {}
+        missing = []
+        for k in wanted:
+            hit = self._cache.get(("block", level, bins, k, self.color_by))
+            if hit is None:
+                missing.append(k)
+            else:
+                out[k] = (k, *hit, 0.0)
+        for block in _lod.blocks(self._index, level, bins, missing, self._sorted_mask, self.color_by):
+            began = time.perf_counter()
+            header, buffers = _lod.encode_window(block.answer)
+            _remember(self._cache, ("block", level, bins, block.index, self.color_by), (header, buffers), ANSWERS_KEPT)
+            out[block.index] = (block.index, header, buffers, block.seconds + time.perf_counter() - began)
+        return [out[k] for k in wanted if k in out]
+
+    def _answer_blocks(self, message: Blocks) -> None:
+        """Send each block asked for as a window reply, then a `BlocksReply` closing the request."""
+        fresh = self._holds(message.filters, message.color_by)
+        costs: list[float] = []
+        count = matched = 0
+        if fresh:
+            for k, header, buffers, seconds in self.block_answers(message.level, message.bins, message.blocks):
+                reply = cast(
+                    WindowReply,
+                    {
+                        "type": "window",
+                        "view": message.view,
+                        "id": message.id,
+                        "color_by": self.color_by,
+                        "filtered": self._mask is not None,
+                        **header,
+                        "level": message.level,
+                        "block": k,
+                    },
+                )
+                began = time.perf_counter()
+                self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
+                costs.append(round((seconds + time.perf_counter() - began) * 1000, 2))
+            count, matched = _lod.count_in(self._index, message.start, message.end, self._sorted_mask)
+        done: BlocksReply = {
+            "type": "blocks",
+            "view": message.view,
+            "id": message.id,
+            "stale": not fresh,
+            "count": count,
+            "matched": matched,
+            "cost_ms": costs,
+        }
+        self._push(done)
+        if fresh:
+            self._send_stale()
+
+    def search(self, text: str, case_sensitive: bool = True) -> pl.DataFrame:
+        """Samples matching the filters whose operation or kernel contains `text`, by offset.
+
+        What the search box finds (`ipu_nb._query.search`): ``case_sensitive=False``
+        compares case-folded. The frame is ``profile.samples``' rows.
+
+        >>> widget.search("gemm", case_sensitive=False).height > 0  # doctest: +SKIP
+        True
+        """
+        rows = np.flatnonzero(self._search_rows(text, case_sensitive))
+        return self._profile.samples[pl.Series(rows, dtype=pl.Int64)].sort("offset", "tile")
+
+    def _search_rows(self, text: str, case_sensitive: bool) -> np.ndarray:
+        """Per ``profile.samples`` row: matches the search and the filters."""
+        found = search_mask(self._profile, text, case_sensitive)
+        _, _, mask = self._filtered  # by sample id
+        if mask is not None:
+            found &= mask[self._profile.samples.get_column("sample").to_numpy()]
+        return found
+
+    def _send_search(self, message: Search) -> None:
+        idx = self._index
+        pos = np.flatnonzero(self._lookup.by_id(self._search_rows(message.text, message.case_sensitive))[idx.sample])
+        count = len(pos)
+        if count > SEARCH_LIMIT:
+            pos = pos[np.argpartition(idx.start[pos], SEARCH_LIMIT - 1)[:SEARCH_LIMIT]]
+        pos = pos[np.lexsort((idx.row[pos], idx.start[pos]))]
+        reply: SearchReply = {
+            "type": "search",
+            "id": message.id,
+            "text": message.text,
+            "case_sensitive": message.case_sensitive,
+            "count": count,
+            "sent": len(pos),
+        }
+        self._push(
+            reply,
+            [
+                idx.start[pos].astype("<f8").tobytes(),
+                idx.end[pos].astype("<f8").tobytes(),
+                idx.row[pos].astype("<u2").tobytes(),
+                idx.sample[pos].astype("<u4").tobytes(),
+            ],
+        )
+
+    def _extent(self, by: str, value: int | None) -> tuple[int, int] | None:
+        """First offset and last end of what `zoom_to` fits (None: no such samples)."""
+        idx = self._index
+        if by == "sample":
+            assert value is not None
+            if not self._is_sample(value):
+                return None
+            row = self._profile.samples.row(self._row_of(value), named=True)
+            return row["offset"], row["offset"] + row["duration"]
+        if by == "phase":
+            rows = np.flatnonzero(filter_mask(self._profile, phases=[value]))
+        else:
+            mask = self._filtered[2]
+            if mask is None:
+                return (0, idx.span) if idx.span else None
+            rows = self._lookup.rows_of(np.flatnonzero(mask))
+        if not len(rows):
+            return None
+        samples = self._profile.samples
+        offsets = samples.get_column("offset").to_numpy()[rows]
+        ends = offsets + samples.get_column("duration").to_numpy()[rows]
+        return int(offsets.min()), int(ends.max())
+
+    def _fit(self, by: str, value: int | None, margin: float = FIT_MARGIN) -> list[int] | None:
+        """The view showing `_extent` with `margin` of room each side, inside the profile (None: nothing)."""
+        extent = self._extent(by, value)
+        if extent is None:
+            return None
+        start, end = extent
+        room = (end - start) * margin
+        limit = self._limits.end
+        width = min(max(end - start + 2 * room, 8), limit)
+        centre = (start + end) / 2
+        lo = int(max(0, min(centre - width / 2, limit - width)))
+        return [lo, int(min(limit, max(lo + 8, round(lo + width))))]
+
+    def zoom_to(
+        self,
+        *,
+        sample: int | None = None,
+        phase: int | None = None,
+        range: tuple[int, int] | list[int] | None = None,
+        matching: bool = False,
+        margin: float = FIT_MARGIN,
+    ) -> list[int]:
+        """Zoom the timeline to one sample, one phase, an offset range, or what the filters match.
+
+        Give exactly one of them. ``sample`` (an id of ``profile.samples["sample"]``) also
+        selects it, so the inspector shows it and its tile row scrolls into view; ``phase``
+        fits every sample of that phase (all tiles, whatever the filters); ``range`` is
+        ``(start, end)`` in per-tile offsets, shown exactly; ``matching=True`` fits the
+        samples matching the filters. `margin` is the room left each side (a fraction of
+        the width fitted). Returns the new `view`.
+
+        Raises
+        ------
+        ValueError
+            Naming the keyword: none or several given, no such sample or phase, no sample
+            matching the filters, or a range outside the profile.
+
+        Examples
+        --------
+        >>> widget.zoom_to(sample=1234)  # doctest: +SKIP
+        >>> widget.zoom_to(phase=17)  # doctest: +SKIP
+        >>> widget.zoom_to(range=(100_000, 250_000))  # doctest: +SKIP
+        >>> widget.filters = {"kernel": "gemm_f32_accumulate_large_rows"}  # doctest: +SKIP
+        >>> widget.zoom_to(matching=True)  # doctest: +SKIP
+        """
+        given = [name for name, v in (("sample", sample), ("phase", phase), ("range", range)) if v is not None]
+        if matching:
+            given.append("matching")
+        if len(given) != 1:
+            raise ValueError(
+                "zoom_to needs exactly one of sample=ID, phase=N, range=(start, end) or matching=True,"
+                f" got {', '.join(given) or 'none'}"
+            )
+        if not (isinstance(margin, (int, float)) and 0 <= margin <= 10):
+            raise ValueError(f"zoom_to margin must be a number in 0..10 (a fraction of the width), got {margin!r}")
+        if range is not None:
+            try:
+                start, end = range
+                view = list(check_range(start, end, "zoom_to range", self._limits.end))
+            except (MessageError, TypeError, ValueError) as error:
+                raise ValueError(
+                    f"zoom_to(range=(start, end)) needs integers 0 <= start < end <= {self._limits.end}: {error}"
+                ) from None
+            self.view = view
+            return view
+        if sample is not None:
+            value = check_integer(sample, "zoom_to sample", 0, MAX_SAFE_INTEGER) if sample >= 0 else -1
+            found = self._fit("sample", value, margin) if value >= 0 else None
+            if found is None:
+                raise ValueError(f"zoom_to(sample={sample!r}): no sample with that id in this profile")
+            with self.hold_trait_notifications():
+                self.view = found
+                self.selected = value
+            return found
+        if phase is not None:
+            value = check_integer(phase, "zoom_to phase", 0, MAX_SAFE_INTEGER)
+            found = self._fit("phase", value, margin)
+            if found is None:
+                raise ValueError(f"zoom_to(phase={phase!r}): no sample has that phase")
+        else:
+            found = self._fit("matching", None, margin)
+            if found is None:
+                raise ValueError("zoom_to(matching=True): no sample matches the filters")
+        self.view = found
+        return found
 
     def _send_stale(self) -> None:
         """Send the views a filter change left out of date."""

@@ -9,7 +9,16 @@ import polars as pl
 
 from ..._model.vocabulary import NO_KERNEL, STEP_KINDS
 
-__all__ = ["GREY", "KIND_CLASSES", "MAX_CLASSES", "TimelineIndex", "build_index", "positions", "samples_at"]
+__all__ = [
+    "GREY",
+    "KIND_CLASSES",
+    "MAX_CLASSES",
+    "TimelineIndex",
+    "build_index",
+    "count_in",
+    "positions",
+    "samples_at",
+]
 
 MAX_CLASSES = 31
 """Colour classes 1..31 fit in 5 bits; class 0 (`GREY`) marks samples not matching the filters."""
@@ -190,6 +199,15 @@ def positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
         return candidates
     keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
     return candidates if keep.all() else candidates[keep]
+
+
+def count_in(index: TimelineIndex, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
+    """Samples overlapping ``[start, end)``, and those of them `matched` (per sorted position) marks."""
+    pos = positions(index, start, end)
+    count = len(index.key) if isinstance(pos, slice) else len(pos)  # a slice is every sample
+    if matched is None:
+        return count, count
+    return count, int(np.count_nonzero(matched[pos]))
 
 
 def samples_at(index: TimelineIndex, at: int) -> np.ndarray:

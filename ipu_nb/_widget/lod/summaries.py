@@ -17,7 +17,7 @@ import numpy as np
 
 from .index import GREY, TimelineIndex, positions
 
-__all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "window"]
+__all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "summarise", "window"]
 
 RAW_LIMIT = 60_000
 """At most this many intervals are sent raw (15 bytes each); beyond, cells are summarised."""
@@ -104,6 +104,21 @@ def window(
             matched=ok,
         )
     return _summarise(index, pos, classes, ok, start, end, max(1, min(int(pixels), MAX_BINS)))
+
+
+def summarise(
+    index: TimelineIndex, start: int, end: int, bins: int, matched: np.ndarray | None, color_by: str = "kind"
+) -> LodWindow:
+    """`window`'s summary of ``[start, end)`` in exactly ``bins`` cells a row, however few samples.
+
+    The cache blocks of the timeline (`ipu_nb._widget.lod.blocks`) summarise several
+    neighbouring blocks in one pass: ``bins`` may exceed `MAX_BINS`.
+    """
+    start, end = int(start), int(end)
+    pos = positions(index, start, end)
+    classes = index.classes(color_by)[pos]
+    ok = np.ones(len(classes), dtype=bool) if matched is None else matched[pos]
+    return _summarise(index, pos, classes, ok, start, max(end, start + 1), max(1, int(bins)))
 
 
 def _summarise(

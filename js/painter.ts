@@ -1,0 +1,140 @@
+// Paints the view from the block cache: for every block of the view's level, the best
+// source the cache holds (tilecache.ts), as an image made once per block and track layout
+// (rows merged and reordered, raster.ts), copied onto the plot at its place. Never a
+// stretched copy of an earlier picture: a block not held yet shows a coarser (or finer)
+// block's real cells at their true positions until the kernel's answer replaces it.
+
+import { cellsFromRaw, groupRows } from "./cells";
+import { BLOCK_BINS, binWidth, blockRange, blocksIn, levelFor, topLevel } from "./levels";
+import { cellPalette, rasterize } from "./raster";
+import type { BlockCache, CacheEntry } from "./tilecache";
+import type { Layout } from "./tracks";
+import type { LodWindow, RawWindow } from "./types";
+import type { Range } from "./view";
+
+/** What the images of blocks depend on: the row layout and the colours. */
+export interface ImageSpec {
+  /** Kernel rows (tiles) in every cell grid. */
+  rows: number;
+  layout: Layout;
+  /** RGB of each colour class of a colour mode. */
+  colours(mode: string): [number, number, number][];
+  /** Names the colours (the theme): images made for another are made again. */
+  tone: string;
+}
+
+export interface PaintTarget extends ImageSpec {
+  ctx: CanvasRenderingContext2D;
+  view: Range;
+  /** End of the profile (`max(span, 8)`): no block starts beyond. */
+  limit: number;
+  span: number;
+  /** Device pixels across the plot (what the level is chosen for). */
+  pixels: number;
+  /** The plot's left edge and width in CSS pixels. */
+  x: number;
+  width: number;
+  dpr: number;
+  state: string;
+}
+
+export interface Painted {
+  level: number;
+  /** Blocks in view, and how many were drawn from exact sources of the current state. */
+  blocks: number;
+  exact: number;
+  /** Blocks drawn from another level or state (refined when the kernel answers). */
+  standIns: number;
+  /** Raw entries drawn exactly in view, one per block drawn from one (their intervals, for labels). */
+  raw: CacheEntry[];
+}
+
+/** The image of an entry's cells (or of its raw intervals re-binned for block `index` of `level`) for `layout`. */
+export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec): HTMLCanvasElement {
+  const data = entry.data;
+  const derived = data.mode === "raw";
+  const name = `${t.layout.key}|${t.tone}|${derived ? `${level}:${index}` : "own"}`;
+  const held = entry.extras.get(name);
+  if (held) return held.value as HTMLCanvasElement;
+  cache.prune(entry, (n) => n.startsWith(`${t.layout.key}|${t.tone}|`));
+  let cells: Uint8Array;
+  if (data.mode === "raw") {
+    const [start] = blockRange(level, index);
+    cells = cellsFromRaw(data as RawWindow, start, binWidth(level), BLOCK_BINS, t.rows);
+  } else {
+    cells = (data as LodWindow).cells;
+  }
+  const bins = derived ? BLOCK_BINS : (data as LodWindow).bins;
+  const grouped = groupRows(cells, bins, t.layout.offsets, t.layout.members);
+  const image = rasterize(grouped, bins, t.layout.offsets.length - 1, cellPalette(t.colours(data.colorBy)));
+  cache.attach(entry, name, image, image.width * image.height * 4);
+  return image;
+}
+
+/** Copy `sx .. sx + sw` (bins) of `image` onto cycles `a .. b` of the plot, every on-screen row band. */
+function blit(image: HTMLCanvasElement, sx: number, sw: number, a: number, b: number, t: PaintTarget): void {
+  const [s, e] = t.view;
+  const k = t.width / Math.max(e - s, 1);
+  const x0 = t.x + (a - s) * k;
+  const x1 = t.x + (b - s) * k;
+  const rowCss = t.layout.rowPx / t.dpr;
+  const bands: [first: number, count: number, y: number][] = [
+    [0, t.layout.pinnedRows, 0],
+    [t.layout.pinnedRows + t.layout.firstRow, t.layout.scrolledRows, t.layout.pinnedRows * rowCss],
+  ];
+  for (const [first, count, y] of bands) {
+    if (count > 0) t.ctx.drawImage(image, sx, first, sw, count, x0, y, x1 - x0, count * rowCss);
+  }
+}
+
+/** Paint every block of the view; returns what was drawn from where. */
+export function paintView(cache: BlockCache, t: PaintTarget): Painted {
+  cache.frame();
+  const [s, e] = t.view;
+  const level = levelFor(t.view, t.pixels, t.span);
+  const top = topLevel(t.span);
+  const wanted = blocksIn(level, s, e, t.limit);
+  const out: Painted = { level, blocks: wanted.length, exact: 0, standIns: 0, raw: [] };
+  t.ctx.imageSmoothingEnabled = false;
+  for (const index of wanted) {
+    const source = cache.source(t.state, level, index, top);
+    if (!source) continue;
+    const [a, b] = blockRange(level, index);
+    if (source.kind === "exact" || source.kind === "raw") {
+      const entry = source.entries[0];
+      blit(imageOf(cache, entry, level, index, t), 0, BLOCK_BINS, a, b, t);
+      if (source.stale) out.standIns++;
+      else out.exact++;
+      if (entry.data.mode === "raw" && !source.stale) out.raw.push(entry);
+      continue;
+    }
+    out.standIns++;
+    for (const entry of source.entries) {
+      if (entry.data.mode === "raw") {
+        // Raw intervals of another level: re-binned for this block (or its finer half).
+        const l = entry.level < level ? entry.level : level;
+        const k = entry.level < level ? entry.index : index;
+        const [ra, rb] = blockRange(l, k);
+        blit(imageOf(cache, entry, l, k, t), 0, BLOCK_BINS, ra, rb, t);
+        continue;
+      }
+      const data = entry.data as LodWindow;
+      const [ea] = blockRange(entry.level, entry.index);
+      const w = binWidth(entry.level);
+      if (entry.level > level) {
+        // The part of a coarser block over this one: fewer, wider bins.
+        blit(imageOf(cache, entry, entry.level, entry.index, t), (a - ea) / w, (b - a) / w, a, b, t);
+      } else {
+        blit(imageOf(cache, entry, entry.level, entry.index, t), 0, data.bins, ea, ea + data.bins * w, t);
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether every block the view needs is held exactly for `state`. */
+export function viewIsFinal(cache: BlockCache, view: Range, pixels: number, span: number, limit: number, state: string): boolean {
+  const level = levelFor(view, pixels, span);
+  const top = topLevel(span);
+  return blocksIn(level, view[0], view[1], limit).every((k) => cache.isFinal(state, level, k, top));
+}
