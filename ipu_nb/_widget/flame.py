@@ -23,7 +23,13 @@ def _phase_name(phase: int, epochs: int, epoch: int) -> str:
     return f"phase {phase}/{epoch}" if epochs == 1 else f"phase {phase} ({epochs} epochs)"
 
 
-def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: float = 1 / 1500) -> FlameTree:
+def flame_tree(
+    profile: Profile,
+    mask: np.ndarray | None,
+    q: Query,
+    min_share: float = 1 / 1500,
+    samples: pl.DataFrame | None = None,
+) -> FlameTree:
     """Summed durations of the matching samples: kind → kernel → phase → operation.
 
     Each node's ``path`` holds the filters selecting exactly its samples. Nodes below
@@ -31,9 +37,10 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
     the tree stays small at any profile size; the front end merges what is narrower than a
     pixel at its width. When the query's filters name an operation (exactly or by substring),
     its metadata entries (name and value apart, summed over the samples carrying each) come
-    as a separate list, since entries of one sample overlap.
+    as a separate list, since entries of one sample overlap. `samples` (default
+    ``profile.samples``) are the rows to sum ``duration`` over: an area's, its clipped cycles.
     """
-    samples = profile.samples
+    samples = profile.samples if samples is None else samples
     ids = samples.get_column("sample").to_numpy()
     if mask is not None:
         samples = samples.filter(pl.Series(mask[ids]))

@@ -2,7 +2,7 @@
 
 The browser is untrusted input: every field of every message is type- and range-checked
 here, so the widget only ever acts on a `Window`, `Hover`, `Pick`, `Groups`, `Hello`,
-`Blocks`, `Search` or `Fit` whose numbers are finite integers inside the profile (offsets within the view limit,
+`Blocks`, `Search`, `Fit` or `Code` whose numbers are finite integers inside the profile (offsets within the view limit,
 rows within the timeline, request ids within the integers a browser holds exactly).
 Anything else raises `MessageError`, which the widget answers with an error reply.
 """
@@ -28,6 +28,7 @@ __all__ = [
     "MESSAGE_TYPES",
     "MIN_VIEW_WIDTH",
     "Blocks",
+    "Code",
     "Fit",
     "Groups",
     "Hello",
@@ -152,7 +153,14 @@ class Fit:
     value: int | None
 
 
-Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit
+@dataclass(frozen=True)
+class Code:
+    """``{"type": "code"}``: send ``widget.to_code()`` (the "copy as code" button)."""
+
+    id: int | None
+
+
+Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit | Code
 #: The ``type`` of every message the front end may send (`ipu_nb._widget.protocol.FromFrontEnd`).
 MESSAGE_TYPES = REQUEST_TYPES
 
@@ -266,6 +274,8 @@ def parse_message(content: Any, limits: Limits) -> Message:
         if by != "matching":
             value = check_integer(value, f"fit {by}", 0, MAX_SAFE_INTEGER)
         return Fit(id=_request_id(content, kind), by=by, value=value)
+    if kind == "code":
+        return Code(id=_request_id(content, kind))
     return Hello()
 
 

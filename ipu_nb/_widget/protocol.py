@@ -22,9 +22,13 @@ __all__ = [
     "MAX_SAFE_INTEGER",
     "REPLY_TYPES",
     "REQUEST_TYPES",
+    "AreaPush",
+    "AreaSample",
     "AtSummary",
     "BlocksReply",
     "BlocksRequest",
+    "CodeReply",
+    "CodeRequest",
     "ErrorReply",
     "FitReply",
     "FitRequest",
@@ -37,6 +41,7 @@ __all__ = [
     "GroupsReply",
     "GroupsRequest",
     "HelloRequest",
+    "HighlightPush",
     "HoverReply",
     "HoverRequest",
     "LodHeader",
@@ -139,6 +144,13 @@ class FitRequest(TypedDict):
     value: NotRequired[int]
 
 
+class CodeRequest(TypedDict):
+    """The "copy as code" button: send ``widget.to_code()`` (answered by `CodeReply`)."""
+
+    type: Literal["code"]
+    id: NotRequired[int]
+
+
 FromFrontEnd = (
     WindowRequest
     | HoverRequest
@@ -148,9 +160,10 @@ FromFrontEnd = (
     | BlocksRequest
     | SearchRequest
     | FitRequest
+    | CodeRequest
 )
 #: The ``type`` tags of `FromFrontEnd`.
-REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello", "blocks", "search", "fit")
+REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code")
 
 # ---- to the front end -----------------------------------------------------------------------
 
@@ -318,9 +331,10 @@ class FlameTree(TypedDict):
 
 
 class FlamePush(FlameTree):
-    """`FlameTree` as sent."""
+    """`FlameTree` as sent; ``area``: of the selected area (its clipped cycles), not of every matching sample."""
 
     type: Literal["flame"]
+    area: NotRequired[bool]
 
 
 class OverviewPush(TypedDict):
@@ -351,6 +365,8 @@ class GroupsReply(TypedDict):
     group_by: str
     error: str | None
     rows: list[GroupRow]
+    area: NotRequired[bool]
+    """The rows are the selected area's (``widget.selection_groups``, clipped cycles)."""
 
 
 class ReplyAddress(TypedDict, total=False):
@@ -368,6 +384,56 @@ class ErrorReply(ReplyAddress):
     message: str
 
 
+class AreaSample(TypedDict):
+    """One of an area's longest samples: its own interval, and its cycles inside the area."""
+
+    sample: int
+    tile: int
+    offset: int
+    duration: int
+    clipped_cycles: int
+    kind: str
+    operation: str
+    kernel: str
+    phase: int
+    epoch: int
+
+
+class AreaPush(TypedDict):
+    """The selected area (``widget.selection``, None when cleared) and what it holds.
+
+    ``window`` and ``tiles`` are the area within the filters (None: it misses them, or no
+    tiles filter); ``count``, ``tiles_hit`` and ``cycles`` count the matching samples overlapping
+    it, the tiles they are on and their clipped cycles; ``longest`` the top samples by clipped
+    cycles. The groups and flame graph of the area come as `GroupsReply` / `FlamePush` with ``area``."""
+
+    type: Literal["area"]
+    selection: dict[str, Any] | None
+    window: list[int] | None
+    tiles: list[int] | None
+    count: int
+    tiles_hit: int
+    cycles: int
+    longest: list[AreaSample]
+
+
+class HighlightPush(TypedDict):
+    """``widget.highlight(frame)``: ``count`` samples marked, the first ``sent`` by offset in the buffers
+    (start, end f64; row u16; sample id u32), as a search reply's; ``count`` 0 clears."""
+
+    type: Literal["highlight"]
+    count: int
+    sent: int
+
+
+class CodeReply(TypedDict):
+    """The answer to a `CodeRequest`: the Python reproducing the view."""
+
+    type: Literal["code"]
+    id: int | None
+    code: str
+
+
 ToFrontEnd = (
     WindowReply
     | HoverReply
@@ -379,6 +445,9 @@ ToFrontEnd = (
     | BlocksReply
     | SearchReply
     | FitReply
+    | AreaPush
+    | HighlightPush
+    | CodeReply
 )
 #: The ``type`` tags of `ToFrontEnd`.
 REPLY_TYPES: tuple[str, ...] = (
@@ -392,4 +461,7 @@ REPLY_TYPES: tuple[str, ...] = (
     "blocks",
     "search",
     "fit",
+    "area",
+    "highlight",
+    "code",
 )

@@ -22,13 +22,18 @@ import traitlets
 from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
+from .._query.plan import longest as _longest
 from .._query.search import search_mask
+from .._query.window import clip_to_window as _clip_to_window
 from . import lod as _lod
+from .code import view_code
 from .filters import empty_filters, filters_query, normalise_filters
 from .flame import flame_tree
+from .highlight import highlight_ids
 from .messages import (
     MAX_SAFE_INTEGER,
     Blocks,
+    Code,
     Fit,
     Groups,
     Hello,
@@ -45,13 +50,18 @@ from .messages import (
     view_limit,
 )
 from .protocol import (
+    AreaPush,
+    AreaSample,
     AtSummary,
     BlocksReply,
+    CodeReply,
     ErrorReply,
     FitReply,
+    FlamePush,
     FlameTree,
     GroupRow,
     GroupsReply,
+    HighlightPush,
     HoverReply,
     OverviewPush,
     PanelPush,
@@ -62,7 +72,9 @@ from .protocol import (
     ToFrontEnd,
     WindowReply,
 )
+from .selection import SelectionError, area_query, normalise_selection, selection_groups, selection_samples
 from .side_views import RECOVERABLE, SideViews, in_kernel
+from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
 
 __all__ = ["ProfileWidget"]
 
@@ -81,6 +93,10 @@ ANSWERS_KEPT = 48
 """Encoded window and block answers kept for the current filters (each well under 2 MB)."""
 FIT_MARGIN = 0.05
 """Room left on each side of what `ProfileWidget.zoom_to` fits, as a fraction of its width."""
+AREA_LONGEST = 10
+"""Longest samples of a selected area the side panel lists."""
+HIGHLIGHT_SENT = 200_000
+"""Most highlighted samples whose places are sent (the first by offset; the push counts them all)."""
 
 
 def grid_position(physical: int) -> tuple[int, int]:
@@ -173,8 +189,17 @@ class ProfileWidget(anywidget.AnyWidget):
     """str: timeline colours, "kind" (default) or "kernel"."""
     info = traitlets.Dict(read_only=True).tag(sync=True)
     """dict: header facts the front end shows (tiles, samples, span, clock, rows, legends)."""
+    selection = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    """dict or None: the selected area, ``{"start": int, "end": int, "tiles": list[int] | None}``:
+    offsets ``[start, end)`` on those physical tiles (None: every tile). Alt+drag on the
+    timeline (or drag with the area tool) selects one; setting it here draws it. Read what it
+    holds with `selection_samples` and `selection_groups`."""
+    tracks = traitlets.Dict(default_value=default_tracks()).tag(sync=True)
+    """dict: the timeline's row layout, ``order`` ("physical", "logical" or "grid"), ``pinned``
+    (physical tile ids shown first), ``rows`` (tiles in view, 0: all) and ``scroll`` (first
+    unpinned tile position on screen); the front end keeps it up to date."""
 
-    def __init__(self, profile: Profile, **traits: Any) -> None:
+    def __init__(self, profile: Profile, *, state: dict[str, Any] | None = None, **traits: Any) -> None:
         if not isinstance(profile, Profile):
             raise TypeError(f"ProfileWidget(profile): expected an ipu_nb.Profile, got {type(profile).__name__}")
         if not _BUNDLE.exists():
@@ -196,7 +221,12 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale: set[str] = set()
         self._picking = False
         self._side = SideViews(self._send_error, threaded=in_kernel())
+        self._tile_ids = frozenset(self._index.row_tiles.tolist())
+        self._areas: dict[str, pl.DataFrame] = {}
+        self._highlighted: np.ndarray | None = None  # positions in the timeline index
         span = max(self._index.span, 1)
+        if state is not None:
+            traits = self._merged_state(state, traits)
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
         super().__init__(**traits)
@@ -283,6 +313,20 @@ class ProfileWidget(anywidget.AnyWidget):
             )
         return sid
 
+    @traitlets.validate("selection")
+    def _valid_selection(self, proposal: Any) -> dict[str, Any] | None:
+        try:
+            return normalise_selection(proposal["value"], self._tile_ids, self._limits.end)
+        except SelectionError as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    @traitlets.validate("tracks")
+    def _valid_tracks(self, proposal: Any) -> dict[str, Any]:
+        try:
+            return normalise_tracks(proposal["value"], self._tile_ids)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
+
     @traitlets.validate("group_by")
     def _valid_group_by(self, proposal: Any) -> str:
         if proposal["value"] == "metadata" and self.metadata_key is None:
@@ -338,7 +382,12 @@ class ProfileWidget(anywidget.AnyWidget):
         # The flame graph, overview and panel follow the next timeline window, so the
         # greyed timeline (the view's reaction to a filter change) is drawn first.
         self._update_mask()
-        self._stale.update(("flame", "overview", "panel"))
+        self._stale.update(("flame", "overview", "panel", "area"))
+
+    @traitlets.observe("selection")
+    def _selection_changed(self, change: Any) -> None:
+        for name in ("area", "groups", "flame"):
+            self._side.submit(name, getattr(self, f"_send_{name}"))
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
@@ -396,6 +445,95 @@ class ProfileWidget(anywidget.AnyWidget):
 
         return query(self._profile, self.query).groups
 
+    # ---- the selected area, highlights, the view as code and as state --------------------------
+
+    @property
+    def selection_samples(self) -> pl.DataFrame:
+        """Samples matching the filters that overlap the selected area on its tiles (no rows without one).
+
+        The columns of ``profile.samples`` (file order) plus ``clipped_cycles``, each
+        sample's cycles inside the area's window. The area narrows the filters: a
+        ``window`` or ``tiles`` filter holds as well (`ipu_nb._widget.selection`).
+        """
+        return self._area_samples(self.selection).clone()
+
+    @property
+    def selection_groups(self) -> pl.DataFrame:
+        """The area's aggregate by `group_by`, clipped: ``ipu_nb.query(profile, window=(start, end),
+        clip=True, tiles=..., <the filters>, group_by=...).groups`` (no rows without a selection)."""
+        return selection_groups(self._profile, self.query, self.selection)
+
+    def highlight(self, frame: Any) -> int:
+        """Mark the samples of `frame` (any DataFrame with a ``sample`` column) on the timeline.
+
+        ``highlight(None)`` clears the marks. Returns how many samples are marked. Every
+        id must be a sample of this profile; a view opened later shows the marks too.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Not a DataFrame, no ``sample`` column, or ids that are no sample (named).
+
+        >>> widget.highlight(widget.selection_samples.filter(pl.col("kind") == "exchange"))  # doctest: +SKIP
+        """
+        if frame is None:
+            self._highlighted = None
+        else:
+            self._highlighted = np.flatnonzero(np.isin(self._index.sample, highlight_ids(frame, self._lookup)))
+        self._send_highlight()
+        return 0 if self._highlighted is None else len(self._highlighted)
+
+    def to_code(self) -> str:
+        """The Python that reproduces this view's data with the public API.
+
+        It opens the profile and builds `groups`, `filtered` (``samples``), `at_slice`,
+        `selection_groups` and `selection_samples` from every active filter, the area and the
+        grouping, then the same view as a widget from `state`.
+
+        >>> print(widget.to_code())  # doctest: +SKIP
+        """
+        return view_code(self._profile.path, self.filters, self.query, self.at, self.selection, self.state)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The whole view as a JSON-serialisable dict: ``view``, ``tracks`` (the row layout),
+        ``filters``, ``at``, ``selected``, ``selection``, ``group_by``, ``metadata_key``,
+        ``color_by`` and a ``version``. ``ProfileWidget(profile, state=...)`` or setting it
+        restores the view; a bad value raises `traitlets.TraitError` and changes nothing."""
+        return json.loads(json.dumps({"version": STATE_VERSION, **{k: getattr(self, k) for k in STATE_KEYS}}))
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        try:
+            traits = parse_state(value)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
+        if "filters" in traits:
+            traits["filters"] = self._normalised(traits["filters"])
+        with self.hold_trait_notifications():
+            for key, v in traits.items():
+                setattr(self, key, v)
+
+    def _merged_state(self, state: Any, traits: dict[str, Any]) -> dict[str, Any]:
+        """Constructor traits with those of `state` (a trait in both is refused)."""
+        try:
+            parsed = parse_state(state)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
+        both = sorted(set(parsed) & set(traits))
+        if both:
+            raise TypeError(f"ProfileWidget: {', '.join(both)} given both in state and as keywords")
+        return {**traits, **parsed}
+
+    def _area_samples(self, selection: dict[str, Any] | None) -> pl.DataFrame:
+        """`selection_samples` for the current filters, kept for the last few areas."""
+        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        frame = self._areas.get(key)
+        if frame is None:
+            frame = selection_samples(self._profile, self._filtered[1], selection)
+            _remember(self._areas, key, frame, size=4)
+        return frame
+
     # ---- messages -----------------------------------------------------------------------------
 
     def _row_of(self, sid: int) -> int:
@@ -428,11 +566,16 @@ class ProfileWidget(anywidget.AnyWidget):
             elif isinstance(message, Fit):
                 fit: FitReply = {"type": "fit", "id": message.id, "view": self._fit(message.by, message.value)}
                 self._push(fit)
+            elif isinstance(message, Code):
+                code: CodeReply = {"type": "code", "id": message.id, "code": self.to_code()}
+                self._push(code)
             elif isinstance(message, Hello):
                 self._stale.clear()
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
+                self._side.submit("area", self._send_area)
+                self._send_highlight()
         except RECOVERABLE as error:  # answered, never raised into the kernel
             address = reply_address(content)
             self._send_error(error, address)
@@ -720,7 +863,7 @@ class ProfileWidget(anywidget.AnyWidget):
     def _send_stale(self) -> None:
         """Send the views a filter change left out of date."""
         stale, self._stale = self._stale, set()
-        for name in ("overview", "panel", "flame"):
+        for name in ("overview", "panel", "flame", "area"):
             if name in stale:
                 self._side.submit(name, getattr(self, f"_send_{name}"))
 
@@ -857,10 +1000,21 @@ class ProfileWidget(anywidget.AnyWidget):
         return hit
 
     def _send_groups(self, request_id: Any = None) -> None:
-        """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
-        q = self.query
-        error, rows = self._groups(q)
-        reply: GroupsReply = {"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows}
+        """The top groups of `groups` for the side panel (asked for after the timeline is drawn);
+        with a selected area, of `selection_groups`."""
+        q: Query | None = self.query
+        selection = self.selection
+        if selection is not None:
+            q = area_query(self.query, selection)
+        error, rows = (None, []) if q is None else self._groups(q)
+        reply: GroupsReply = {
+            "type": "groups",
+            "id": request_id,
+            "group_by": self.group_by,
+            "error": error,
+            "rows": rows,
+            "area": selection is not None,
+        }
         self._push(reply)
 
     def _flame(self) -> FlameTree:
@@ -872,7 +1026,62 @@ class ProfileWidget(anywidget.AnyWidget):
         return tree
 
     def _send_flame(self) -> None:
-        self._push({"type": "flame", **self._flame()})
+        selection = self.selection
+        tree = self._flame() if selection is None else self._area_flame(selection)
+        push: FlamePush = {"type": "flame", **tree, "area": selection is not None}
+        self._push(push)
+
+    def _area_flame(self, selection: dict[str, Any]) -> FlameTree:
+        """The flame graph of the area's samples, each counted with its cycles inside the area."""
+        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        tree = self._flames.get(key)
+        if tree is None:
+            frame = self._area_samples(selection)
+            clipped = frame.with_columns(duration=pl.col("clipped_cycles").cast(pl.UInt32))
+            tree = flame_tree(self._profile, None, self._filtered[1], samples=clipped)
+            _remember(self._flames, key, tree)
+        return tree
+
+    def _send_area(self) -> None:
+        """The selected area's summary and longest samples for the side panel (cleared: all None)."""
+        selection = self.selection
+        q = None if selection is None else area_query(self.query, selection)
+        frame = self._area_samples(selection)
+        longest: list[AreaSample] = []
+        if q is not None and q.window is not None and frame.height:
+            # The query core's order of "longest" in a clipped query: most cycles inside the window.
+            top = _longest(_clip_to_window(frame.lazy(), q.window), AREA_LONGEST, clipped=True).collect()
+            longest = [cast(AreaSample, row) for row in top.iter_rows(named=True)]
+        push: AreaPush = {
+            "type": "area",
+            "selection": selection,
+            "window": None if q is None or q.window is None else list(q.window),
+            "tiles": None if q is None or not q.tiles else list(q.tiles),
+            "count": frame.height,
+            "tiles_hit": frame.get_column("tile").n_unique() if frame.height else 0,
+            "cycles": int(frame.get_column("clipped_cycles").sum()) if frame.height else 0,
+            "longest": longest,
+        }
+        self._push(push)
+
+    def _send_highlight(self) -> None:
+        """The highlighted samples' places, the first `HIGHLIGHT_SENT` by offset (none: cleared)."""
+        idx = self._index
+        pos = self._highlighted if self._highlighted is not None else np.zeros(0, np.int64)
+        count = len(pos)
+        if count > HIGHLIGHT_SENT:
+            pos = pos[np.argpartition(idx.start[pos], HIGHLIGHT_SENT - 1)[:HIGHLIGHT_SENT]]
+        pos = pos[np.lexsort((idx.row[pos], idx.start[pos]))]
+        push: HighlightPush = {"type": "highlight", "count": count, "sent": len(pos)}
+        self._push(
+            push,
+            [
+                idx.start[pos].astype("<f8").tobytes(),
+                idx.end[pos].astype("<f8").tobytes(),
+                idx.row[pos].astype("<u2").tobytes(),
+                idx.sample[pos].astype("<u4").tobytes(),
+            ],
+        )
 
 
 def _remember(cache: dict, key: Any, value: Any, size: int = 8) -> None:
