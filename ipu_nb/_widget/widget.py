@@ -382,7 +382,9 @@ class ProfileWidget(anywidget.AnyWidget):
         # The flame graph, overview and panel follow the next timeline window, so the
         # greyed timeline (the view's reaction to a filter change) is drawn first.
         self._update_mask()
-        self._stale.update(("flame", "overview", "panel", "area"))
+        self._stale.update(("flame", "overview", "panel"))
+        if self.selection is not None:
+            self._stale.add("area")  # groups follow too: the front end asks for them
 
     @traitlets.observe("selection")
     def _selection_changed(self, change: Any) -> None:
@@ -574,8 +576,10 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-                self._side.submit("area", self._send_area)
-                self._send_highlight()
+                if self.selection is not None:
+                    self._side.submit("area", self._send_area)
+                if self._highlighted is not None:
+                    self._send_highlight()
         except RECOVERABLE as error:  # answered, never raised into the kernel
             address = reply_address(content)
             self._send_error(error, address)

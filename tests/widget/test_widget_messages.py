@@ -478,6 +478,9 @@ def test_every_reply_the_widget_sends_has_its_protocol_keys(widget) -> None:
     widget._on_message(widget, {**blocks, "filters": {}, "color_by": widget.color_by}, [])  # stale
     widget._on_message(widget, {"type": "search", "id": 1, "text": "op"}, [])
     widget._on_message(widget, {"type": "fit", "id": 1, "by": "matching"}, [])
+    widget._on_message(widget, {"type": "code", "id": 1}, [])
+    widget.selection = {"start": 0, "end": 900, "tiles": None}
+    widget.highlight(widget.profile.samples.head(3))
     widget._side.wait()
     seen = set()
     for message in widget.sent.messages:
