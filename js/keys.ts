@@ -17,6 +17,7 @@ export type KeyAction =
   | "next"
   | "previous"
   | "pin"
+  | "area-tool"
   | "help";
 
 export interface Shortcut {
@@ -42,8 +43,9 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["n"], does: "next search match", action: "next" },
   { keys: ["N"], does: "previous search match", action: "previous" },
   { keys: ["p"], does: "pin the selected sample's tile to the top (again: unpin)", action: "pin" },
+  { keys: ["b"], does: "area tool on/off: plain drags select an area instead of zooming", action: "area-tool" },
   { keys: ["0"], does: "whole profile", action: "reset" },
-  { keys: ["Escape"], does: "close help, clear the ruler and search, else whole profile", action: "escape" },
+  { keys: ["Escape"], does: "close help, clear the ruler, the area and search, else whole profile", action: "escape" },
   { keys: ["?"], does: "this help", action: "help" },
 ];
 
@@ -55,6 +57,8 @@ export const GESTURES: [gesture: string, does: string][] = [
   ["wheel over the tile labels", "scroll the tile rows"],
   ["drag", "zoom onto the dragged range"],
   ["shift + drag", "ruler: Δ cycles and Δ µs between two points"],
+  ["alt + drag", "select an area (time × tiles): its aggregate, flame graph and longest samples"],
+  ["drag an area's edge", "resize it (left, right: time; top, bottom: rows)"],
   ["click", "set the cursor and select the sample there"],
   ["right click", "undo the last zoom"],
   ["click a tile label", "pin the tile to the top (again: unpin)"],
@@ -67,7 +71,7 @@ for (const s of SHORTCUTS) for (const k of s.keys) BY_KEY.set(k, s.action);
 export function keyAction(key: string): KeyAction | null {
   const direct = BY_KEY.get(key);
   if (direct !== undefined) return direct;
-  if (key.length === 1 && "WASDP".includes(key)) return BY_KEY.get(key.toLowerCase()) ?? null;
+  if (key.length === 1 && "WASDPB".includes(key)) return BY_KEY.get(key.toLowerCase()) ?? null;
   return null;
 }
 

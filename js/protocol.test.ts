@@ -128,9 +128,9 @@ test("docs/widget-protocol.md describes every message type both ways", async () 
   const { readFileSync } = await import("node:fs");
   const doc = readFileSync("docs/widget-protocol.md", "utf8");
   const listed = (type: string) => doc.includes(`| \`${type}\` |`) || doc.includes(`### \`${type}\``);
-  assert.deepEqual(TO_KERNEL_TYPES, ["window", "hover", "pick", "groups", "hello", "blocks", "search", "fit"]);
+  assert.deepEqual(TO_KERNEL_TYPES, ["window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code"]);
   for (const type of [...TO_KERNEL_TYPES, ...FROM_KERNEL_TYPES]) assert.ok(listed(type), `${type} is not described`);
-  assert.equal(FROM_KERNEL_TYPES.length, 10);
+  assert.equal(FROM_KERNEL_TYPES.length, 13);
 });
 
 test("block replies, the replies closing block requests, search matches and fits are checked like the rest", () => {

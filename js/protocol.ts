@@ -2,7 +2,7 @@
 // the one place where what the kernel sends is checked before anything acts on it.
 // docs/widget-protocol.md describes the same protocol in words, with the buffer layouts.
 
-import type { Filters } from "./types";
+import type { Area, Filters } from "./types";
 import {
   arrayOf,
   boolean,
@@ -95,6 +95,12 @@ export interface FitRequest {
   value?: number;
 }
 
+/** The "copy as code" button: send `widget.to_code()`. */
+export interface CodeRequest {
+  type: "code";
+  id: number;
+}
+
 export type ToKernel =
   | WindowRequest
   | HoverRequest
@@ -103,7 +109,8 @@ export type ToKernel =
   | HelloRequest
   | BlocksRequest
   | SearchRequest
-  | FitRequest;
+  | FitRequest
+  | CodeRequest;
 
 /** Every `ToKernel` type (tsc checks the list is complete). */
 export const TO_KERNEL_TYPES = Object.keys({
@@ -115,6 +122,7 @@ export const TO_KERNEL_TYPES = Object.keys({
   blocks: 0,
   search: 0,
   fit: 0,
+  code: 0,
 } satisfies Record<ToKernel["type"], 0>) as ToKernel["type"][];
 
 // ---- payloads ------------------------------------------------------------------------------
@@ -230,6 +238,8 @@ export interface FlameMessage {
   total: number;
   nodes: FlameNode[];
   metadata: FlameMetadata[];
+  /** The graph is the selected area's (clipped cycles). */
+  area?: boolean;
 }
 
 /** Active compute tiles over the whole profile in `bins` bins; buffers: all f32, matching f32. */
@@ -246,6 +256,8 @@ export interface GroupsReply {
   group_by: string;
   error: string | null;
   rows: GroupRow[];
+  /** The rows are the selected area's (`widget.selection_groups`, clipped cycles). */
+  area?: boolean;
 }
 
 /**
@@ -291,6 +303,46 @@ export interface FitReply {
   view: [number, number] | null;
 }
 
+/** One of an area's longest samples: its own interval and its cycles inside the area. */
+export interface AreaSample {
+  sample: number;
+  tile: number;
+  offset: number;
+  duration: number;
+  clipped_cycles: number;
+  kind: string;
+  operation: string;
+  kernel: string;
+  phase: number;
+  epoch: number;
+}
+
+/** The selected area (null: cleared), within the filters (`window` null: it misses them), and what it holds. */
+export interface AreaMessage {
+  type: "area";
+  selection: Area | null;
+  window: [number, number] | null;
+  tiles: number[] | null;
+  count: number;
+  tiles_hit: number;
+  cycles: number;
+  longest: AreaSample[];
+}
+
+/** `widget.highlight(frame)`: `count` samples, the first `sent` by offset; buffers: start f64, end f64, row u16, sample u32. */
+export interface HighlightMessage {
+  type: "highlight";
+  count: number;
+  sent: number;
+}
+
+/** The answer to a `code` request. */
+export interface CodeReply {
+  type: "code";
+  id: number | null;
+  code: string;
+}
+
 export type FromKernel =
   | BlocksReply
   | SearchReply
@@ -301,7 +353,10 @@ export type FromKernel =
   | FlameMessage
   | OverviewMessage
   | GroupsReply
-  | ErrorReply;
+  | ErrorReply
+  | AreaMessage
+  | HighlightMessage
+  | CodeReply;
 
 /** For a `switch` over every message type: a new type not handled is a compile error. */
 export function unhandled(message: never): never {
@@ -387,6 +442,7 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
       }),
     ),
     metadata: arrayOf(record<FlameMetadata>({ name: string, value: string, cycles: number, samples: integer })),
+    area: optional(boolean),
   }),
   overview: record<OverviewMessage>({ type: literal("overview"), bins: integer, span: integer, filtered: boolean }),
   groups: record<GroupsReply>({
@@ -404,6 +460,7 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
         average_active_tiles: number,
       }),
     ),
+    area: optional(boolean),
   }),
   blocks: record<BlocksReply>({
     type: literal("blocks"),
@@ -427,6 +484,31 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
     id: nullable(integer),
     view: nullable(tuple<[number, number]>(integer, integer)),
   }),
+  area: record<AreaMessage>({
+    type: literal("area"),
+    selection: nullable(record<Area>({ start: integer, end: integer, tiles: nullable(arrayOf(integer)) })),
+    window: nullable(tuple<[number, number]>(integer, integer)),
+    tiles: nullable(arrayOf(integer)),
+    count: integer,
+    tiles_hit: integer,
+    cycles: integer,
+    longest: arrayOf(
+      record<AreaSample>({
+        sample: integer,
+        tile: integer,
+        offset: integer,
+        duration: integer,
+        clipped_cycles: integer,
+        kind: string,
+        operation: string,
+        kernel: string,
+        phase: integer,
+        epoch: integer,
+      }),
+    ),
+  }),
+  highlight: record<HighlightMessage>({ type: literal("highlight"), count: integer, sent: integer }),
+  code: record<CodeReply>({ type: literal("code"), id: nullable(integer), code: string }),
   error: record<ErrorReply>({
     type: literal("error"),
     request: optional(string),
@@ -442,7 +524,9 @@ export const FROM_KERNEL_TYPES = Object.keys(checks) as FromKernel["type"][];
 /** Byte lengths the buffers of `message` must have (null: any), or null when it carries none. */
 function bufferLayout(message: FromKernel): (number | null)[] | null {
   if (message.type === "overview") return [4 * message.bins, 4 * message.bins];
-  if (message.type === "search") return [8 * message.sent, 8 * message.sent, 2 * message.sent, 4 * message.sent];
+  if (message.type === "search" || message.type === "highlight") {
+    return [8 * message.sent, 8 * message.sent, 2 * message.sent, 4 * message.sent];
+  }
   if (message.type !== "window") return null;
   const n = message.count;
   if (message.mode === "raw") return [4 * n, 4 * n, 2 * n, n, 4 * n, ...(message.labels ? [4 * n] : [])];

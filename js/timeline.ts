@@ -140,7 +140,8 @@ export class Timeline {
     return this.layoutCache.layout;
   }
 
-  private displayRowOf(row: number): number {
+  /** The display row showing kernel row `row` (-1: not shown). */
+  displayRowOf(row: number): number {
     this.layout();
     return this.layoutCache!.rowOf[row] ?? -1;
   }
@@ -597,5 +598,18 @@ export class Timeline {
   /** The kernel row of a physical tile id (-1 when there is none). */
   rowOfTile(tile: number): number {
     return this.host.source().rows.indexOf(tile);
+  }
+
+  // ---- layers of other modules (the selected area, highlights) --------------------------------
+
+  /** Put `canvas` over the bars and under the overlay, which keeps the mouse; returns the overlay. */
+  addLayer(canvas: HTMLCanvasElement): HTMLCanvasElement {
+    this.overlay.before(canvas);
+    return this.overlay;
+  }
+
+  /** What a layer drawn in step with the timeline needs: the canvases' CSS size and the row layout. */
+  frame(): { width: number; height: number; layout: Layout } {
+    return { width: this.width, height: this.plotHeight, layout: this.layout() };
   }
 }

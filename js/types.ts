@@ -50,6 +50,24 @@ export interface Info {
   vocabulary: Vocabulary;
 }
 
+/** The `selection` trait: offsets `[start, end)` on physical tiles `tiles` (null: every tile). */
+export interface Area {
+  start: number;
+  end: number;
+  tiles: number[] | null;
+}
+
+/** The `tracks` trait: the timeline's row layout (js/tracks.ts `TrackChoice`, its tiles filter aside). */
+export interface Tracks {
+  order: "physical" | "logical" | "grid";
+  /** Physical tile ids shown first. */
+  pinned: number[];
+  /** Tiles in view (0: all). */
+  rows: number;
+  /** First unpinned tile position on screen. */
+  scroll: number;
+}
+
 export interface Traits {
   filters: Filters;
   at: number | null;
@@ -61,6 +79,8 @@ export interface Traits {
   /** One of `info.vocabulary.color_bys`. */
   color_by: string;
   info: Info;
+  selection: Area | null;
+  tracks: Tracks;
 }
 
 export interface RawWindow {

@@ -13,6 +13,8 @@ const traits = (): Traits => ({
   group_by: "kernel",
   metadata_key: null,
   color_by: "kind",
+  selection: null,
+  tracks: { order: "physical", pinned: [], rows: 0, scroll: 0 },
   info: {
     tiles: 4,
     samples: 10,
@@ -212,6 +214,97 @@ test("disposing removes every listener, observer, timer and frame, and the view'
     assert.equal(model.sent.length, sent, "nothing is sent after dispose");
     dispose(); // twice is harmless
   } finally {
+    dom.uninstall();
+  }
+});
+
+test("alt+drag selects an area over the dragged rows, an edge drag resizes it, Escape clears it", () => {
+  const { dom, model, root, dispose, fromKernel, answer } = open();
+  try {
+    answer(1);
+    const overlay = root.find("ipu-nb-timeline-overlay");
+    const px = (cycle: number) => 46 + (cycle / 1000) * 954; // view [0, 1000] over 954 plot pixels
+    const mouse = (type: string, x: number, y: number, extra: object = {}) =>
+      dom.window.dispatchEvent({ type, target: overlay, button: 0, clientX: x, clientY: y, preventDefault() {}, stopPropagation() {}, ...extra });
+    mouse("mousedown", px(100), 10, { altKey: true });
+    mouse("mousemove", px(300), 50);
+    assert.equal(model.get("selection"), null); // drawn while dragged, set on release
+    assert.equal(root.find("ipu-nb-timeline-area").dataset.area, "100,300,2");
+    mouse("mouseup", px(300), 50);
+    assert.deepEqual(model.get("selection"), { start: 100, end: 300, tiles: [0, 1] }); // rows of 40 px: rows 0 and 1
+    assert.ok(model.messages("blocks").length >= 1 && model.messages("pick").length === 0); // not a click
+    assert.deepEqual(model.get("view"), [0, 1000]); // nor a zoom
+    // The right edge, taken without a modifier, moves the end; the bottom edge the rows.
+    mouse("mousedown", px(300) - 2, 30);
+    mouse("mousemove", px(600), 30);
+    mouse("mouseup", px(600), 30);
+    assert.deepEqual(model.get("selection"), { start: 100, end: 600, tiles: [0, 1] });
+    mouse("mousedown", px(400), 80 - 1);
+    mouse("mouseup", px(400), 150);
+    assert.deepEqual(model.get("selection"), { start: 100, end: 600, tiles: null }); // rows 0–3: every row
+    // A plain drag elsewhere still zooms; the area tool (b) makes it select instead.
+    root.dispatchEvent({ type: "keydown", key: "b", target: root });
+    mouse("mousedown", px(700), 10);
+    mouse("mousemove", px(800), 10);
+    mouse("mouseup", px(800), 10);
+    assert.deepEqual(model.get("selection"), { start: 700, end: 800, tiles: [0] });
+    fromKernel({
+      type: "area", selection: { start: 700, end: 800, tiles: [0] }, window: [700, 800], tiles: [0], count: 3, tiles_hit: 1, cycles: 250,
+      longest: [{ sample: 9, tile: 0, offset: 650, duration: 200, clipped_cycles: 150, kind: "compute", operation: "gemm <b>", kernel: "k", phase: 1, epoch: 0 }],
+    });
+    const panel = root.find("ipu-nb-area");
+    assert.equal(panel.dataset.active, "true");
+    assert.equal(root.find("ipu-nb-area-summary").dataset.count, "3");
+    const row = root.find("ipu-nb-area-longest").findAll("ipu-nb-clickable")[0];
+    assert.equal(row.dataset.sample, "9");
+    assert.equal(row.find("ipu-nb-group-name").textContent, "gemm <b>"); // text, never markup
+    row.dispatchEvent({ type: "click" });
+    assert.equal(model.get("selected"), 9);
+    fromKernel({ type: "groups", id: null, group_by: "kernel", error: null, rows: [], area: true });
+    assert.equal(root.find("ipu-nb-area-note").hidden, false);
+    root.dispatchEvent({ type: "keydown", key: "Escape", target: root });
+    assert.equal(model.get("selection"), null);
+    assert.equal(panel.dataset.active, "false");
+    assert.deepEqual(model.get("view"), [0, 1000]); // Escape cleared the area, not the view
+  } finally {
+    dispose();
+    dom.uninstall();
+  }
+});
+
+test("highlights, copy as code and the tracks trait", async () => {
+  const { dom, model, root, dispose, fromKernel, answer } = open();
+  try {
+    answer(1); // side views wait behind the first request
+    const f64 = (v: number[]) => new DataView(new Float64Array(v).buffer);
+    fromKernel({ type: "highlight", count: 2, sent: 2 }, [f64([10, 20]), f64([15, 40]), new DataView(new Uint16Array([0, 2]).buffer), new DataView(new Uint32Array([1, 2]).buffer)]);
+    const layer = root.find("ipu-nb-timeline-highlight");
+    assert.equal(layer.dataset.count, "2");
+    assert.equal(layer.dataset.drawn, "2");
+    fromKernel({ type: "highlight", count: 0, sent: 0 }, [f64([]), f64([]), new DataView(new ArrayBuffer(0)), new DataView(new ArrayBuffer(0))]);
+    assert.equal(layer.dataset.drawn, "0"); // cleared
+    // Copy as code: asked for, shown, and (no clipboard here) left selected to copy by hand.
+    root.find("ipu-nb-copy-code").dispatchEvent({ type: "click" });
+    const [ask] = model.messages("code");
+    assert.deepEqual(ask, { type: "code", id: 1 });
+    fromKernel({ type: "code", id: 1, code: "import ipu_nb\n" });
+    await new Promise((resolve) => setImmediate(resolve));
+    const panel = root.find("ipu-nb-code-panel");
+    assert.equal(panel.hidden, false);
+    assert.equal(panel.dataset.copied, "false");
+    assert.equal(root.find("ipu-nb-code-text").value, "import ipu_nb\n");
+    assert.equal(root.find("ipu-nb-code-text").dataset.selected, "all");
+    // The row layout follows the trait, and a change of it goes back to the trait.
+    model.set("tracks", { order: "logical", pinned: [2], rows: 0, scroll: 0 });
+    dom.runFrames();
+    assert.equal(root.find("ipu-nb-timeline").dataset.order, "logical");
+    assert.equal(root.find("ipu-nb-timeline").dataset.pinned, "1");
+    root.dispatchEvent({ type: "keydown", key: "p", target: root }); // nothing selected: nothing pinned
+    root.find("ipu-nb-timeline-overlay").dispatchEvent({ type: "mousedown", button: 0, clientX: 10, clientY: 50, preventDefault() {} });
+    dom.runTimers(200);
+    assert.deepEqual(model.get("tracks").pinned, [2, 0]); // a click on a tile label pinned its tile
+  } finally {
+    dispose();
     dom.uninstall();
   }
 });

@@ -6,9 +6,12 @@
 
 import "./widget.css";
 import "./timeline.css";
+import "./selection.css";
 import type { Render } from "@anywidget/types";
+import { AreaPanel } from "./areapanel";
 import { decodeWindow, float32 } from "./buffers";
 import { ThemeWatcher } from "./colors";
+import { CodeCopy } from "./codecopy";
 import { Connection } from "./connection";
 import { Controls } from "./controls";
 import { Disposers } from "./disposers";
@@ -20,6 +23,7 @@ import { Header } from "./header";
 import { Inbox, type SideMessage } from "./inbox";
 import { Inspector } from "./inspector";
 import { Help } from "./help";
+import { Highlights } from "./highlight";
 import { bindKeys, type KeyAction } from "./keys";
 import { BLOCK_BINS } from "./levels";
 import { Legend } from "./legend";
@@ -29,14 +33,16 @@ import { nextAsk } from "./prefetch";
 import { type BlocksReply, type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
 import { BlockRequests, Deferred } from "./requests";
 import { type Matches, Search } from "./search";
+import { AreaSelection } from "./selection";
 import { Status } from "./status";
 import { BlockCache } from "./tilecache";
 import { Timeline } from "./timeline";
 import { TrackBar } from "./trackbar";
 import { Tooltip } from "./tooltip";
+import { applyTracks, sameTracks, tracksOf } from "./trackstate";
 import { Trips } from "./trips";
 import type { TrackSource } from "./tracks";
-import type { Filters, Info, Traits } from "./types";
+import type { Area, Filters, Info, Traits } from "./types";
 import { centre, type Range } from "./view";
 import { ViewState } from "./viewstate";
 import { vocabularyOf } from "./vocabulary";
@@ -142,7 +148,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       },
       hover: (row, x, cx, cy) => tooltip.hover(row, x, cx, cy),
       unhover: () => tooltip.unhover(),
-      drew: (painted, final, ms) =>
+      drew: (painted, final, ms) => {
+        highlights.draw();
+        area.draw();
         trips.drew({
           level: painted.level,
           final,
@@ -151,12 +159,45 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
           standIns: painted.standIns,
           mode: painted.blocks > 0 && painted.raw.length === painted.blocks ? "raw" : "lod",
           drawMs: ms,
-        }),
-      rowsChanged: (layout) => trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length),
+        });
+      },
+      rowsChanged: (layout) => {
+        trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length);
+        if (!sameTracks(tracksOf(timeline.choice, layout.tiles), model.get("tracks"))) saveTracks.start(150);
+      },
     },
     cache,
     bag,
   );
+  // ---- the selected area, highlights and "copy as code" (selection.ts, highlight.ts, codecopy.ts) ----
+  const highlights = new Highlights(view, () => timeline.frame(), (row) => timeline.displayRowOf(row));
+  timeline.addLayer(highlights.layer);
+  const area = new AreaSelection(
+    {
+      area: () => model.get("selection"),
+      setArea: (next: Area | null) => {
+        model.set("selection", next);
+        model.save_changes();
+        area.draw();
+      },
+      view,
+      limit: () => Math.max(info().span, 8),
+      rows: () => info().rows,
+      clockHz: () => info().clock_hz,
+      frame: () => timeline.frame(),
+      focus: () => root.focus({ preventScroll: true }),
+    },
+    timeline.addLayer.bind(timeline),
+    bag,
+  );
+  const codeCopy = new CodeCopy(send, bag);
+  /** The row layout goes to the `tracks` trait a little after it settles (a wheel moves it many times). */
+  const saveTracks = bag.timer(() => {
+    const now = tracksOf(timeline.choice, timeline.frame().layout.tiles);
+    if (sameTracks(now, model.get("tracks"))) return;
+    model.set("tracks", now);
+    model.save_changes();
+  });
   /** What `f` fits: the latest of a selection (click, search hit, Python) or a filter change. */
   let focus: "selection" | "filters" = "filters";
   /** The latest selection came from a click on the timeline (else its row is scrolled into view when it comes). */
@@ -199,6 +240,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     search.root,
     bag,
   );
+  trackBar.root.append(area.toolButton, codeCopy.button);
   // The group table is asked for after the window a filter change leads to.
   let groupsDirty = true;
   const askGroups = () => {
@@ -223,6 +265,24 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     bag,
     words,
   );
+  const areaPanel = new AreaPanel(
+    {
+      clockHz: () => info().clock_hz,
+      select: (sample) => {
+        model.set("selected", sample);
+        model.save_changes();
+      },
+      clear: () => area.clear(),
+    },
+    bag,
+    words,
+  );
+  /** Notes that the group table and the flame graph show the selected area, while they do. */
+  const groupsNote = el("div", "ipu-nb-area-note", "Groups of the selected area: cycles inside it");
+  const flameNote = el("div", "ipu-nb-area-note", "Flame graph of the selected area: cycles inside it");
+  groupsNote.hidden = flameNote.hidden = true;
+  const sideTop = el("div", "ipu-nb-side-top");
+  sideTop.append(areaPanel.root, groupsNote, groups.root);
   const inspector = new Inspector(
     {
       clockHz: () => info().clock_hz,
@@ -230,7 +290,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     },
     bag,
     words,
-    groups.root,
+    sideTop,
   );
   const flame = new Flame(
     { filters: () => model.get("filters"), setFilters, colorBy: () => model.get("color_by"), legend: legendOf },
@@ -242,7 +302,19 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const left = el("div", "ipu-nb-left");
   left.append(trackBar.root, overview.root, timeline.root);
   main.append(left, inspector.root);
-  root.append(connection.banner, header.root, controls.root, legend.root, main, flame.root, status.root, tooltip.root, help.root);
+  root.append(
+    connection.banner,
+    header.root,
+    controls.root,
+    legend.root,
+    codeCopy.panel,
+    main,
+    flameNote,
+    flame.root,
+    status.root,
+    tooltip.root,
+    help.root,
+  );
   // The page's theme: read now and after each switch; the canvases and coloured parts redraw.
   const themes = new ThemeWatcher(
     root,
@@ -374,9 +446,21 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         break;
       case "groups":
         groups.set(msg);
+        groupsNote.hidden = !msg.area;
         break;
       case "flame":
         flame.set(msg);
+        flameNote.hidden = !msg.area;
+        break;
+      case "area":
+        areaPanel.set(msg);
+        root.dataset.areaSamples = msg.selection ? String(msg.count) : "";
+        break;
+      case "highlight":
+        highlights.set(msg, buffers);
+        break;
+      case "code":
+        codeCopy.reply(msg).catch((err) => status.error(`error showing the code: ${err}`));
         break;
       case "panel": {
         const was = selected?.sample;
@@ -421,6 +505,13 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   bag.on(model, "change:filters", () => onFilters());
   bag.on(model, "change:color_by", () => onColour());
   bag.on(model, "change:at", () => timeline.drawOverlay());
+  bag.on(model, "change:selection", () => {
+    area.draw();
+    if (model.get("selection") === null) areaPanel.set(null);
+  });
+  bag.on(model, "change:tracks", () => {
+    if (applyTracks(timeline.choice, model.get("tracks"), timeline.frame().layout.tiles)) drawSoon();
+  });
   const onGrouping = () => {
     groups.sync();
     askGroups();
@@ -443,8 +534,11 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         break;
       case "escape":
         if (help.shown) help.hide();
-        else if (!timeline.clearRuler() && !search.matches) views.reset();
+        else if (!timeline.clearRuler() && !area.clear() && !search.matches) views.reset();
         else if (search.matches) search.clear();
+        break;
+      case "area-tool":
+        area.toggleTool();
         break;
       case "fit":
         if (focus === "selection" && selected) fit("sample", selected.sample);
@@ -488,6 +582,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   header.render();
   legend.render();
   controls.sync();
+  applyTracks(timeline.choice, model.get("tracks"), info().rows.length); // the rows as the state left them
   timeline.layout(); // the track bar shows the rows at once
   resize();
   send({ type: "hello" });

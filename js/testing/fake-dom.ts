@@ -152,6 +152,17 @@ export class FakeElement extends FakeEventTarget {
     }
   }
 
+  /** Insert `nodes` into this element's parent, just before it. */
+  before(...nodes: FakeElement[]): void {
+    const parent = this.parentNode;
+    if (!parent) return;
+    for (const node of nodes) {
+      node.parentNode?.removeChild(node);
+      node.parentNode = parent;
+      parent.children.splice(parent.children.indexOf(this), 0, node);
+    }
+  }
+
   removeChild(node: FakeElement | string): void {
     this.children = this.children.filter((c) => c !== node);
     if (typeof node !== "string") node.parentNode = null;
@@ -163,6 +174,11 @@ export class FakeElement extends FakeEventTarget {
 
   focus(): void {
     fakeDocument.activeElement = this;
+  }
+
+  /** A text field's selection: the whole of it. */
+  select(): void {
+    this.dataset.selected = "all";
   }
 
   getBoundingClientRect() {
