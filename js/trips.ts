@@ -58,6 +58,10 @@ interface Sent {
   decodeMs: number;
 }
 
+function set(d: DOMStringMap, name: string, value: string): void {
+  if (d[name] !== value) d[name] = value;
+}
+
 export class Trips implements RequestLog {
   readonly records: Trip[] = [];
   readonly frames: Frame[] = [];
@@ -129,19 +133,18 @@ export class Trips implements RequestLog {
 
   /** Whether a request is out (set after each request ends, when the next may have gone). */
   inFlight(out: boolean): void {
-    this.root.dataset.inFlight = String(out);
+    set(this.root.dataset, "inFlight", String(out));
   }
 
   /** A picture of `what` (the view and state) was drawn. */
   drew(frame: Omit<Frame, "at">, what = ""): void {
     this.frames.push({ at: this.now(), ...frame });
     if (this.frames.length > KEEP_FRAMES) this.frames.shift();
+    // Only what changed: every attribute written costs the page a style pass.
     const d = this.root.dataset;
-    d.level = String(frame.level);
-    d.mode = frame.mode;
-    d.final = String(frame.final);
-    d.drawMs = frame.drawMs.toFixed(1);
-    d.frames = String(Number(d.frames ?? 0) + 1);
+    set(d, "level", String(frame.level));
+    set(d, "mode", frame.mode);
+    set(d, "final", String(frame.final));
     if (!d.firstDrawAt && frame.final && frame.blocks > 0) d.firstDrawAt = String(Date.now());
     if (frame.final && what !== this.pictured) {
       this.pictured = what;
