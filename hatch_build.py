@@ -1,4 +1,4 @@
-"""Build hook: compile the loader's C library (ipu_nb/_load/_intern.c and _guard.c) into a shared library.
+"""Build hook: compile the C library (ipu_nb/_load/_intern.c and _guard.c, ipu_nb/_widget/lod/_summary.c).
 
 The library is optional: without a C compiler the build goes on with a warning and the
 loader uses its numpy path (same frames, about twice as slow on large profiles) and reads
@@ -28,7 +28,11 @@ try:
 except ImportError:  # run as a script, outside a build
     BuildHookInterface = object  # type: ignore[assignment,misc]
 
-SOURCES = tuple(Path(__file__).resolve().parent / "ipu_nb" / "_load" / name for name in ("_intern.c", "_guard.c"))
+SOURCES = (
+    *(Path(__file__).resolve().parent / "ipu_nb" / "_load" / name for name in ("_intern.c", "_guard.c")),
+    # The timeline's one-pass summary (ipu_nb/_widget/lod/native.py); same library, one build.
+    Path(__file__).resolve().parent / "ipu_nb" / "_widget" / "lod" / "_summary.c",
+)
 LIBRARY = SOURCES[0].with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 FLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-Wall", "-Wextra"]
 #: Set to 1 to build with -Werror and fail on any error (the test command and CI do).

@@ -70,6 +70,9 @@ export class Timeline {
   private input: TimelineInput;
   readonly choice: TrackChoice = { order: "physical", only: [], pinned: [], inView: 0, scroll: 0 };
   private layoutCache: { key: string; layout: Layout; rowOf: Int32Array } | null = null;
+  private described: Layout | null = null;
+  /** Whether the marks layer holds anything (then a draw without matches clears it once). */
+  private marked = false;
 
   constructor(
     private host: TimelineHost,
@@ -299,6 +302,8 @@ export class Timeline {
 
   /** What the rows show, on the root for tests and benchmarks: the first tiles on screen, tiles per row, row height. */
   private describe(layout: Layout): void {
+    if (this.described === layout) return; // attributes written only when the rows change
+    this.described = layout;
     const rows = this.host.source().rows;
     const d = this.root.dataset;
     const shown: number[] = [];
@@ -317,9 +322,11 @@ export class Timeline {
    * their colours), the matches cut out of it (merged per row where they touch), the current one outlined.
    */
   private highlights([s, e]: Range, layout: Layout, h: number): void {
+    const found = this.host.matches();
+    if (!found && !this.marked) return; // an empty layer stays as it is
     const ctx = sizeCanvas(this.marks, this.width, h);
     ctx.clearRect(0, 0, this.width, h);
-    const found = this.host.matches();
+    this.marked = found !== null;
     if (!found) return;
     const { matches: m, current } = found;
     const k = pixelsPerCycle([s, e], this.width);

@@ -20,8 +20,8 @@ test("trips record wait, round trip and kernel cost per request, on the root as 
     trips.changed(); // still the same wait
     trips.sent(1, ask);
     assert.equal(root.dataset.requestId, "1");
-    trips.block(1, 3, "kernel", true);
-    trips.block(1, 2, "kernel", true);
+    trips.block(1, 3);
+    trips.block(1, 2);
     clock = 150;
     const trip = trips.answered(done(1));
     assert.equal(trip?.roundTripMs, 46);
@@ -32,7 +32,7 @@ test("trips record wait, round trip and kernel cost per request, on the root as 
       id: 1, level: 4, blocks: 2, prefetch: false, waitMs: 4, roundTripMs: 46, decodeMs: 5, kernelMs: [1.5, 2], stale: false,
     });
     assert.equal(arrivedEpochMs - sentEpochMs, 46);
-    assert.deepEqual({ ...root.dataset }, { requestId: "1", windowId: "1", roundTripMs: "46.0", colorBy: "kernel", filtered: "true" });
+    assert.deepEqual({ ...root.dataset }, { requestId: "1", inFlight: "true", answeredId: "1", roundTripMs: "46.0" });
     trips.changed();
     trips.settled(); // nothing sent: the next wait starts afresh
     clock = 200;
@@ -59,14 +59,19 @@ test("frames are recorded; the first complete picture with blocks marks the firs
   try {
     const root = document.createElement("div");
     const trips = new Trips(root, () => 5);
-    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1 });
+    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1 }, "a");
     assert.equal(root.dataset.firstDrawAt, undefined);
-    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 });
+    assert.equal(root.dataset.windowId, undefined);
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
     assert.ok(Number(root.dataset.firstDrawAt) > 1.6e12);
     assert.equal(root.dataset.final, "true");
     assert.equal(root.dataset.mode, "raw");
-    assert.equal(root.dataset.frames, "2");
     assert.equal(trips.frames.length, 2);
+    assert.equal(root.dataset.windowId, "1");
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
+    assert.equal(root.dataset.windowId, "1"); // the same picture again
+    trips.drew({ level: 2, final: true, blocks: 1, exact: 1, standIns: 0, mode: "raw", drawMs: 2 }, "b");
+    assert.equal(root.dataset.windowId, "2");
   } finally {
     dom.uninstall();
   }

@@ -2,8 +2,10 @@
 // benchmarks and tests (benchmarks/bench_widget.py and tests/browser read them):
 //   root.ipuTrips            the latest 200 `Trip`s (one per request answered)
 //   root.ipuFrames           the latest 400 `Frame`s (one per picture drawn)
-//   data-request-id          id of the latest request sent
-//   data-window-id           id of the latest request answered, with data-round-trip-ms, data-color-by
+//   data-request-id          id of the latest request sent; data-answered-id of the latest answered,
+//                            with data-round-trip-ms; data-in-flight "true" while one is out
+//   data-window-id           how many complete pictures of a new view or state were drawn (whether
+//                            the kernel was asked or the cache held them): tests wait on it, data-color-by
 //                            and data-filtered as its blocks answered
 //   data-first-draw-at       wall clock (ms since the epoch) of the first complete picture
 //   data-level, data-final,  the level of the latest picture, whether it was complete, and
@@ -54,8 +56,10 @@ interface Sent {
   wait: number;
   ask: Ask;
   decodeMs: number;
-  colorBy: string;
-  filtered: boolean;
+}
+
+function set(d: DOMStringMap, name: string, value: string): void {
+  if (d[name] !== value) d[name] = value;
 }
 
 export class Trips implements RequestLog {
@@ -63,6 +67,8 @@ export class Trips implements RequestLog {
   readonly frames: Frame[] = [];
   private changedAt = 0; // when the view first changed since the last request (0: none pending)
   private sent_ = new Map<number, Sent>();
+  private pictured = "";
+  private pictures = 0;
 
   constructor(
     private root: HTMLElement,
@@ -84,18 +90,16 @@ export class Trips implements RequestLog {
   sent(id: number, ask: Ask): void {
     const at = this.now();
     if (this.sent_.size > OUTSTANDING) this.sent_.clear();
-    this.sent_.set(id, { at, wait: at - (this.changedAt || at), ask, decodeMs: 0, colorBy: "", filtered: false });
+    this.sent_.set(id, { at, wait: at - (this.changedAt || at), ask, decodeMs: 0 });
     this.changedAt = 0;
     this.root.dataset.requestId = String(id);
+    this.root.dataset.inFlight = "true";
   }
 
-  /** A block of request `id` was decoded in `ms`, answered with this colouring and filter state. */
-  block(id: number, ms: number, colorBy: string, filtered: boolean): void {
+  /** A block of request `id` was decoded (and kept) in `ms`. */
+  block(id: number, ms: number): void {
     const s = this.sent_.get(id);
-    if (!s) return;
-    s.decodeMs += ms;
-    s.colorBy = colorBy;
-    s.filtered = filtered;
+    if (s) s.decodeMs += ms;
   }
 
   /** Record request `reply.id` answered; returns its record (null for a request not sent by this view). */
@@ -122,25 +126,29 @@ export class Trips implements RequestLog {
     this.records.push(trip);
     if (this.records.length > KEEP) this.records.shift();
     const d = this.root.dataset;
-    d.windowId = String(id);
+    d.answeredId = String(id);
     d.roundTripMs = roundTrip.toFixed(1);
-    if (!reply.stale && s.colorBy) {
-      d.colorBy = s.colorBy; // what the kernel answered with (tests check it follows the controls)
-      d.filtered = String(s.filtered);
-    }
     return trip;
   }
 
-  /** A picture was drawn. */
-  drew(frame: Omit<Frame, "at">): void {
+  /** Whether a request is out (set after each request ends, when the next may have gone). */
+  inFlight(out: boolean): void {
+    set(this.root.dataset, "inFlight", String(out));
+  }
+
+  /** A picture of `what` (the view and state) was drawn. */
+  drew(frame: Omit<Frame, "at">, what = ""): void {
     this.frames.push({ at: this.now(), ...frame });
     if (this.frames.length > KEEP_FRAMES) this.frames.shift();
+    // Only what changed: every attribute written costs the page a style pass.
     const d = this.root.dataset;
-    d.level = String(frame.level);
-    d.mode = frame.mode;
-    d.final = String(frame.final);
-    d.drawMs = frame.drawMs.toFixed(1);
-    d.frames = String(Number(d.frames ?? 0) + 1);
+    set(d, "level", String(frame.level));
+    set(d, "mode", frame.mode);
+    set(d, "final", String(frame.final));
     if (!d.firstDrawAt && frame.final && frame.blocks > 0) d.firstDrawAt = String(Date.now());
+    if (frame.final && what !== this.pictured) {
+      this.pictured = what;
+      d.windowId = String(++this.pictures);
+    }
   }
 }

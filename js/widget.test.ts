@@ -74,8 +74,9 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
         filters: traits().filters, color_by: "kind", start: 0, end: 1000 },
     ); // 1,000 cycles over 954 device pixels: bins of 2 cycles, one block holds them all
     answer(1);
-    assert.equal(root.dataset.windowId, "1");
+    assert.equal(root.dataset.answeredId, "1");
     assert.equal(dom.runFrames(), 1);
+    assert.equal(root.dataset.windowId, "1"); // one complete picture
     assert.equal(root.dataset.final, "true");
     assert.equal((root as unknown as { ipuTrips: unknown[] }).ipuTrips.length, 1);
     assert.equal(model.messages("groups").length, 1); // asked for after the first answer

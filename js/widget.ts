@@ -151,6 +151,12 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       drew: (painted, final, ms) => {
         highlights.draw();
         area.draw();
+        // What the picture shows, as the kernel answered it (tests check it follows the controls).
+        const as = final ? answeredAs.get(state()) : undefined;
+        if (as) {
+          root.dataset.colorBy = as.colorBy;
+          root.dataset.filtered = String(as.filtered);
+        }
         trips.drew({
           level: painted.level,
           final,
@@ -159,7 +165,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
           standIns: painted.standIns,
           mode: painted.blocks > 0 && painted.raw.length === painted.blocks ? "raw" : "lod",
           drawMs: ms,
-        });
+        }, `${view()}|${state()}`);
       },
       rowsChanged: (layout) => {
         trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length);
@@ -332,6 +338,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const limit = () => Math.max(info().span, 8);
   /** The state each request was made for: its blocks are stored under it. */
   const asked = new Map<number, string>();
+  /** How the kernel answered each state (its colouring, whether filters were set), for the root's dataset. */
+  const answeredAs = new Map<string, { colorBy: string; filtered: boolean }>();
   /** The kernel held other filters or colours than this state (a change on its way here): wait for it. */
   let refused: string | null = null;
   const requests = new BlockRequests({
@@ -359,7 +367,10 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         end: Math.min(end, limit()),
       });
     },
-    over: (requestId) => cache.settle(requestId),
+    over: (requestId) => {
+      cache.settle(requestId);
+      queueMicrotask(() => trips.inFlight(requests.busy));
+    },
     log: trips,
   });
   const drawSoon = frameScheduler(bag, () => {
@@ -412,7 +423,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       timeline.prepare(entry);
       drawSoon();
     }
-    trips.block(msg.id!, performance.now() - began, msg.color_by, msg.filtered);
+    answeredAs.set(made, { colorBy: msg.color_by, filtered: msg.filtered });
+    trips.block(msg.id!, performance.now() - began);
   };
   /** The latest request for what the view lacked: its round trip and kernel time, for the status line. */
   let refined: { roundTrip: number | null; kernelMs: number } = { roundTrip: null, kernelMs: 0 };
@@ -428,7 +440,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     status.view({
       count: msg.count,
       matched: msg.matched,
-      filtered: root.dataset.filtered === "true",
+      filtered: answeredAs.get(state())?.filtered ?? false,
       level: timeline.level(),
       roundTripMs: refined.roundTrip,
       kernelMs: refined.kernelMs,

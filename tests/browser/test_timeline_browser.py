@@ -45,7 +45,7 @@ def settle(page: Any, quiet_ms: int = 600, timeout: float = 60) -> None:
     page.wait_for_function(
         """(quiet) => {
             const w = document.querySelector('.ipu-nb-widget');
-            const busy = !w || w.dataset.final !== 'true' || w.dataset.requestId !== w.dataset.windowId;
+            const busy = !w || w.dataset.final !== 'true' || w.dataset.inFlight !== 'false';
             if (busy) { if (w) w._quiet = 0; return false; }
             const now = performance.now();
             w._quiet = w._quiet || now;
@@ -80,7 +80,7 @@ def test_pan_and_zoom_draw_real_data_from_the_cache_while_a_cell_keeps_the_kerne
     page.keyboard.press("+")  # zoomed in, so a pan has somewhere to go
     settle(page)
     before = page.evaluate(CANVAS_JS)
-    answered = dataset(page)["windowId"]
+    answered = dataset(page)["answeredId"]
     # Keep the kernel busy: a cell sleeping, sent through the page's own kernel connection.
     # (The client's kernel status is no guide: ipykernel reports idle after each widget message
     # it queues. What counts is that the cell has not finished and no reply has come.)
@@ -113,7 +113,7 @@ def test_pan_and_zoom_draw_real_data_from_the_cache_while_a_cell_keeps_the_kerne
     assert frames_after(page, seen)[0]["final"] is True
     assert page.evaluate(CANVAS_JS)["coloured"] > 5000
     assert page.evaluate("() => window._finished") is False  # the cell still runs…
-    assert dataset(page)["windowId"] == answered  # …and all of it was drawn before any reply
+    assert dataset(page)["answeredId"] == answered  # …and all of it was drawn before any reply
     page.evaluate("() => window._busy")
     # Once the kernel answers, the whole profile is refined; the cached pictures were the real ones.
     settle(page)
@@ -216,8 +216,9 @@ def test_search_steps_through_matches_and_zoom_to_fit_from_keys_and_python(lab_p
     page.keyboard.press("f")
     assert nb.poll("widget.view", lambda v: v == expected) == expected
     # After a filter change f fits what the filters match; shift+f always does.
+    last = int(dataset(page)["windowId"])
     nb.kernel("widget.filters", code="widget.filters = {'kernel': 'gemm_f32_init_large_rows'}")
-    wait_window(page, int(dataset(page)["windowId"]))
+    wait_window(page, last)
     matching = nb.kernel("widget._fit('matching', None)")
     page.keyboard.press("f")
     assert nb.poll("widget.view", lambda v: v == matching) == matching
