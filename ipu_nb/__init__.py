@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
     from ._html.report import save_report
-    from ._load import ProfileFormatError, UnsupportedSchemaVersionError, open_profile
+    from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
     from ._model.profile import Profile
     from ._query import Query, QueryError, QueryResult, query
@@ -30,6 +30,7 @@ _EXPORTS = {
     "ComparisonError": "._compare",
     "ComparisonSummary": "._compare",
     "compare": "._compare",
+    "NotAProfileError": "._load",
     "Profile": "._model.profile",
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
@@ -61,6 +62,7 @@ __all__ = [
     "ComparisonSummary",
     "Finding",
     "Findings",
+    "NotAProfileError",
     "Profile",
     "ProfileFormatError",
     "ProfileWidget",

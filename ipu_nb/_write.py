@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,11 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
+from ._files import atomic_output
 from ._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
 from ._progress import AUTO_PROGRESS_SAMPLES, Report, progress_bar
 
-__all__ = ["encode_columns", "write_columns"]
+__all__ = ["encode_columns", "encoded_size", "write_columns"]
 
 #: ProfileStep struct sizes (data words, pointers) of the v3 runtime and of newer writers (fields 7/8).
 V3_STEP_LAYOUT = (2, 3)
@@ -116,38 +116,42 @@ def _both(first: Report | None, second: Report) -> Report:
     return report
 
 
+def _framing(encoder: _Encoder) -> tuple[bytes, int]:
+    """The segment table of `encoder`'s message and the message's whole size in bytes."""
+    sizes = [*encoder.seg_used.tolist()] + ([len(encoder.pad_segment)] if len(encoder.pad_segment) else [])
+    header = _segment_table(sizes)
+    return header, len(header) + 8 * sum(sizes)
+
+
+def encoded_size(columns: Columns, **layout: object) -> int:
+    """The exact size in bytes of the file `write_columns` would write, without writing it."""
+    return _framing(_Encoder(columns, **layout))[1]  # type: ignore[arg-type]
+
+
 def _write_file(columns: Columns, path: Path, report: Report | None, layout: dict[str, object]) -> Path:
     """`write_columns` without the bar."""
     encoder = _Encoder(columns, **layout)  # type: ignore[arg-type]
-    sizes = [*encoder.seg_used.tolist()] + ([len(encoder.pad_segment)] if len(encoder.pad_segment) else [])
-    header = _segment_table(sizes)
-    total = len(header) + 8 * sum(sizes)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(header)
-            done = len(header)
-            head = np.zeros(encoder.head_words, dtype=_U64)
-            encoder.fill_head(head)
-            out.write(head.data)
-            done += head.nbytes
-            if report:
-                report(done, total)
-            for t0, t1, lo, hi in encoder.chunks():
-                chunk = np.zeros(hi - lo, dtype=_U64)
-                encoder.fill_tiles(chunk, lo, t0, t1)
-                out.write(chunk.data)
-                done += chunk.nbytes
-                if report:
-                    report(done, total)
-            out.write(encoder.pad_segment.data)
-            done += encoder.pad_segment.nbytes
+    header, total = _framing(encoder)
+    with atomic_output(path) as out:
+        out.write(header)
+        done = len(header)
+        head = np.zeros(encoder.head_words, dtype=_U64)
+        encoder.fill_head(head)
+        out.write(head.data)
+        done += head.nbytes
         if report:
             report(done, total)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        for t0, t1, lo, hi in encoder.chunks():
+            chunk = np.zeros(hi - lo, dtype=_U64)
+            encoder.fill_tiles(chunk, lo, t0, t1)
+            out.write(chunk.data)
+            done += chunk.nbytes
+            if report:
+                report(done, total)
+        out.write(encoder.pad_segment.data)
+        done += encoder.pad_segment.nbytes
+    if report:
+        report(done, total)
     return path
 
 

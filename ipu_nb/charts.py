@@ -1,7 +1,7 @@
 """Altair charts of a profile, aggregated in polars first.
 
 Every builder reduces the samples to a frame sized by groups, tiles or bins
-(see `ipu_nb._charts_data`) before Altair sees it, so a million-sample profile
+(see `ipu_nb._charts.data`) before Altair sees it, so a million-sample profile
 never meets Altair's row limit and no chart embeds raw samples (the Gantt
 chart, which draws samples, refuses large selections instead).
 
@@ -16,10 +16,13 @@ offline Jupyter renderer (Vega bundled by vl-convert); `save` and
 
 Examples
 --------
->>> from ipu_nb import charts  # doctest: +SKIP
->>> charts.breakdown(profile, by="kernel")  # doctest: +SKIP
->>> charts.tile_heatmap(profile, kind="compute")  # doctest: +SKIP
->>> charts.save(charts.active_tiles(profile), "active.png")  # doctest: +SKIP
+>>> from ipu_nb import charts
+>>> charts.breakdown(profile, by="kernel")
+alt.LayerChart(...)
+>>> charts.tile_heatmap(profile, kind="compute")
+alt.Chart(...)
+>>> charts.save(charts.active_tiles(profile), "active.png").read_bytes()[1:4]
+b'PNG'
 """
 
 from __future__ import annotations

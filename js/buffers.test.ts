@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { float32, typed, unpackCells } from "./buffers";
 
-test("unpacks the kernel's XOR-row runs (bytes written by ipu_nb._lod.pack_cells)", () => {
+test("unpacks the kernel's XOR-row runs (bytes written by ipu_nb._widget.lod.pack_cells)", () => {
   const rows = [
     [0, 0, 33, 33, 33, 0, 7],
     [0, 0, 33, 33, 34, 0, 7],

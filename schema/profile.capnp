@@ -1,4 +1,4 @@
-# The IPU runtime's cycle-profile schema (SPEC.md section 1), written for ipu-nb.
+# The IPU runtime's cycle-profile schema (docs/reference/format.md#schema), written for ipu-nb.
 # Field ordinals and types are the wire contract; names follow the runtime's writer.
 @0xb7d3a5c1e9f20461;
 

@@ -11,6 +11,10 @@ for arg in "$@"; do [ "$arg" = "--browser" ] && want_browser=1; done
 
 say() { printf '[ipu-nb setup] %s\n' "$*" >&2; }
 
+# Set-up talk (apt, pip, npm, esbuild) goes to stderr: stdout belongs to the command that
+# sources this (the demo's query table, the test report). Restored at the end.
+exec 3>&1 1>&2
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
     say "need root to run: $*"; return 1; fi
@@ -52,3 +56,4 @@ else
 fi
 
 export PATH="$VENV/bin:$PATH"
+exec 1>&3 3>&-

@@ -1,45 +1,15 @@
-"""Shared pytest set-up: `tests/helpers/` importable, a private frame cache, both text paths, the small demo."""
+"""Shared pytest set-up: `tests/helpers/` importable, both text paths, the small demo (the private frame
+cache is in the root conftest.py, shared with the doctests)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "helpers"))
-
-
-@pytest.fixture(scope="session", autouse=True)
-def private_frame_cache() -> Iterator[Path]:
-    """Point ``$IPU_NB_CACHE`` at a temporary directory for the whole run, removed at the end.
-
-    Set in ``os.environ`` (before any other session fixture starts a process), so the CLI
-    and notebook subprocesses, Jupyter servers and their kernels inherit it: the suite
-    never reads or fills the user's ``~/.cache/ipu-nb/frames``. Tests that need an empty
-    cache of their own still set one with ``monkeypatch``.
-    """
-    root = Path(tempfile.mkdtemp(prefix="ipu-nb-test-cache-"))
-    saved = {name: os.environ.get(name) for name in ("IPU_NB_CACHE", "IPU_NB_CACHE_SIZE")}
-    os.environ["IPU_NB_CACHE"] = str(root)
-    os.environ.pop("IPU_NB_CACHE_SIZE", None)  # the documented default cap, whatever the user's shell says
-    try:
-        yield root
-    finally:
-        from ipu_nb._load._cache import wait_for_writes
-
-        wait_for_writes()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

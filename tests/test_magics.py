@@ -104,6 +104,21 @@ def test_ipu_query_returns_the_same_result_as_the_command_line(shell, profile_pa
     assert HOSTILE not in html
 
 
+def test_ipu_query_takes_the_window_extensions(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    result, _ = run(shell, "%ipu_query profile --window 0:100 --clip --operation 'a b' --operation c --group-by tile")
+    assert result.success
+    q = result.result.query
+    assert (q.window, q.clip, q.operation, q.group_by) == ((0, 100), True, ("a b", "c"), "tile")
+    result, _ = run(shell, "%ipu_query profile --window 0:100 --group-by tile")
+    assert (
+        result.success
+        and result.result.to_text() == query(shell.user_ns["profile"], window=(0, 100), group_by="tile").to_text()
+    )
+    result, captured = run(shell, "%ipu_query profile --window 9:3")
+    assert not result.success and "invalid window '9:3': START must be less than END" in captured.stderr
+
+
 def test_ipu_query_accepts_a_path_and_a_variable_holding_a_path(shell, profile_path):
     result, _ = run(shell, f"%ipu_query {profile_path} --kind compute --group-by tile")
     assert result.success and result.result.matched_sample_count == 3

@@ -85,7 +85,7 @@ def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Ser
     raise TypeError(f"expected a Profile, ProfileWidget or samples DataFrame, got {type(source).__name__}")
 
 
-#: QueryResult.groups columns (snake_case) to the SPEC §4 JSON field names charts show.
+#: QueryResult.groups columns (snake_case) to the JSON field names charts show (docs/reference/query.md#key-order).
 _SPEC_NAMES = {
     "sample_count": "sampleCount",
     "tile_count": "tileCount",
@@ -104,7 +104,10 @@ _SPEC_NAMES = {
 
 
 def spec_names(groups: pl.DataFrame) -> pl.DataFrame:
-    """Groups with SPEC §4 field names (``phaseCycles``…), whichever spelling they came in."""
+    """Groups with the JSON field names (``phaseCycles``…), whichever spelling they came in.
+
+    The names: docs/reference/query.md#key-order.
+    """
     return groups.rename({k: v for k, v in _SPEC_NAMES.items() if k in groups.columns and v not in groups.columns})
 
 
@@ -139,7 +142,7 @@ def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, s
 
 
 def chart_data(frame: pl.DataFrame) -> pl.DataFrame:
-    """What a chart may embed: no nested columns, and every string a label (`ipu_nb._sanitize.label`).
+    """What a chart may embed: no nested columns, and every string a label (`ipu_nb._html.sanitize.label`).
 
     Every frame handed to Altair passes here, so no profile string reaches a
     renderer unescaped; Categorical/Enum columns become plain strings on the way.

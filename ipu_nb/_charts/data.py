@@ -57,7 +57,10 @@ def _with_inactive(samples: pl.DataFrame) -> pl.DataFrame:
 
 
 def spec_percentile(sorted_durations: np.ndarray, percent: int) -> int:
-    """SPEC §3 percentile: ``d[(n−1)·p div 100]`` of ascending durations (n > 0)."""
+    """The query core's percentile: ``d[(n−1)·p div 100]`` of ascending durations (n > 0).
+
+    The rule: docs/reference/query.md#percentiles.
+    """
     n = len(sorted_durations)
     return int(sorted_durations[(n - 1) * percent // 100])
 
@@ -180,7 +183,7 @@ class Distribution:
 
     ``histogram``: group, start, end (bin edges in cycles), count, share (of the group's samples).
     ``ecdf``: group, duration, fraction — ``points + 1`` quantile points per group.
-    ``markers``: group, stat (p50 or p95, SPEC §3 indices), cycles, samples.
+    ``markers``: group, stat (p50 or p95, indexed as docs/reference/query.md#percentiles says), cycles, samples.
     ``group`` is the group's name, "(no kernel)" for the empty kernel (made distinct
     from a kernel of that name); ``order`` lists the groups as drawn (by name).
     """
@@ -299,7 +302,7 @@ def metadata_columns(entries: pl.DataFrame, top: int) -> tuple[pl.DataFrame, lis
     """Each sample's first value of the ``top`` most common metadata names, one column per name.
 
     Returns (sample + the columns, [(column, name)]). Columns are named by
-    `ipu_nb._sanitize.safe_field`, never by the names: a profile string never
+    `ipu_nb._html.sanitize.safe_field`, never by the names: a profile string never
     names a chart field (it becomes the column's title).
     """
     if entries.height == 0 or top < 1:

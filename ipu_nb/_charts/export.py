@@ -1,7 +1,7 @@
 """Exporting charts: the spec without URLs, and PNG/SVG/PDF through vl-convert (offline).
 
 Every export goes through `to_spec`, which passes the spec through
-`ipu_nb._sanitize.safe_spec`: a chart not built by `ipu_nb.charts`, holding raw
+`ipu_nb._html.sanitize.safe_spec`: a chart not built by `ipu_nb.charts`, holding raw
 profile strings, exports too instead of aborting the process inside vl-convert.
 """
 

@@ -108,7 +108,7 @@ def duration_distribution(
 
     ``style="histogram"`` draws one row of bins per group with p50/p95 rules;
     ``"ecdf"`` overlays the groups' cumulative distributions with the two
-    percentiles as points. Percentiles use SPEC §3's indices, so they match
+    percentiles as points. Percentiles use the query core's indices (docs/reference/query.md#percentiles), so they match
     ``profile-query``'s p50Cycles/p95Cycles. ``log`` None picks a symlog axis
     when durations span more than two decades.
     """
@@ -118,7 +118,7 @@ def duration_distribution(
     dist = distribution_frame(samples, group_by, top=top, bins=bins, log=log)
     order = [label(g) for g in dist.order]
     shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
-    # Encoding titles are copied into expressions (see ipu_nb._sanitize): only known names go there.
+    # Encoding titles are copied into expressions (see ipu_nb._html.sanitize): only known names go there.
     by = group_by if group_by in SAMPLE_GROUPS else "group"
     # Groups are ordered by a scale domain or by rank-prefixed facet keys, never a sort list (Vega-Lite
     # compiles those to code).
@@ -208,7 +208,7 @@ def duration_distribution(
 def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: Any) -> alt.Chart:
     """Average number of tiles in compute, exchange and synchronization over time (stacked).
 
-    Exact per-bin means (see `ipu_nb._charts_data.active_tiles_frame`); idle
+    Exact per-bin means (see `ipu_nb._charts.data.active_tiles_frame`); idle
     samples and ``active=false`` compute do not count. The x axis is in
     milliseconds when the source is a Profile with a clock, else in cycles.
     """

@@ -1,8 +1,11 @@
 """The `ipu-nb` command line: one subcommand a module, errors as one line on stderr.
 
-Usage errors exit 2 and runtime errors exit 1 (SPEC §4c); stdout stays empty on error.
+Usage errors exit 2 and runtime errors exit 1 (docs/reference/query.md#exit-status-and-errors);
+stdout stays empty on error.
 Every failure is one line: a bad file, an unreadable path, memory running out, and even
 a bug (named as an internal error; ``IPU_NB_TRACEBACK=1`` shows its traceback instead).
+Every subcommand takes ``-q/--quiet`` (`add_quiet_flag`, added here to all of them): no
+progress bars and no status lines; results and errors are still written.
 """
 
 from __future__ import annotations
@@ -12,17 +15,27 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from .._one_line import one_line
 
-__all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"]
+__all__ = [
+    "TRACEBACK_ENV",
+    "ArgumentParser",
+    "CliError",
+    "add_quiet_flag",
+    "main",
+    "output_path",
+    "positive_int",
+    "status",
+]
 
 #: Set (to anything but "" or "0") to get a traceback instead of the one-line internal error.
 TRACEBACK_ENV = "IPU_NB_TRACEBACK"
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`.
-_SUBCOMMAND_MODULES = ("generate", "query", "diff", "supersteps", "findings", "render", "demo", "cache")
+_SUBCOMMAND_MODULES = ("generate", "query", "diff", "supersteps", "findings", "render", "trace", "demo", "cache")
 
 
 class CliError(Exception):
@@ -52,6 +65,37 @@ def positive_int(text: str) -> int:
     return value
 
 
+def output_path(text: str | os.PathLike[str]) -> Path:
+    """A file the command may write: not a directory, in an existing writable directory (else exit 2)."""
+    output = Path(text)
+    directory = output.parent if str(output.parent) else Path(".")
+    if output.is_dir():
+        raise CliError(f"{output}: is a directory", 2)
+    if not directory.is_dir():
+        raise CliError(f"{directory}: no such directory", 2)
+    if not os.access(directory, os.W_OK):
+        raise CliError(f"{directory}: directory is not writable", 2)
+    return output
+
+
+def add_quiet_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``-q/--quiet`` to `parser`, or to each of its subcommands if it has some."""
+    branches = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not branches:
+        parser.add_argument(
+            "-q", "--quiet", action="store_true", help="no progress bars or status lines (results and errors still)"
+        )
+    for branch in branches:
+        for child in dict.fromkeys(branch.choices.values()):  # aliases map to the same parser
+            add_quiet_flag(child)
+
+
+def status(args: argparse.Namespace, message: str) -> None:
+    """Write a status line (what was written, how long it took) to stderr, unless ``--quiet``."""
+    if not getattr(args, "quiet", False):
+        sys.stderr.write(f"{message}\n")
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="ipu-nb", description="Explore IPU cycle profiles: generate, query, render, demo.")
     from .. import __version__
@@ -67,6 +111,7 @@ def build_parser() -> ArgumentParser:
                 raise
             continue
         module.register(subparsers)
+    add_quiet_flag(parser)
     return parser
 
 
@@ -74,12 +119,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     from .._load import ProfileFormatError
     from .._load._cache import CacheSettingError
+    from .._progress import silenced
 
     parser = build_parser()
     args = parser.parse_args(argv)
     prog = f"ipu-nb {args.command}"
     try:
-        return int(args.func(args) or 0)
+        with silenced(args.quiet):
+            return int(args.func(args) or 0)
     except CliError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return exc.exit_code

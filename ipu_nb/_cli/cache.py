@@ -114,7 +114,8 @@ def run_clear(args: argparse.Namespace) -> int:
         removed += count
         freed += size
     noun = "entry" if removed == 1 else "entries"
-    sys.stdout.write(f"removed {removed} {noun} ({_cache.format_size(freed)}) from {root}\n")
+    if not args.quiet:
+        sys.stdout.write(f"removed {removed} {noun} ({_cache.format_size(freed)}) from {root}\n")
     return 0
 
 

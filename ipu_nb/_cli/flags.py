@@ -59,13 +59,13 @@ def window_bounds(text: str) -> tuple[int, int]:
     offset = unsigned(64, "offset")
     start, colon, end = text.partition(":")
     try:
-        if not colon:
-            raise argparse.ArgumentTypeError("no ':'")
         bounds = offset(start), offset(end)
     except argparse.ArgumentTypeError:
+        colon = ""
+    if not colon:
         raise argparse.ArgumentTypeError(
             f"invalid window {text!r}: expected START:END, two offsets from 0 to {2**64 - 1}"
-        ) from None
+        )
     if bounds[0] >= bounds[1]:
         raise argparse.ArgumentTypeError(f"invalid window {text!r}: START must be less than END")
     return bounds

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 
-from . import CliError, positive_int
+from .._demo import DEMO_KNOBS, DEMO_SIZES, describe_demo
+from . import CliError, output_path, positive_int, status
 
 __all__ = ["register", "run"]
 
@@ -16,6 +15,7 @@ __all__ = ["register", "run"]
 _WORKLOADS = ("mlp", "gemm", "attention")
 _GRANULARITIES = ("graph", "region", "phase", "step")
 _MAX_TILES = 1472
+_SMALL = DEMO_KNOBS["small"]
 
 
 def _tiles(text: str) -> int:
@@ -65,16 +65,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a realistic synthetic profile",
         description=(
             "Write a realistic synthetic IPU cycle profile (Cap'n Proto, the runtime's format). "
-            "Defaults give the MLP FP32 512x2048x8 phase profile: 1,472 tiles, 1,170,240 samples, ~770 MB."
+            f"--size full (the default) is the demo profile, {describe_demo('full')}; "
+            f"--size small is {describe_demo('small')}. The other knobs change either. "
+            "Without -o, the demo profile of --size is written where `ipu-nb demo` finds it "
+            "(reused when already there) and its path printed."
         ),
         formatter_class=_Formatter,
     )
-    parser.add_argument("-o", "--output", required=True, metavar="PATH", help="profile file to write")
-    parser.add_argument("--workload", default="mlp", choices=_WORKLOADS, help="model whose profile to synthesise")
-    parser.add_argument("--granularity", default="phase", choices=_GRANULARITIES, help="collection level (SPEC §5)")
-    parser.add_argument("--tiles", type=_tiles, default=_MAX_TILES, metavar="N", help="tile entries, 1 to 1472")
     parser.add_argument(
-        "--layers", type=positive_int, default=None, metavar="N", help="model layers (default: 8 for mlp, 1 otherwise)"
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="profile file to write (required unless only --size is given)",
+    )
+    parser.add_argument("--size", default="full", choices=DEMO_SIZES, help="the demo profile to start from")
+    parser.add_argument("--workload", default="mlp", choices=_WORKLOADS, help="model whose profile to synthesise")
+    parser.add_argument(
+        "--granularity",
+        default="phase",
+        choices=_GRANULARITIES,
+        help="what each tile records: one interval for the whole run (graph), one per model stage (region), "
+        "intervals per exchange and compute phase (phase), or per kernel call as well (step)",
+    )
+    parser.add_argument(
+        "--tiles",
+        type=_tiles,
+        default=None,
+        metavar="N",
+        help=f"tile entries, 1 to {_MAX_TILES} (default: {_MAX_TILES}; {_SMALL['tiles']} with --size small)",
+    )
+    parser.add_argument(
+        "--layers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"model layers (default: 8 for mlp, 1 otherwise; {_SMALL['layers']} with --size small)",
     )
     parser.add_argument(
         "--phases", type=positive_int, default=None, metavar="N", help="keep only the first N phases (default: all)"
@@ -101,44 +126,62 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="C",
         help="raw counter at device time 0 (default: chosen so the 32-bit counters wrap mid-profile)",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary line")
     parser.set_defaults(func=run)
 
 
+def _knobs(args: argparse.Namespace) -> dict[str, object]:
+    """`generate_columns` keywords: the --size demo's knobs, overridden by any knob given."""
+    knobs = {**DEMO_KNOBS[args.size], "workload": args.workload, "granularity": args.granularity}
+    given = {
+        "tiles": args.tiles,
+        "layers": args.layers,
+        "phases": args.phases,
+        "busy_tiles": args.busy_tiles,
+        "base_cycle": args.base_cycle,
+    }
+    knobs.update({name: value for name, value in given.items() if value is not None})
+    return {**knobs, "seed": args.seed, "schema_version": args.schema_version}
+
+
+def _demo_only(args: argparse.Namespace, knobs: dict[str, object]) -> bool:
+    """Whether the knobs are exactly those of the --size demo (so the demo's file can stand for them)."""
+    return knobs == {**DEMO_KNOBS[args.size], "seed": 0, "schema_version": 3}
+
+
 def run(args: argparse.Namespace) -> int:
-    """Generate and write the profile, then print a one-line summary."""
-    output = Path(args.output)
-    if args.busy_tiles is not None and args.busy_tiles > args.tiles:
-        raise CliError(f"--busy-tiles {args.busy_tiles} exceeds --tiles {args.tiles}", 2)
-    directory = output.parent if str(output.parent) else Path(".")
-    if output.is_dir():
-        raise CliError(f"{output}: is a directory", 2)
-    if not directory.is_dir():
-        raise CliError(f"{directory}: no such directory", 2)
-    if not os.access(directory, os.W_OK):
-        raise CliError(f"{directory}: directory is not writable", 2)
+    """Generate and write the profile, then print a one-line summary (or, without -o, the demo profile's path)."""
+    knobs = _knobs(args)
+    tiles = int(knobs.get("tiles", _MAX_TILES))  # type: ignore[call-overload]
+    if args.busy_tiles is not None and args.busy_tiles > tiles:
+        raise CliError(f"--busy-tiles {args.busy_tiles} exceeds --tiles {tiles}", 2)
+    if args.output is None:
+        if not _demo_only(args, knobs):
+            raise CliError("the following arguments are required with these knobs: -o/--output", 2)
+        return _demo(args)
+    output = output_path(args.output)
 
     from .._synth.generate import generate_columns, write_profile
 
     began = time.perf_counter()
+    workload, granularity = str(knobs.pop("workload")), str(knobs.pop("granularity"))
     try:
-        columns = generate_columns(
-            args.workload,
-            args.granularity,
-            progress=False if args.quiet else None,
-            tiles=args.tiles,
-            layers=args.layers,
-            phases=args.phases,
-            busy_tiles=args.busy_tiles,
-            seed=args.seed,
-            base_cycle=args.base_cycle,
-            schema_version=args.schema_version,
-        )
+        columns = generate_columns(workload, granularity, progress=None, **knobs)  # type: ignore[arg-type]
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc), 2) from None
-    path = write_profile(columns, output, progress=False if args.quiet else None)
+    path = write_profile(columns, output, progress=None)
     seconds = time.perf_counter() - began
     if not args.quiet:
         size = path.stat().st_size
         sys.stdout.write(f"wrote {path}: {columns.sample_count:,} samples, {size / 1e6:.1f} MB in {seconds:.1f} s\n")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """Generate the --size demo profile where `ipu-nb demo` looks for it (if not there yet); print its path."""
+    from .._synth.generate import demo_profile_path
+
+    began = time.perf_counter()
+    path = demo_profile_path(args.size)
+    status(args, f"{path}: {describe_demo(args.size)} (ready in {time.perf_counter() - began:.1f} s)")
+    sys.stdout.write(f"{path}\n")
     return 0

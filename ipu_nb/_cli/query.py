@@ -1,4 +1,7 @@
-"""`ipu-nb profile-query` and `ipu-nb profile-inspect`: the runtime's commands, same bytes out (SPEC §3–§4c)."""
+"""`ipu-nb profile-query` and `ipu-nb profile-inspect`: the runtime's commands, same bytes out.
+
+What they compute and print: docs/reference/query.md.
+"""
 
 from __future__ import annotations
 
@@ -63,7 +66,7 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    """Run `profile-inspect` (SPEC §4b)."""
+    """Run `profile-inspect` (docs/reference/query.md#profile-inspect)."""
     from .. import open_profile
     from .._query import inspect_operations
     from .._query.render import inspect_text

@@ -53,5 +53,6 @@ def run(args: argparse.Namespace) -> int:
         ]
     title = args.title or f"ipu-nb report: {args.profile.name}"
     save_report(args.output, *items, title=title, description=str(args.profile), static=args.static)
-    print(args.output)
+    if not args.quiet:
+        print(args.output)
     return 0

@@ -248,8 +248,9 @@ def compare(
         Two clocks that differ raise `ComparisonError`; with True, cycles are compared
         as cycles and milliseconds use each profile's own clock.
     **filters
-        `query`'s filters, applied to both sides: ``kind``, ``kernel``,
-        ``operation_contains``, ``tiles``, ``phases``, ``metadata``, ``at``.
+        `query`'s filters, applied to both sides: ``kind``, ``kernel``, ``operation``,
+        ``operation_contains``, ``tiles``, ``phases``, ``metadata``, ``at``, ``window``
+        (whole samples: there is no ``clip``).
 
     Returns
     -------
@@ -280,8 +281,9 @@ def compare(
 
     Examples
     --------
-    >>> c = ipu_nb.compare("before.capnp", "after.capnp", by="kernel", kind="compute")  # doctest: +SKIP
-    >>> c.groups.filter(pl.col("status") == "changed").head(5)  # doctest: +SKIP
+    >>> c = ipu_nb.compare("before.capnp", "after.capnp", by="kernel", kind="compute")
+    >>> c.groups.filter(pl.col("status") == "changed").select("name", "phase_cycles_delta").rows()
+    [('gemm_f32_accumulate_large_rows', -1101), ('gemm_f32_init_large_rows', 20)]
     """
     q = _validated_query(by, metadata_key, filters)
     pairs = normalise_renames(renames)

@@ -1,6 +1,6 @@
 """`profile-diff` output: a stable tab-separated text table and pretty JSON (docs/reference/compare.md).
 
-Conventions follow `profile-query` (ipu_nb/_format.py): integers plain, ``%.6f`` ms,
+Conventions follow `profile-query` (ipu_nb/_query/render.py): integers plain, ``%.6f`` ms,
 ``%.2f`` means, group names raw in the table, camelCase JSON keys, floats written as
 serde_json writes them. Added here: deltas always signed (``+0``), ratios ``%.4f``, and
 ``-`` for a value a side does not have.

@@ -2,8 +2,8 @@
 
 Vega, Vega-Lite and vega-embed come inline from vl-convert's bundle; each
 chart's spec sits in a ``<script type="application/json">`` written by
-`ipu_nb._sanitize.script_safe_json`, so no profile string can close the script
-or inject markup; text goes through `ipu_nb._sanitize.html_text`. ``static=True``
+`ipu_nb._html.sanitize.script_safe_json`, so no profile string can close the script
+or inject markup; text goes through `ipu_nb._html.sanitize.html_text`. ``static=True``
 inlines vl-convert's SVG renderings instead (no JavaScript at all).
 """
 
@@ -156,7 +156,9 @@ def save_report(
 
     Examples
     --------
-    >>> ipu_nb.save_report("report.html", charts.breakdown(profile), title="MLP")  # doctest: +SKIP
+    >>> path = ipu_nb.save_report("report.html", charts.breakdown(profile), title="MLP")
+    >>> path.name, "<title>MLP</title>" in path.read_text(encoding="utf-8")
+    ('report.html', True)
     """
     path = Path(path)
     document = report_html(items, title=title, description=description, static=static)

@@ -1,7 +1,7 @@
 """Rich HTML reprs of `Profile` and `QueryResult`: a summary line and tables, every string escaped.
 
 Profile strings (operations, kernels, metadata) are untrusted, so every value
-passes through `ipu_nb._sanitize.html_text` (a visible label, HTML-escaped)
+passes through `ipu_nb._html.sanitize.html_text` (a visible label, HTML-escaped)
 here; nothing else builds markup from them.
 """
 
@@ -36,7 +36,7 @@ STYLE = """<style>
 .ipu-nb-repr .ipu-nb-note { color: #777; font-size: 12px; }
 </style>"""
 
-# Query-result table columns: (SPEC §4 field, heading, format).
+# Query-result table columns: (JSON field, docs/reference/query.md#key-order; heading; format).
 _GROUP_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("name", "name", "text"),
     ("phase_count", "phases", "int"),
@@ -155,7 +155,10 @@ def _frame_columns(frame: pl.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def query_result_html(result: QueryResult) -> str:
-    """The SPEC §4 header as a summary line, then the groups table and any top samples, escaped."""
+    """The text output's header line as a summary, then the groups table and any top samples, escaped.
+
+    The header: docs/reference/query.md#header-line.
+    """
     at = getattr(result, "at_offset", None)
     items: list[tuple[str, object]] = [
         ("tiles", f"{result.tile_count:,}"),
@@ -168,10 +171,17 @@ def query_result_html(result: QueryResult) -> str:
     query = getattr(result, "query", None)
     if query is not None and getattr(query, "group_by", None):
         items.insert(0, ("groupBy", query.group_by))
+    window = getattr(query, "window", None)
+    if window is not None:
+        clipped = " clipped" if getattr(query, "clip", False) else ""
+        items.append(("window", f"{window[0]:,}:{window[1]:,}{clipped}"))
     groups: pl.DataFrame = result.groups
     parts = [summary_html(items), table_html(groups.head(MAX_ROWS).to_dicts(), _GROUP_COLUMNS, total=groups.height)]
     samples: pl.DataFrame | None = getattr(result, "samples", None)
     if samples is not None and samples.height:
+        columns = _SAMPLE_COLUMNS
+        if "clipped_cycles" in samples.columns:  # a clipped query's: the cycles inside the window, after duration
+            columns = (*columns[:3], ("clipped_cycles", "clippedCycles", "int"), *columns[3:])
         parts.append("<div>longest samples</div>")
-        parts.append(table_html(samples.head(MAX_ROWS).to_dicts(), _SAMPLE_COLUMNS, total=samples.height))
+        parts.append(table_html(samples.head(MAX_ROWS).to_dicts(), columns, total=samples.height))
     return f'{STYLE}<div class="ipu-nb-repr">{"".join(parts)}</div>'

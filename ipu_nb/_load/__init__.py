@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .._model.profile import Profile
-from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
+from ._errors import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError
 from ._frames import build_profile
 
 if TYPE_CHECKING:
     from ._wire import TextPath
 
-__all__ = ["ProfileFormatError", "UnsupportedSchemaVersionError", "open_profile"]
+__all__ = ["NotAProfileError", "ProfileFormatError", "UnsupportedSchemaVersionError", "open_profile"]
 
 Decoder = Literal["auto", "fast", "reference"]
 _DECODERS = ("auto", "fast", "reference")
@@ -61,15 +61,17 @@ def open_profile(
         The path is a directory, or the file cannot be read.
     ProfileFormatError
         The file is truncated, corrupt, or of a schema version this reader cannot decode
-        (`UnsupportedSchemaVersionError`).
+        (`UnsupportedSchemaVersionError`); `NotAProfileError` when it is no Cap'n Proto
+        message at all and looks like something else (gzip, zstd, xz, bzip2, zip, JSON,
+        text), which its message names.
     ValueError
         ``$IPU_NB_CACHE_SIZE`` is set but is not a size (with ``cache=True``).
 
     Examples
     --------
-    >>> profile = open_profile("mlp.capnp")  # doctest: +SKIP
-    >>> profile.samples.height  # doctest: +SKIP
-    1170240
+    >>> profile = open_profile("mlp.capnp")
+    >>> profile.tile_count, profile.samples.height
+    (16, 384)
     """
     if decoder not in _DECODERS:
         raise ValueError(f"decoder must be one of {', '.join(map(repr, _DECODERS))}, not {decoder!r}")
@@ -105,6 +107,20 @@ def open_profile(
 
 
 def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> Profile:
+    try:
+        return _decode_with(path, decoder, progress, text_path)
+    except NotAProfileError:
+        raise
+    except ProfileFormatError as exc:
+        from ._sniff import sniff_file
+
+        hint = sniff_file(path)
+        if hint is None:
+            raise
+        raise NotAProfileError(path, *hint) from exc
+
+
+def _decode_with(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> Profile:
     if decoder == "reference":
         from ._reference import decode_reference
 
@@ -129,4 +145,4 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: Text
             RuntimeWarning,
             stacklevel=3,
         )
-        return _decode(path, "reference", progress, text_path)
+        return _decode_with(path, "reference", progress, text_path)

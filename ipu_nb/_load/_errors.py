@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ProfileFormatError", "UnsupportedSchemaVersionError"]
+__all__ = ["NotAProfileError", "ProfileFormatError", "UnsupportedSchemaVersionError"]
 
 
 class ProfileFormatError(ValueError):
@@ -23,3 +23,13 @@ class UnsupportedSchemaVersionError(ProfileFormatError):
             f"unsupported profile schema version {version} "
             f"(this reader decodes versions {supported.start} to {supported.stop - 1})"
         )
+
+
+class NotAProfileError(ProfileFormatError):
+    """The file is something else altogether: `looks` says what (``"looks gzip-compressed"``), `advice` what to do."""
+
+    def __init__(self, path: object, looks: str, advice: str = "") -> None:
+        self.path = path
+        self.looks = looks
+        self.advice = advice
+        super().__init__(f"{path}: not a Cap'n Proto message ({looks})" + (f"; {advice}" if advice else ""))

@@ -1,4 +1,4 @@
-"""Turn decoded `Columns` into a `Profile` of polars frames (SPEC §2 normalisation)."""
+"""Turn decoded `Columns` into a `Profile` of polars frames (docs/reference/format.md#normalisation)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ _GRANULARITY_NAMES = ("phase_start", "output_address", "label", "alignment")
 
 
 def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_tile: int) -> str:
-    """Guess the collection level (SPEC §5) from what the samples carry."""
+    """Guess the collection level from what the samples carry (docs/reference/format.md#inferred-granularity)."""
     if samples.height == 0:
         return "unknown"
     if max_per_tile <= 1:
@@ -99,7 +99,7 @@ def _entry_ids(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_profile(columns: Columns, path: Path | None = None) -> Profile:
-    """Build the frames of DESIGN.md from decoded columns."""
+    """Build the frames of docs/reference/format.md#frames from decoded columns."""
     c = columns
     n = c.sample_count
     counts = c.tile_sample_counts.astype(np.int64)

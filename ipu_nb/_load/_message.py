@@ -462,8 +462,9 @@ class Message:
     ) -> Lists:
         """List(struct) pointers -> `Lists` (null reads as empty), charged before anything is expanded.
 
-        Accepts composite lists and, as the spec's schema evolution allows, lists of primitives
-        or pointers read as structs whose first field is the element (bit lists are refused).
+        Accepts composite lists and, as Cap'n Proto's schema evolution allows
+        (docs/reference/format.md#lists-and-text), lists of primitives or pointers read as
+        structs whose first field is the element (bit lists are refused).
         Charges the lists' words to the traversal budget and `row_bytes` per element to the
         memory budget (`charge=False`: the C interner already charged exactly these lists).
         """

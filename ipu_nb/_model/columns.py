@@ -14,7 +14,8 @@ import pyarrow as pa
 
 __all__ = ["ACTIVITY_KINDS", "STEP_KINDS", "SUPPORTED_SCHEMA_VERSIONS", "Columns", "Strings"]
 
-#: Schema versions this package decodes (SPEC §1: the runtime writes 3, newer add fields 7/8).
+#: Schema versions this package decodes: the runtime writes 3, newer add fields 7/8
+#: (docs/reference/format.md#schema-versions).
 SUPPORTED_SCHEMA_VERSIONS = range(1, 6)
 
 #: `StepKind` enumerants in wire order.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +25,8 @@ class Profile:
         One row per sample in file order: ``sample`` (u32 id), ``tile`` (physical id),
         ``tile_index``, ``local_index``, ``phase``, ``epoch``, ``kind`` (Enum),
         ``operation`` and ``kernel`` (Categorical), ``start``/``end`` (raw u32 counters),
-        ``offset`` (u64, SPEC §2), ``duration`` (u32), ``exchange_event_cycles`` (u32)
-        and ``inactive`` (compute samples whose metadata says ``active=false``;
+        ``offset`` (u64, docs/reference/format.md#offsets-and-durations), ``duration`` (u32),
+        ``exchange_event_cycles`` (u32) and ``inactive`` (compute samples whose metadata says ``active=false``;
         timelines draw them as idle).
     metadata : pl.DataFrame
         Long form, one row per entry: ``sample``, ``position``, ``name``, ``value``.
@@ -64,7 +65,7 @@ class Profile:
 
     @property
     def span_cycles(self) -> int:
-        """``profileSpanCycles``: max over samples of offset + duration (SPEC §2)."""
+        """``profileSpanCycles``: max over samples of offset + duration (docs/reference/format.md#profile-span)."""
         if self.samples.height == 0:
             return 0
         value = self.samples.select((pl.col("offset") + pl.col("duration")).max()).item()
@@ -81,10 +82,32 @@ class Profile:
         return run_query(self, query, **flags)
 
     def filter(self, query: Query | None = None, **flags: Any) -> pl.DataFrame:
-        """The samples matching the query's filters, with their metadata (a list-of-struct column)."""
+        """The samples matching the query's filters, with their metadata (a list-of-struct column).
+
+        ``window=(start, end)`` keeps the samples with a cycle in that offset range; with
+        ``clip=True`` a ``clipped_cycles`` column holds each one's cycles inside it.
+        """
         from .._query import filter_samples
 
         return filter_samples(self, query, **flags)
+
+    def to_trace(
+        self, path: str | os.PathLike[str], query: Query | None = None, *, progress: bool | None = None
+    ) -> Path:
+        """Write the samples (those matching `query`'s filters, if given) as a Chrome/Perfetto JSON trace.
+
+        One track per tile, grouped by IPU column; one slice per sample, named by its
+        operation, with kind, kernel, phase, epoch, cycles, offset and metadata as args;
+        time in µs at the profile's clock from each tile's first sample. Streamed in
+        chunks; gzip-compressed when `path` ends in ``.gz``. Open it in ui.perfetto.dev
+        or chrome://tracing. `progress` as in `open_profile`. Returns the path.
+
+        >>> profile.to_trace("trace.json", ipu_nb.Query(kind="compute")).name
+        'trace.json'
+        """
+        from .._trace import write_trace
+
+        return write_trace(self, path, query, progress=progress).path
 
     def _repr_html_(self) -> str:
         from .._html.reprs import profile_html

@@ -127,8 +127,8 @@ class ProfileIndex:
         return out
 
     def row_of(self, sid: int) -> int:
-        """The row of sample id `sid` (-1 when no sample has it, as for any id beyond int64)."""
-        if not -(2**63) <= sid < 2**63:
+        """The row of sample id `sid` (-1 when no sample has it, also for any integer no u32 id can be)."""
+        if not 0 <= sid < 2**32:
             return -1
         return int(self.rows_of(np.array([sid], dtype=np.int64))[0])
 

@@ -13,8 +13,9 @@ __all__ = ["inspect_operations"]
 
 
 def inspect_operations(profile: Profile) -> pl.DataFrame:
-    """`profile-inspect` (SPEC §4b): per operation, over its distinct (phase, epoch) the maximum duration.
+    """`profile-inspect`: per operation, over its distinct (phase, epoch) the maximum duration.
 
+    The rules: docs/reference/query.md#profile-inspect.
     Columns ``operation`` (String, byte order), ``phases``, ``cycles`` (sum of the
     per-phase maxima) and ``max_phase_cycles``.
     """

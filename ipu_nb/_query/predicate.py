@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from .flags import Query, filters_only, make_query
+from .flags import Query, QueryError, filters_only, make_query
 from .index import index_of
 from .window import clipped_cycles, overlaps
 
@@ -152,7 +152,8 @@ def window_samples(
     'clipped_cycles'
     """
     area = make_query(window=window).window
-    assert area is not None
+    if area is None:
+        raise QueryError("window_samples needs a window: a (start, end) pair of integers, got None")
     q = filters_only(query)
     lf = filtered(profile, q).filter(overlaps(area))
     if tiles is not None:

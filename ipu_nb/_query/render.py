@@ -1,4 +1,7 @@
-"""Byte-exact renderings of `profile-query` and `profile-inspect` output (SPEC §4, §4b).
+"""Byte-exact renderings of `profile-query` and `profile-inspect` output.
+
+The rules: docs/reference/query.md#json-output, docs/reference/query.md#text-output and
+docs/reference/query.md#profile-inspect.
 
 The runtime writes JSON with serde_json (pretty printer, ryu-style floats) and text
 with Rust's formatting (`{:?}` strings, `{:.6}` floats). These helpers reproduce
@@ -215,9 +218,9 @@ def _group_field(group: Mapping[str, Any], key: str) -> Any:
 def _report(
     scalars: Mapping[str, Any], groups: Sequence[Mapping[str, Any]], samples: Sequence[Mapping[str, Any]]
 ) -> dict:
-    """The report object with keys in the runtime's order (SPEC §4).
+    """The report object with keys in the runtime's order (docs/reference/query.md#key-order).
 
-    A windowed query adds ``window`` ({start, end, clip}) after ``atOffset``, and a
+    A windowed query adds ``window`` ({start, end, clip}, in that order) after ``atOffset``, and a
     clipped one ``clippedCycles`` after each sample's ``duration`` (ipu-nb extensions).
     """
     window = scalars.get("window")
@@ -229,7 +232,7 @@ def _report(
         "profileSpanCycles": scalars["profileSpanCycles"],
         "profileSpanMs": float(scalars["profileSpanMs"]),
         "atOffset": scalars["atOffset"],
-        **({"window": {key: window[key] for key in ("start", "end", "clip")}} if window is not None else {}),
+        **({"window": window} if window is not None else {}),
         "groups": [{key: _group_field(g, key) for key in GROUP_FIELDS} for g in groups],
         "samples": [
             {
@@ -255,7 +258,7 @@ def query_json(
 def query_text(
     scalars: Mapping[str, Any], groups: Sequence[Mapping[str, Any]], samples: Sequence[Mapping[str, Any]]
 ) -> str:
-    """`profile-query` text output (SPEC §4) from the same records as `query_json`.
+    """`profile-query` text output (docs/reference/query.md#text-output) from the same records as `query_json`.
 
     A windowed query's header ends in `` window=START:END clip=true|false``, and a clipped
     query's sample lines carry ``clippedCycles=C`` after the duration (ipu-nb extensions).
@@ -286,7 +289,10 @@ def query_text(
 
 
 def inspect_text(rows: Iterable[Mapping[str, Any]]) -> str:
-    """`profile-inspect` output (SPEC §4b): one line per operation, already in byte order."""
+    """`profile-inspect` output (docs/reference/query.md#profile-inspect): one line per operation.
+
+    The rows come already in byte order.
+    """
     return "".join(
         f"operation={r['operation']} phases={r['phases']} cycles={r['cycles']} maxPhaseCycles={r['maxPhaseCycles']}\n"
         for r in rows

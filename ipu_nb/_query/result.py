@@ -76,11 +76,11 @@ class QueryResult:
         return scalars, groups, samples
 
     def to_json(self) -> str:
-        """`profile-query --json` output, byte for byte (SPEC §4), with its trailing newline."""
+        """`profile-query --json` output with its trailing newline (docs/reference/query.md#json-output)."""
         return render.query_json(*self._records())
 
     def to_text(self) -> str:
-        """`profile-query` text output, byte for byte (SPEC §4), with its trailing newline."""
+        """`profile-query` text output with its trailing newline (docs/reference/query.md#text-output)."""
         return render.query_text(*self._records())
 
     def _repr_html_(self) -> str:
@@ -96,7 +96,7 @@ class QueryResult:
 
 
 def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryResult:
-    """Run `profile-query` on a profile (SPEC §3): groups and longest samples as polars frames.
+    """Run `profile-query` on a profile (docs/reference/query.md): groups and longest samples as polars frames.
 
     Parameters
     ----------
@@ -115,8 +115,16 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
 
     Examples
     --------
-    >>> result = ipu_nb.query(profile, group_by="phase", samples=3)  # doctest: +SKIP
-    >>> print(result.to_text())  # doctest: +SKIP
+    >>> result = ipu_nb.query(profile, group_by="phase", limit=3, samples=1)
+    >>> print(result.to_text(), end="")  # tab-separated, as the runtime prints it
+    tiles=16 samples=384/384 spanCycles=343921 spanMs=0.229281 clockHz=1500000000 at=-
+    name        phases  tiles  samples  phaseCycles  phaseMs   workCycles  avgActiveTiles  mean     p50   p95   max
+    phase 12/0  1       16     32       43307        0.028871  222785      5.14            6962.03  8256  8288  35054
+    phase 10/0  1       16     32       43065        0.028710  220716      5.13            6897.38  8245  8282  34783
+    phase 4/0   1       16     32       43040        0.028693  220397      5.12            6887.41  8247  8282  34784
+    sample tile=450 offset=223727 duration=35054 phase=12/0 kind=synchronization kernel="" operation="sync before ...
+    >>> result.groups.get_column("phase_cycles").to_list()
+    [43307, 43065, 43040]
     """
     q = make_query(query, **flags)
     require_metadata_key(q)

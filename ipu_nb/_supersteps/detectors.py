@@ -3,7 +3,7 @@
 Each detector reads the superstep structure (`structure.measure`) or the query core, and
 every finding carries the cycles at stake, the `Query` whose filters show it and a
 widget state (filters and a view range). The rules and thresholds are documented in
-docs/reference/supersteps.md, "Findings".
+docs/reference/supersteps.md#findings.
 """
 
 from __future__ import annotations
@@ -471,7 +471,7 @@ def findings(
 ) -> Findings:
     """Concrete findings about a profile, ranked by the cycles at stake.
 
-    Categories (docs/reference/supersteps.md, "Findings", has each rule): straggler
+    Categories (docs/reference/supersteps.md#findings has each rule): straggler
     tiles, imbalanced kernels and phases (recoverable cycles over the compute samples),
     tiles idle while others compute, exchange- and sync-dominated stretches, and compute
     kernels with a long tail (p95 ÷ p50). Findings may overlap (a straggler's phases are

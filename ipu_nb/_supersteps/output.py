@@ -1,4 +1,5 @@
-"""The text, JSON and Markdown forms of superstep tables and findings (docs/reference/supersteps.md, "Output").
+"""The text, JSON and Markdown forms of superstep tables and findings (docs/reference/supersteps.md#profile-supersteps,
+docs/reference/supersteps.md#profile-findings).
 
 JSON is written like `profile-query --json` (two-space indent, serde_json floats, UTF-8
 kept); text is tab-separated with a header line, profile strings quoted as Rust's

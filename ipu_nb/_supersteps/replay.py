@@ -1,6 +1,6 @@
 """`what_if()`: the supersteps' spans if some kernels ran `factor` times as long.
 
-The model (docs/reference/supersteps.md, "What-if model"): each superstep is replayed on
+The model (docs/reference/supersteps.md#what-if-model): each superstep is replayed on
 its own. On every tile, the matching samples of the superstep keep their order and the
 gaps between them; a sample of a scaled kernel lasts round(duration × factor) cycles
 (halves to even) and every later sample of that tile in that superstep moves by the
@@ -204,8 +204,11 @@ def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = 
 
     Examples
     --------
-    >>> result = ipu_nb.what_if(profile, scale={"gemm_f32_accumulate_large_rows": 0.8})  # doctest: +SKIP
-    >>> result.saved_cycles, result.speedup  # doctest: +SKIP
+    >>> result = ipu_nb.what_if(profile, scale={"gemm_f32_accumulate_large_rows": 0.8})
+    >>> result
+    <WhatIf {'gemm_f32_accumulate_large_rows': 0.8}: 581,749 → 533,963 cycles over 16 supersteps (saves 47,786, ...)>
+    >>> result.saved_cycles, round(result.speedup, 3)
+    (47786, 1.089)
     """
     factors = _validated_scale(profile, scale)
     q = filter_query(query, **filters)

@@ -55,7 +55,10 @@ _SCHEMA = {
 
 
 def ms_values(cycles: pl.Series, clock_hz: int) -> pl.Series:
-    """``(cycles × 1000.0) / clockHz`` element by element (SPEC §4's order), 0.0 when clockHz is 0."""
+    """``(cycles × 1000.0) / clockHz`` element by element, 0.0 when clockHz is 0.
+
+    The operation order: docs/reference/format.md#milliseconds.
+    """
     values = cycles.cast(pl.Float64).to_numpy()
     ms = (values * 1000.0) / float(clock_hz) if clock_hz else np.zeros(len(values))
     return pl.Series(cycles.name, ms, pl.Float64)
@@ -245,8 +248,8 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
     """One row per superstep (phase, epoch) with a matching sample, in execution order.
 
     Execution order is by ``start`` (the superstep's smallest matching offset), then
-    ``phase``, then ``epoch``. Offsets are per tile (SPEC §2), so tiles' counter skews
-    make supersteps overlap slightly; the spans are measured in the same offsets.
+    ``phase``, then ``epoch``. Offsets are per tile (docs/reference/format.md#offsets-and-durations),
+    so tiles' counter skews make supersteps overlap slightly; the spans are measured in the same offsets.
 
     Parameters
     ----------
@@ -255,8 +258,8 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
     query : Query, optional
         Its filters are used (grouping, sorting and limits are ignored).
     **filters
-        As in `ipu_nb.query`: ``kind``, ``kernel``, ``operation_contains``, ``tiles``,
-        ``phases``, ``metadata``, ``at``; they override ``query``'s.
+        As in `ipu_nb.query`: ``kind``, ``kernel``, ``operation``, ``operation_contains``,
+        ``tiles``, ``phases``, ``metadata``, ``at``, ``window``; they override ``query``'s.
 
     Returns
     -------
@@ -281,7 +284,9 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
 
     Examples
     --------
-    >>> steps = ipu_nb.supersteps(profile, kind="compute")  # doctest: +SKIP
-    >>> steps.sort("recoverable_cycles", descending=True).head(5)  # doctest: +SKIP
+    >>> steps = ipu_nb.supersteps(profile, kind="compute")
+    >>> worst = steps.sort("recoverable_cycles", descending=True).head(3)
+    >>> worst.select("phase", "span_cycles", "critical_tile").rows()
+    [(13, 34048, 258), (11, 34490, 130), (9, 34296, 64)]
     """
     return measure(profile, filter_query(query, **filters)).steps.drop("_step")

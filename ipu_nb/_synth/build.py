@@ -1,8 +1,9 @@
 """Turn a schedule of commands into the samples the runtime writes, as `Columns` (all numpy, no per-sample Python).
 
-graph and region granularity cut the device-time layout (`_synth_timeline`) into one
+graph and region granularity cut the device-time layout (`ipu_nb._synth.timeline`) into one
 sample per tile or per region; phase and step emit, per phase, every tile's sync,
-exchange and compute-or-idle samples with the metadata PROFILES.md lists.
+exchange and compute-or-idle samples with the metadata real profiles carry
+(docs/reference/workloads.md#samples-per-granularity, docs/reference/workloads.md#generated-samples).
 """
 
 from __future__ import annotations

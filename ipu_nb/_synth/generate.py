@@ -1,4 +1,4 @@
-"""Realistic synthetic profiles in the runtime's format (PROFILES.md), and the bundled demo profile.
+"""Realistic synthetic profiles in the runtime's format (docs/reference/workloads.md), and the bundled demo profile.
 
 The generator is the package's embedded default: the demo, the notebooks, the tests and
 the benchmarks all use it. It is deterministic in `seed` and fully vectorised, so the
@@ -23,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._demo import DEMO_KNOBS
 from .._model.columns import SUPPORTED_SCHEMA_VERSIONS, Columns
 from .._progress import AUTO_PROGRESS_SAMPLES, progress_bar
 from .build import build_columns
@@ -45,12 +46,6 @@ GENERATOR_VERSION = 2
 GRANULARITIES = ("graph", "region", "phase", "step")
 MAX_TILES = 1472
 _MAX_PHASES = 100_000
-
-#: The bundled demo profiles: the default MLP phase profile, and a small one for tests and notebooks.
-DEMO_KNOBS: dict[str, dict[str, object]] = {
-    "full": {"workload": "mlp", "granularity": "phase"},
-    "small": {"workload": "mlp", "granularity": "phase", "tiles": 64, "layers": 2},
-}
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
@@ -95,7 +90,7 @@ def generate_columns(
         ``"mlp"`` (MLP FP32 512×2048×8, the default: 265 exchange + 265 compute phases on
         1,280 busy tiles), ``"gemm"`` (FP32 2048³) or ``"attention"`` (an encoder layer, FP16).
     granularity
-        ``"graph"``, ``"region"``, ``"phase"`` (default) or ``"step"`` (SPEC §5).
+        ``"graph"``, ``"region"``, ``"phase"`` (default) or ``"step"`` (docs/reference/format.md#granularity).
     tiles
         Tile entries (1..1472), logical tiles 0..tiles-1 with their C600 physical ids.
     layers
@@ -205,7 +200,6 @@ def demo_profile_path(
     try:
         options = {k: v for k, v in knobs.items() if k not in ("workload", "granularity")}
         generate_profile(tmp, str(knobs["workload"]), str(knobs["granularity"]), progress=progress, **options)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the cache is an ordinary shared file
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

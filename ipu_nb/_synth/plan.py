@@ -1,8 +1,8 @@
 """Building blocks of a synthetic schedule: commands, transfers and GEMM-style tile layouts.
 
-A workload (see `_synth_workloads`) is a list of `Command`: one compute phase each,
+A workload (see `ipu_nb._synth.workloads`) is a list of `Command`: one compute phase each,
 with the tiles that have work, their planner metadata, their cycle cost and the
-transfers of the exchange that precedes it. `_synth_build` turns the list into samples.
+transfers of the exchange that precedes it. `ipu_nb._synth.build` turns the list into samples.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Device-time layout of a synthetic schedule (PROFILES.md timing model) and the C600 tile permutation.
+"""Device-time layout of a synthetic schedule and the C600 tile permutation.
+
+The model: docs/reference/workloads.md#timeline-model.
 
 Per exchange phase k every tile syncs from the end of its previous compute until the
 supervisor sync returns (≈600 cycles after the slowest tile, plus a few cycles of per-tile
@@ -23,7 +25,10 @@ _WRAP = 1 << 32
 
 
 def c600_physical_tiles(count: int) -> np.ndarray:
-    """Physical tile ids of logical tiles 0..count-1 on a C600 (PROFILES.md: 0,1,2,3 → 0,2,64,66; 1471 → 63)."""
+    """Physical tile ids of logical tiles 0..count-1 on a C600: 0,1,2,3 → 0,2,64,66; 1471 → 63.
+
+    The layout: docs/reference/workloads.md#tiles-and-the-c600-layout.
+    """
     logical = np.arange(count, dtype=np.int64)
     pair, lane = logical // 2, logical % 2
     block, row = pair // 23, pair % 23

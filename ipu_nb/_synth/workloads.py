@@ -1,4 +1,4 @@
-"""Synthetic workloads: the compute phases (commands) a compiled model runs, as PROFILES.md describes.
+"""Synthetic workloads: the compute phases (commands) a compiled model runs (docs/reference/workloads.md#workloads).
 
 - `mlp`: MLP FP32 512×2048×8: per layer 32 GEMM inner-block phases + one GELU phase, then an
   output copy: 265 phases on 1,280 busy tiles (256 output blocks of 64×64, 5 tiles a block,

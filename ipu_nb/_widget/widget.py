@@ -1,7 +1,7 @@
 """`ProfileWidget`: the timeline, overview, flame graph and inspector in a notebook.
 
 The front end never holds the profile: it asks the kernel for what it draws
-(custom messages answered by `ipu_nb._lod`, binary buffers for bulk data) and
+(custom messages answered by `ipu_nb._widget.lod`, binary buffers for bulk data) and
 writes its selections back through small synced traits, so every UI state is a
 `Query` and a polars DataFrame in Python.
 """
@@ -141,7 +141,7 @@ class ProfileWidget(anywidget.AnyWidget):
     Every trait is checked whether Python or the browser sets it: a bad value raises
     `traitlets.TraitError` naming the trait and what it must be, and the old value
     stays (a bad update from the browser gets an error reply and the browser is set
-    back). Messages from the browser are checked the same way (`ipu_nb._widget_messages`).
+    back). Messages from the browser are checked the same way (`ipu_nb._widget.messages`).
 
     Parameters
     ----------
@@ -152,13 +152,20 @@ class ProfileWidget(anywidget.AnyWidget):
 
     Examples
     --------
-    >>> widget = ipu_nb.ProfileWidget(profile)  # doctest: +SKIP
-    >>> widget.filters = {"kind": "compute", "metadata": [["layer", "3"]]}  # doctest: +SKIP
-    >>> widget.filters = {"metadata": ["layer=3"]}  # the same, split at the first "="  # doctest: +SKIP
-    >>> widget.at = 120_000  # doctest: +SKIP
-    >>> widget.at_slice  # doctest: +SKIP
-    >>> with widget.hold_trait_notifications():  # doctest: +SKIP
+    >>> widget = ipu_nb.ProfileWidget(profile)
+    >>> widget.filters = {"kind": "compute", "metadata": [["layer", "0"]]}
+    >>> widget.filters["metadata"]
+    [['layer', '0']]
+    >>> widget.filters = {"metadata": ["layer=0"]}  # the same metadata filter, split at the first "="
+    >>> widget.filters["metadata"]
+    [['layer', '0']]
+    >>> widget.at = 120_000
+    >>> widget.at_slice.height  # layer-0 samples running at cycle 120,000: one compute sample per busy tile
+    14
+    >>> with widget.hold_trait_notifications():
     ...     widget.group_by, widget.metadata_key = "metadata", "layer"
+    >>> widget.groups.select("name", "sample_count").rows()
+    [('0', 128)]
     """
 
     _esm = _bundle_path(_BUNDLE)

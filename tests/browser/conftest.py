@@ -1,4 +1,4 @@
-"""One JupyterLab server per session and one headless Chromium per module (DESIGN.md "Testing").
+"""One JupyterLab server per session and one headless Chromium per module.
 
 Chromium is module-scoped, not session-scoped: Playwright's sync API keeps an event loop
 running while it is open, which would break other test modules' own sync_playwright().

@@ -1,7 +1,7 @@
 """A JupyterLab server and a Playwright page on it, for the browser tests and the widget benchmark.
 
-The server runs on 127.0.0.1 with an ephemeral port read from its runtime file (settings
-per DESIGN.md "Testing"); pages are driven with Debian's /usr/bin/chromium.
+The server runs on 127.0.0.1 with an ephemeral port read from its runtime file; pages
+are driven with Debian's /usr/bin/chromium.
 """
 
 from __future__ import annotations

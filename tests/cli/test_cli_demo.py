@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,64 @@ def test_jupyterlab_is_started_in_the_notebook_folder(monkeypatch: pytest.Monkey
     env = kwargs["env"]
     assert isinstance(env, dict) and env["IPU_NB_PROFILE"] == str(profile_path)
     assert ("--allow-root" in command) == (os.geteuid() == 0)
+
+
+def test_an_install_opens_a_working_copy(
+    monkeypatch: pytest.MonkeyPatch, profile_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a wheel (no checkout): the notebooks are copied to the working folder and JupyterLab opens there."""
+    from ipu_nb import _notebooks
+
+    package = tmp_path / "site-packages" / "ipu_nb"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "notebooks", package / "notebooks")
+    monkeypatch.setattr(_notebooks, "_PACKAGE", package)
+    monkeypatch.setenv(_notebooks.WORKING_FOLDER_ENV, str(tmp_path / "work"))
+    calls: list[tuple[list[str], dict[str, object]]] = []
+    monkeypatch.setattr(subprocess, "call", lambda command, **kwargs: calls.append((command, kwargs)) or 0)
+    assert main(["demo", "--profile", str(profile_path)]) == 0
+    [(_command, kwargs)] = calls
+    assert Path(str(kwargs["cwd"])) == tmp_path / "work"
+    assert (tmp_path / "work" / "quickstart.ipynb").read_bytes() == (
+        package / "notebooks" / "quickstart.ipynb"
+    ).read_bytes()
+    err = capsys.readouterr().err
+    assert f"copied quickstart.ipynb to {tmp_path / 'work'}" in err
+    (tmp_path / "work" / "quickstart.ipynb").write_text("my edits")
+    assert main(["demo", "--profile", str(profile_path)]) == 0
+    assert (tmp_path / "work" / "quickstart.ipynb").read_text() == "my edits"
+    assert "kept your edited quickstart.ipynb" in capsys.readouterr().err
+
+
+def test_without_jupyterlab_one_line_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, profile_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jupyterlab" else real(name, *a))
+    monkeypatch.setenv("IPU_NB_DEMO_DIR", str(tmp_path / "work"))
+    assert main(["demo", "--profile", str(profile_path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        'ipu-nb demo: error: JupyterLab is not installed: pip install "ipu-nb[lab]" (or run `ipu-nb demo --headless`)\n'
+    )
+    assert not (tmp_path / "work").exists()  # nothing done before the refusal
+    assert main(["demo", "--headless", "--profile", str(profile_path)]) == 0  # headless needs no JupyterLab
+
+
+def test_the_readme_demo_command_keeps_stdout_for_the_table(profile_path: Path) -> None:
+    """`bash scripts/demo --headless` from the checkout: set-up talk (pip, npm, esbuild) goes to stderr only."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        ["bash", str(root / "scripts" / "demo"), "--headless", "--profile", str(profile_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = subprocess.run(
+        [sys.executable, "-m", "ipu_nb", "profile-query", str(profile_path)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == expected.stdout

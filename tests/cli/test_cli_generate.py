@@ -13,7 +13,7 @@ from ipu_nb._cli import main
 from ipu_nb._load._reference import decode_reference
 from ipu_nb._synth.generate import generate_columns
 
-KNOBS = ("--workload", "--granularity", "--tiles", "--layers", "--phases", "--busy-tiles", "--seed",
+KNOBS = ("--size", "--workload", "--granularity", "--tiles", "--layers", "--phases", "--busy-tiles", "--seed",
          "--schema-version", "--base-cycle", "--quiet", "--output")  # fmt: skip
 
 
@@ -65,7 +65,7 @@ def test_help_documents_every_knob_with_defaults(capsys: pytest.CaptureFixture[s
     assert code == 0
     for knob in KNOBS:
         assert knob in out, knob
-    for default in ("(default: mlp)", "(default: phase)", "(default: 1472)", "(default: 0)", "(default: 3)"):
+    for default in ("(default: full)", "(default: mlp)", "(default: phase)", "(default: 1472;", "(default: 0)"):
         assert default in out, default
 
 

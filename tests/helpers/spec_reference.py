@@ -1,9 +1,13 @@
-"""A deliberately plain, obviously-correct implementation of SPEC §2–§4, for property tests.
+"""A deliberately plain, obviously-correct implementation of docs/reference/format.md#normalisation
+and docs/reference/query.md, for property tests.
 
 It works on the test builders' `T`/`S` objects directly (no polars, no `build_profile`)
 and uses different algorithms from the query core on purpose: classic interval
 merging for phaseCycles, Python sorting with key tuples, `decimal` for float layout
-and the standard `json` module for the JSON skeleton.
+and the standard `json` module for the JSON skeleton. It also covers the ipu-nb
+extensions (docs/reference/query.md#ipu-nb-extensions): ``operation``, ``window``
+and ``clip``, written from their documented wording, cycle by cycle where that is
+plainer.
 """
 
 from __future__ import annotations
@@ -64,10 +68,31 @@ def ms(cycles: int, clock_hz: int) -> float:
     return (float(cycles) * 1000.0) / float(clock_hz) if clock_hz else 0.0
 
 
+def overlaps(s: Flat, window: tuple[int, int]) -> bool:
+    """Some cycle of the sample is in the window: it starts inside the window, or the window starts inside it."""
+    lo, hi = window
+    return s.duration > 0 and (lo <= s.offset < hi or s.offset <= lo < s.offset + s.duration)
+
+
+def inside(s: Flat, window: tuple[int, int]) -> tuple[int, int]:
+    """The part of an overlapping sample inside the window: its interval less what sticks out on either side."""
+    lo, hi = window
+    before = max(0, lo - s.offset)
+    after = max(0, s.offset + s.duration - hi)
+    return s.offset + before, s.offset + s.duration - after
+
+
 def matches(s: Flat, q: dict[str, Any]) -> bool:
     if q.get("kind") is not None and s.kind != q["kind"]:
         return False
     if q.get("kernel") is not None and s.kernel != q["kernel"]:
+        return False
+    operations = q.get("operation")
+    if isinstance(operations, str):
+        operations = [operations]
+    if operations and s.operation not in operations:
+        return False
+    if q.get("window") is not None and not overlaps(s, q["window"]):
         return False
     if q.get("operation_contains") is not None and q["operation_contains"] not in s.operation:
         return False
@@ -121,6 +146,17 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
     """The whole report as the runtime's JSON object (plain Python values)."""
     flat = flatten(tiles)
     picked = [s for s in flat if matches(s, q)]
+    window = q.get("window")
+    clip = bool(q.get("clip"))
+
+    def interval(s: Flat) -> tuple[int, int]:
+        """What the statistics measure: the sample's interval, or with clip its part inside the window."""
+        return inside(s, window) if clip else (s.offset, s.offset + s.duration)
+
+    def length(s: Flat) -> int:
+        lo, hi = interval(s)
+        return hi - lo
+
     groups: dict[str, dict[str, Any]] = {}
     for s in picked:
         name, dims = group_of(s, q)
@@ -130,10 +166,10 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
         members: list[Flat] = g["samples"]
         by_phase: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for s in members:
-            by_phase.setdefault((s.phase, s.epoch), []).append((s.offset, s.offset + s.duration))
+            by_phase.setdefault((s.phase, s.epoch), []).append(interval(s))
         phase_cycles = sum(union_length(v) for v in by_phase.values())
-        work = sum(s.duration for s in members)
-        d = sorted(s.duration for s in members)
+        work = sum(length(s) for s in members)
+        d = sorted(length(s) for s in members)
         n = len(d)
         rows.append(
             {
@@ -150,8 +186,8 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
                 "p50Cycles": d[(n - 1) * 50 // 100],
                 "p95Cycles": d[(n - 1) * 95 // 100],
                 "maximumCycles": d[n - 1],
-                "firstOffset": min(s.offset for s in members),
-                "lastOffset": max(s.offset + s.duration for s in members),
+                "firstOffset": min(interval(s)[0] for s in members),
+                "lastOffset": max(interval(s)[1] for s in members),
             }
         )
     sort_by = q.get("sort_by", "phase-cycles")
@@ -164,9 +200,9 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
     limit = q.get("limit", 20)
     if limit:
         rows = rows[:limit]
-    longest = sorted(picked, key=lambda s: (-s.duration, s.tile, s.offset, s.index))[: q.get("samples", 0)]
+    longest = sorted(picked, key=lambda s: (-length(s), s.tile, s.offset, s.index))[: q.get("samples", 0)]
     span = max((s.offset + s.duration for s in flat), default=0)
-    return {
+    report: dict[str, Any] = {
         "clockHz": clock_hz,
         "tileCount": len(tiles),
         "sampleCount": len(flat),
@@ -174,12 +210,18 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
         "profileSpanCycles": span,
         "profileSpanMs": ms(span, clock_hz),
         "atOffset": q.get("at"),
+    }
+    if window is not None:
+        report["window"] = {"start": window[0], "end": window[1], "clip": clip}
+    return {
+        **report,
         "groups": rows,
         "samples": [
             {
                 "physicalTile": s.tile,
                 "offset": s.offset,
                 "duration": s.duration,
+                **({"clippedCycles": length(s)} if clip else {}),
                 "phase": s.phase,
                 "epoch": s.epoch,
                 "kind": s.kind,
@@ -192,7 +234,7 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- §4 rendering
+# --- rendering: docs/reference/query.md#json-output, docs/reference/query.md#text-output
 
 
 def float_text(x: float) -> str:
@@ -242,8 +284,12 @@ def debug_str(text: str) -> str:
 
 def to_text(report: dict[str, Any]) -> str:
     at = report["atOffset"]
+    window = report.get("window")
+    shown = ""
+    if window is not None:
+        shown = " window=%d:%d clip=%s" % (window["start"], window["end"], "true" if window["clip"] else "false")  # noqa: UP031
     lines = [
-        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s"  # noqa: UP031  (C printf, as SPEC says)
+        "tiles=%d samples=%d/%d spanCycles=%d spanMs=%.6f clockHz=%d at=%s%s"  # noqa: UP031  (C printf, docs/reference/query.md#header-line)
         % (
             report["tileCount"],
             report["matchedSampleCount"],
@@ -252,6 +298,7 @@ def to_text(report: dict[str, Any]) -> str:
             report["profileSpanMs"],
             report["clockHz"],
             "-" if at is None else str(at),
+            shown,
         ),
         "name\tphases\ttiles\tsamples\tphaseCycles\tphaseMs\tworkCycles\tavgActiveTiles\tmean\tp50\tp95\tmax",
     ]
@@ -275,8 +322,9 @@ def to_text(report: dict[str, Any]) -> str:
         )
     for s in report["samples"]:
         meta = json.dumps(s["metadata"], ensure_ascii=False, separators=(",", ":"))
+        clipped = f" clippedCycles={s['clippedCycles']}" if "clippedCycles" in s else ""
         lines.append(
-            f"sample tile={s['physicalTile']} offset={s['offset']} duration={s['duration']} "
+            f"sample tile={s['physicalTile']} offset={s['offset']} duration={s['duration']}{clipped} "
             f"phase={s['phase']}/{s['epoch']} kind={s['kind']} kernel={debug_str(s['kernel'])} "
             f"operation={debug_str(s['operation'])} metadata={meta}"
         )

@@ -79,6 +79,21 @@ def test_query_result_repr_has_the_header_the_groups_and_escaped_samples(hostile
     assert "&lt;img src=x onerror=alert(1)&gt;&lt;/script&gt;=&lt;img" in document  # metadata entry, escaped
 
 
+def test_query_result_repr_of_a_clipped_query_shows_the_window_and_clipped_cycles(hostile):
+    from ipu_nb import query
+
+    result = query(hostile, window=(1000, 2500), clip=True, samples=2)
+    document = result._repr_html_()
+    assert_inert(document)
+    assert "<b>window</b>=1,000:2,500 clipped" in document
+    headers = [a for t, a in parse(document).tags if t == "th"]
+    assert len(headers) == 12 + 10  # the samples table gains clippedCycles
+    assert "clippedCycles" in document
+    unclipped = query(hostile, window=(1000, 2500), samples=2)._repr_html_()
+    assert "<b>window</b>=1,000:2,500<" in unclipped and "clippedCycles" not in unclipped
+    assert "<b>window</b>" not in query(hostile, samples=2)._repr_html_()
+
+
 def test_query_result_repr_caps_long_group_lists():
     from chart_fixtures import sized_profile
 

@@ -1,4 +1,4 @@
-"""ipu_nb._sanitize: labels that every renderer can take, injective and bounded; the other targets' rules."""
+"""ipu_nb._html.sanitize: labels that every renderer can take, injective and bounded; the other targets' rules."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ this test allows (it only requires equality when the fast decoder accepts):
 
 - trailing bytes after the last segment: pycapnp ignores them; we refuse them (a file
   holds one message; trailing garbage means a damaged or concatenated file);
-- a composite tag claiming 2**29 elements or more: the spec caps lists at 2**29 - 1;
-  pycapnp silently wraps the count, we refuse the tag;
+- a composite tag claiming 2**29 elements or more: Cap'n Proto caps lists at 2**29 - 1;
+  pycapnp silently wraps the count, we refuse the tag (docs/reference/format.md#stricter-than-pycapnp);
 - the traversal budget: ours is 4 words per file word (+4096), pycapnp's is at least
   2**20 words, so small amplified files pycapnp reads can be refused by us.
 

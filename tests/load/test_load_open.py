@@ -100,8 +100,14 @@ def test_progress_bar_on_stderr(phase_file: Path, capsys: pytest.CaptureFixture[
     assert "reading phase.capnp" in captured.err
     assert captured.out == ""
     monkeypatch.setattr(_progress, "AUTO_PROGRESS_BYTES", 0)
-    open_profile(phase_file, cache=False)  # progress=None and the file is "large"
+    open_profile(phase_file, cache=False)  # progress=None, the file is "large" but stderr is no terminal
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_progress, "watched", lambda: True)
+    open_profile(phase_file, cache=False)  # "large" and someone watches
     assert "samples" in capsys.readouterr().err
+    with _progress.silenced():
+        open_profile(phase_file, progress=True, cache=False)
+    assert capsys.readouterr().err == ""
 
 
 def test_decoding_reports_every_sample(phase_file: Path) -> None:

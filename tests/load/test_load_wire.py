@@ -365,7 +365,7 @@ def test_amplification_bombs_hit_the_budget(text_path: str) -> None:
 
 
 def test_composite_tag_count_beyond_the_list_limit(text_path: str) -> None:
-    # A tag claiming 2**29 zero-sized elements: the spec caps lists at 2**29 - 1 elements. pycapnp's
+    # A tag claiming 2**29 zero-sized elements: Cap'n Proto caps lists at 2**29 - 1 elements. pycapnp's
     # guarded integer types silently wrap this to an empty list; we refuse it (a corrupt tag).
     w = Words()
     root = w.alloc(0, 1)

@@ -1,4 +1,7 @@
-"""The query core against SPEC §3: hand-computed cases, then a property test against `spec_reference`."""
+"""The query core against docs/reference/query.md.
+
+Hand-computed cases, then a property test against `spec_reference`.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import spec_reference as ref
 from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from query_properties import QUERIES, check_against_reference
+from query_properties import tiles as tiles_strategy
 
 import ipu_nb
 from ipu_nb import _query
@@ -299,6 +304,15 @@ def test_group_by_metadata_requires_a_key() -> None:
     assert info.value.usage is False
 
 
+def test_sample_ids_no_sample_can_have_are_not_samples() -> None:
+    from ipu_nb._query import index_of
+
+    profile = profile_from_tiles([T(0, [S(0, 1), S(1, 2)])])
+    index = index_of(profile)
+    assert [index.row_of(sid) for sid in (0, 1, 2, -1, 2**32, 2**63, 10**30)] == [0, 1, -1, -1, -1, -1, -1]
+    assert index.is_sample(1) and not index.is_sample(10**30)
+
+
 def test_public_api_and_html_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ipu_nb.query is query and ipu_nb.Query is Query and ipu_nb.QueryResult is _query.QueryResult
     result = query(profile_from_tiles([T(0, [S(0, 1)])]))
@@ -311,87 +325,18 @@ def test_public_api_and_html_hook(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # --------------------------------------------------------------------------- property test
 
-_TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\n\t\r\x00\x01\x7fé漢😀\u0301\u00a0\u200b=')), max_size=4)
-_KERNELS = st.one_of(st.sampled_from(["", "gemm", "copy", "Z", "é"]), _TEXT)
-_OPERATIONS = st.one_of(st.sampled_from(["", "op a", "op b", "exchange"]), _TEXT)
-_NAMES = ["a", "b", "", "é"]
-_VALUES = ["1", "2", "", "(missing)", "x=y"]
-
-
-@st.composite
-def _samples(draw: Any) -> S:
-    start = draw(st.one_of(st.integers(0, 60), st.integers(2**32 - 40, 2**32 - 1)))
-    duration = draw(st.one_of(st.integers(0, 40), st.just(0), st.integers(2**31, 2**32 - 1)))
-    metadata = draw(
-        st.lists(st.tuples(st.sampled_from(_NAMES), st.one_of(st.sampled_from(_VALUES), _TEXT)), max_size=3)
-    )
-    return S(
-        start=start,
-        end=(start + duration) % 2**32,
-        kind=draw(st.sampled_from(_query.KINDS)),
-        operation=draw(_OPERATIONS),
-        kernel=draw(_KERNELS),
-        phase=draw(st.integers(0, 3)),
-        epoch=draw(st.integers(0, 2)),
-        metadata=metadata,
-    )
-
-
-@st.composite
-def _tiles(draw: Any) -> list[T]:
-    ids = draw(st.lists(st.one_of(st.integers(0, 8), st.integers(1000, 5000)), max_size=5))
-    return [T(i, draw(st.lists(_samples(), max_size=6))) for i in ids]
-
-
-_QUERIES = st.fixed_dictionaries(
-    {
-        "group_by": st.sampled_from(_query.GROUP_BYS),
-        "sort_by": st.sampled_from(_query.SORT_BYS),
-        "metadata_key": st.sampled_from(_NAMES),
-        "limit": st.sampled_from([0, 1, 2, 20]),
-        "samples": st.sampled_from([0, 1, 3, 50]),
-    },
-    optional={
-        "kind": st.sampled_from(_query.KINDS),
-        "kernel": _KERNELS,
-        "operation_contains": st.sampled_from(["", "op", "a", "é", "\\"]),
-        "tiles": st.lists(st.integers(0, 8), min_size=1, max_size=3).map(tuple),
-        "phases": st.lists(st.integers(0, 3), min_size=1, max_size=2).map(tuple),
-        "metadata": st.lists(
-            st.tuples(st.sampled_from(_NAMES[:2]), st.one_of(st.none(), st.sampled_from(_VALUES))), max_size=2
-        ).map(tuple),
-        "at": st.one_of(st.integers(0, 70), st.integers(2**31, 2**33)),
-    },
-)
-
-
-def _records(result: _query.QueryResult) -> dict[str, Any]:
-    scalars, groups, samples = result._records()
-    return {**scalars, "groups": groups, "samples": samples}
-
-
-def _check_against_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> None:
-    profile = profile_from_tiles(tiles, clock_hz=clock_hz)
-    result = query(profile, **flags)
-    expected = ref.run(tiles, clock_hz, flags)
-    assert _records(result) == expected
-    assert result.to_json() == ref.to_json(expected)
-    assert result.to_text() == ref.to_text(expected)
-    matched = filter_samples(profile, **flags)
-    assert matched.height == expected["matchedSampleCount"]
-
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiles=_tiles(), clock_hz=st.sampled_from([0, 3, 1_500_000_000]), flags=_QUERIES)
+@given(tiles=tiles_strategy(), clock_hz=st.sampled_from([0, 3, 1_500_000_000]), flags=QUERIES)
 def test_matches_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> None:
-    _check_against_reference(tiles, clock_hz, flags)
+    check_against_reference(tiles, clock_hz, flags)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiles=_tiles(), flags=_QUERIES)
+@given(tiles=tiles_strategy(), flags=QUERIES)
 def test_matches_reference_on_the_multi_column_sort_path(tiles: list[T], flags: dict[str, Any]) -> None:
     with mock.patch.object(_plan, "_KEY_BITS", 0):
-        _check_against_reference(tiles, 1_500_000_000, flags)
+        check_against_reference(tiles, 1_500_000_000, flags)
 
 
 def test_categorical_physical_order_does_not_leak_into_name_order() -> None:
@@ -469,7 +414,7 @@ def _seeded_tiles(seed: int) -> list[T]:
 def test_every_group_by_and_sort_by_against_reference(group_by: str, sort_by: str) -> None:
     for seed in range(3):
         flags = {"group_by": group_by, "sort_by": sort_by, "metadata_key": "a", "limit": 0, "samples": 4}
-        _check_against_reference(_seeded_tiles(seed), 1_500_000_000, flags)
+        check_against_reference(_seeded_tiles(seed), 1_500_000_000, flags)
 
 
 @pytest.mark.parametrize(

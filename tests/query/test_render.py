@@ -1,4 +1,8 @@
-"""SPEC §4 layout details: serde_json floats and strings, Rust `{:?}` strings, pretty JSON."""
+"""Output layout details: serde_json floats and strings, Rust `{:?}` strings, pretty JSON.
+
+The rules: docs/reference/query.md#json-floats, docs/reference/query.md#json-strings,
+docs/reference/query.md#rust-debug-strings.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from ipu_nb._query.render import inspect_text, json_float, json_string, query_js
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        # SPEC §4's own examples
+        # the table of docs/reference/query.md#json-floats
         (0.0, "0.0"),
         (1.5, "1.5"),
         (0.00001, "0.00001"),

@@ -1,6 +1,7 @@
 """A plain, obviously-correct superstep analysis in pure Python, for property tests.
 
-Built on `spec_reference` (SPEC §2 normalisation, §3 filters and interval merging), with
+Built on `spec_reference` (docs/reference/format.md#normalisation, docs/reference/query.md#filters,
+docs/reference/query.md#phase-cycles), with
 dictionaries and loops instead of polars. Floats use the same operations in the same
 order as the documented definitions, so single values compare exactly.
 """

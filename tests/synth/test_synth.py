@@ -1,4 +1,7 @@
-"""The synthetic generator against PROFILES.md: layout, timing model, granularities, metadata, variants."""
+"""The synthetic generator against docs/reference/workloads.md.
+
+Layout, timing model, granularities, metadata, variants.
+"""
 
 from __future__ import annotations
 
@@ -206,7 +209,7 @@ def test_phase_operations_and_metadata_keys_per_kind() -> None:
             assert values["active"] == ("true" if int(values["send_count"]) + int(values["receive_count"]) else "false")
         elif kind == "compute":
             assert names[:4] == COMPUTE_HEAD
-            assert names[4:] == GEMM_METADATA_KEYS  # 14 entries, as PROFILES.md counts them
+            assert names[4:] == GEMM_METADATA_KEYS  # 14 entries (docs/reference/workloads.md#real-sizes)
             assert re.fullmatch(r"MLP layer \d+: GEMM block \(\d+, \d+\) inner block \d+", ops[i])
             assert re.fullmatch(r"\d+x64x64", values["shape"])
             assert kernels[i].startswith("gemm_f32_")

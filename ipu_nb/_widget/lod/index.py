@@ -27,7 +27,8 @@ KIND_CLASSES = STEP_KINDS
 """Class 1 + index of these names when colouring by kind (inactive compute counts as idle)."""
 _KEY_SHIFT = np.int64(40)
 """Sort keys are ``row << 40 | offset``: exact while offsets stay below 2**40, so every lookup
-first clamps its offsets to ``[0, span]`` (runtime offsets are below 2**33, docs/reference/format.md#offsets)."""
+first clamps its offsets to ``[0, span]`` (runtime offsets are below 2**33:
+docs/reference/format.md#offsets-and-durations)."""
 
 
 @dataclass(frozen=True)
