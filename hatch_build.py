@@ -1,4 +1,5 @@
-"""Build hook: the widget bundle (js/ → ipu_nb/static/) and the C library (ipu_nb/_load/*.c, ipu_nb/_widget/lod/_summary.c).
+"""Build hook: the widget bundle (js/ → ipu_nb/static/) and the C library (ipu_nb/_load/*.c and
+ipu_nb/_widget/lod/_summary.c).
 
 Both are built here, not committed, and neither needs a toolchain on a user's machine:
 

@@ -18,6 +18,7 @@ export type KeyAction =
   | "previous"
   | "pin"
   | "area-tool"
+  | "baseline"
   | "help";
 
 export interface Shortcut {
@@ -44,6 +45,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["N"], does: "previous search match", action: "previous" },
   { keys: ["p"], does: "pin the selected sample's tile to the top (again: unpin)", action: "pin" },
   { keys: ["b"], does: "area tool on/off: plain drags select an area instead of zooming", action: "area-tool" },
+  { keys: ["B"], does: "with a baseline: flip the timeline between the profile and its baseline", action: "baseline" },
   { keys: ["0"], does: "whole profile", action: "reset" },
   { keys: ["Escape"], does: "close help, clear the ruler, the area and search, else whole profile", action: "escape" },
   { keys: ["?"], does: "this help", action: "help" },

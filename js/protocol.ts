@@ -250,12 +250,23 @@ export interface OverviewMessage {
   filtered: boolean;
 }
 
+/** A group's Δ columns: its `compare(baseline, after)` status and phase cycles (null where absent). */
+export interface GroupDelta {
+  status: string;
+  before: number | null;
+  after: number | null;
+  delta: number;
+  ratio: number | null;
+}
+
 export interface GroupsReply {
   type: "groups";
   id: number | null;
   group_by: string;
   error: string | null;
   rows: GroupRow[];
+  /** With a baseline: each row's phase cycles before and after (null: no such group). */
+  deltas?: (GroupDelta | null)[];
   /** The rows are the selected area's (`widget.selection_groups`, clipped cycles). */
   area?: boolean;
 }
@@ -461,6 +472,19 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
       }),
     ),
     area: optional(boolean),
+    deltas: optional(
+      arrayOf(
+        nullable(
+          record<GroupDelta>({
+            status: string,
+            before: nullable(integer),
+            after: nullable(integer),
+            delta: integer,
+            ratio: nullable(number),
+          }),
+        ),
+      ),
+    ),
   }),
   blocks: record<BlocksReply>({
     type: literal("blocks"),

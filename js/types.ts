@@ -1,6 +1,7 @@
 // Shapes shared by the front-end modules: the synced traits and the decoded windows
 // (the kernel's messages are in protocol.ts).
 
+import type { FindingRow } from "./findings";
 import type { Vocabulary } from "./vocabulary";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
@@ -48,6 +49,8 @@ export interface Info {
   kernels: string[];
   /** Read it through `vocabularyOf(info)`, which checks it. */
   vocabulary: Vocabulary;
+  /** The widget has a baseline profile (`ProfileWidget(after, baseline=before)`). */
+  baseline?: boolean;
 }
 
 /** The `selection` trait: offsets `[start, end)` on physical tiles `tiles` (null: every tile). */
@@ -81,7 +84,13 @@ export interface Traits {
   info: Info;
   selection: Area | null;
   tracks: Tracks;
+  /** Which profile is shown: the one given first or its baseline. */
+  showing: Showing;
+  /** The findings panel's entries (js/findings.ts). */
+  finding_rows: FindingRow[];
 }
+
+export type Showing = "after" | "baseline";
 
 export interface RawWindow {
   mode: "raw";

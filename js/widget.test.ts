@@ -15,6 +15,8 @@ const traits = (): Traits => ({
   color_by: "kind",
   selection: null,
   tracks: { order: "physical", pinned: [], rows: 0, scroll: 0 },
+  showing: "after",
+  finding_rows: [],
   info: {
     tiles: 4,
     samples: 10,

@@ -16,6 +16,8 @@ import { Connection } from "./connection";
 import { Controls } from "./controls";
 import { Disposers } from "./disposers";
 import { el } from "./dom";
+import { BaselineToggle } from "./baseline";
+import { FindingsPanel } from "./findings";
 import { Flame } from "./flame";
 import { frameScheduler } from "./frames";
 import { Groups } from "./groups";
@@ -119,7 +121,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   // ---- the timeline and its cache -------------------------------------------------------------
   const cache = new BlockCache();
   /** What a block's answer depends on besides the block: the filters and the colouring. */
-  const state = () => JSON.stringify([model.get("filters"), model.get("color_by")]);
+  const state = () => JSON.stringify([model.get("filters"), model.get("color_by"), model.get("showing")]);
   let matchesShown: { matches: Matches; current: number } | null = null;
   const timeline = new Timeline(
     {
@@ -246,7 +248,19 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     search.root,
     bag,
   );
-  trackBar.root.append(area.toolButton, codeCopy.button);
+  const baselineToggle = new BaselineToggle(
+    {
+      hasBaseline: () => info().baseline === true,
+      showing: () => model.get("showing"),
+      setShowing: (next) => {
+        model.set("showing", next);
+        model.save_changes();
+        onShowing();
+      },
+    },
+    bag,
+  );
+  trackBar.root.append(area.toolButton, codeCopy.button, baselineToggle.button);
   // The group table is asked for after the window a filter change leads to.
   let groupsDirty = true;
   const askGroups = () => {
@@ -288,7 +302,17 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const flameNote = el("div", "ipu-nb-area-note", "Flame graph of the selected area: cycles inside it");
   groupsNote.hidden = flameNote.hidden = true;
   const sideTop = el("div", "ipu-nb-side-top");
-  sideTop.append(areaPanel.root, groupsNote, groups.root);
+  const findings = new FindingsPanel(
+    {
+      rows: () => model.get("finding_rows") ?? [],
+      show: (row) => {
+        setFilters(row.filters);
+        setView(row.view, true);
+      },
+    },
+    bag,
+  );
+  sideTop.append(areaPanel.root, groupsNote, groups.root, findings.root);
   const inspector = new Inspector(
     {
       clockHz: () => info().clock_hz,
@@ -404,6 +428,17 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     search.refresh();
     drawSoon(); // the tiles filter changes the rows; the old state draws until the new one comes
   }
+  /** The other profile is shown (`showing`): same view, rows and filters, its own blocks and side views. */
+  function onShowing() {
+    groupsDirty = true;
+    refused = null;
+    root.dataset.showing = model.get("showing");
+    baselineToggle.sync();
+    requestAfterSave();
+    header.render();
+    legend.render();
+    drawSoon();
+  }
   function onColour() {
     refused = null;
     requestAfterSave();
@@ -516,6 +551,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   bag.on(model, "change:view", () => onView());
   bag.on(model, "change:filters", () => onFilters());
   bag.on(model, "change:color_by", () => onColour());
+  bag.on(model, "change:showing", () => onShowing());
+  bag.on(model, "change:finding_rows", () => findings.render());
   bag.on(model, "change:at", () => timeline.drawOverlay());
   bag.on(model, "change:selection", () => {
     area.draw();
@@ -574,6 +611,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "help":
         help.toggle();
         break;
+      case "baseline":
+        baselineToggle.flip();
+        break;
       default:
         unhandled(action);
     }
@@ -594,6 +634,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   header.render();
   legend.render();
   controls.sync();
+  root.dataset.showing = model.get("showing");
   applyTracks(timeline.choice, model.get("tracks"), info().rows.length); // the rows as the state left them
   timeline.layout(); // the track bar shows the rows at once
   resize();

@@ -30,6 +30,7 @@ __all__ = [
     "CodeReply",
     "CodeRequest",
     "ErrorReply",
+    "FindingRow",
     "FitReply",
     "FitRequest",
     "FlameMetadata",
@@ -37,6 +38,7 @@ __all__ = [
     "FlamePush",
     "FlameTree",
     "FromFrontEnd",
+    "GroupDelta",
     "GroupRow",
     "GroupsReply",
     "GroupsRequest",
@@ -367,6 +369,32 @@ class GroupsReply(TypedDict):
     rows: list[GroupRow]
     area: NotRequired[bool]
     """The rows are the selected area's (``widget.selection_groups``, clipped cycles)."""
+    deltas: NotRequired[list["GroupDelta | None"]]
+    """With a baseline: each row's phase cycles before and after (``compare(baseline, after)``); None: no such group."""
+
+
+class GroupDelta(TypedDict):
+    """A group's Δ columns: its `Comparison.groups` status and phase cycles (before/after null where absent)."""
+
+    status: str
+    before: int | None
+    after: int | None
+    delta: int
+    ratio: float | None
+
+
+class FindingRow(TypedDict):
+    """One entry of the findings panel (``widget.finding_rows``): a ranked finding and the state that shows it."""
+
+    rank: int
+    category: str
+    subject: str
+    message: str
+    cycles: int
+    ms: float
+    share: float
+    filters: dict[str, Any]
+    view: list[int]
 
 
 class ReplyAddress(TypedDict, total=False):

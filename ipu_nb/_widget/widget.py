@@ -22,12 +22,15 @@ import traitlets
 from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
+from .._query.index import ProfileIndex
 from .._query.plan import longest as _longest
 from .._query.search import search_mask
 from .._query.window import clip_to_window as _clip_to_window
 from . import lod as _lod
+from .baseline import SHOWING, baseline_profile, comparison_of, group_deltas
 from .code import view_code
 from .filters import empty_filters, filters_query, normalise_filters
+from .findings_panel import finding_rows
 from .flame import flame_tree
 from .highlight import highlight_ids
 from .messages import (
@@ -174,8 +177,8 @@ class ProfileWidget(anywidget.AnyWidget):
     filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
     (lists of int), ``metadata``, ``operation`` (exact operation names, any of them: what a
-    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata`` holds ``[name, value]`` pairs
-    (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
+    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata``
+    holds ``[name, value]`` pairs (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
     accepted and split at the first ``=`` as the CLI does, so names containing ``=`` need
     a pair. Values are stored normalised (pairs, sorted tiles and phases)."""
     at = _Integer(None, allow_none=True).tag(sync=True)
@@ -205,17 +208,39 @@ class ProfileWidget(anywidget.AnyWidget):
     """dict: the timeline's row layout, ``order`` ("physical", "logical" or "grid"), ``pinned``
     (physical tile ids shown first), ``rows`` (tiles in view, 0: all) and ``scroll`` (first
     unpinned tile position on screen); the front end keeps it up to date."""
+    showing = traitlets.Enum(SHOWING, default_value="after").tag(sync=True)
+    """str: which profile the timeline and side views show, ``"after"`` (the one given first) or
+    ``"baseline"`` (needs ``baseline=``); flipping keeps the view, rows and filters (key ``B``)."""
+    finding_rows = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    """list: the findings panel's entries, ``ipu_nb.findings`` of the shown profile, best first
+    (each with the ``filters`` and ``view`` that show it; `show_finding` applies one)."""
 
-    def __init__(self, profile: Profile, *, state: dict[str, Any] | None = None, **traits: Any) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        baseline: Profile | str | Path | None = None,
+        allow_clock_mismatch: bool = False,
+        state: dict[str, Any] | None = None,
+        **traits: Any,
+    ) -> None:
         if not isinstance(profile, Profile):
             raise TypeError(f"ProfileWidget(profile): expected an ipu_nb.Profile, got {type(profile).__name__}")
         if not _BUNDLE.exists():
             raise FileNotFoundError(
                 f"the widget's front end {_BUNDLE} is missing: run `npm ci && npm run build` in the ipu-nb checkout"
             )
-        self._profile = profile
-        self._index = _lod.build_index(profile.samples, profile.tiles)
-        self._lookup = index_of(profile)  # sample id -> row, metadata of samples
+        self._allow_clock_mismatch = bool(allow_clock_mismatch)
+        self._after = profile
+        self._baseline = (
+            None
+            if baseline is None
+            else baseline_profile(baseline, profile, allow_clock_mismatch=self._allow_clock_mismatch)
+        )
+        self._sides: dict[str, tuple[Profile, _lod.TimelineIndex, ProfileIndex]] = {}
+        self._findings: dict[str, Any] = {}
+        self._comparisons: dict[Query, Any] = {}
+        self._bind("after")
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
         self._filters_query = Query()
@@ -228,7 +253,6 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale: set[str] = set()
         self._picking = False
         self._side = SideViews(self._send_error, threaded=in_kernel())
-        self._tile_ids = frozenset(self._index.row_tiles.tolist())
         self._areas: dict[str, pl.DataFrame] = {}
         self._highlighted: np.ndarray | None = None  # positions in the timeline index
         span = max(self._index.span, 1)
@@ -236,23 +260,10 @@ class ProfileWidget(anywidget.AnyWidget):
             traits = self._merged_state(state, traits)
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
+        if traits.get("showing") == "baseline" and self._baseline is None:
+            raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
         super().__init__(**traits)
-        kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
-        self.set_trait(
-            "info",
-            {
-                "tiles": profile.tile_count,
-                "samples": profile.sample_count,
-                "span": self._index.span,
-                "clock_hz": profile.clock_hz,
-                "granularity": profile.granularity,
-                "rows": self._index.row_tiles.tolist(),
-                **self._row_positions(profile),
-                "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
-                "kernels": kernels[:500],
-                "vocabulary": widget_vocabulary(),
-            },
-        )
+        self.set_trait("info", self._info())
         self._update_mask()
         self.on_msg(self._on_message)
         self._overview_active()
@@ -268,6 +279,121 @@ class ProfileWidget(anywidget.AnyWidget):
         self._flame()
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
+
+    def _info(self) -> dict[str, Any]:
+        """The header facts of the shown profile (the `info` trait)."""
+        profile = self._profile
+        kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
+        return {
+            "tiles": profile.tile_count,
+            "samples": profile.sample_count,
+            "span": self._index.span,
+            "clock_hz": profile.clock_hz,
+            "granularity": profile.granularity,
+            "rows": self._index.row_tiles.tolist(),
+            **self._row_positions(profile),
+            "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
+            "kernels": kernels[:500],
+            "vocabulary": widget_vocabulary(),
+            "baseline": self._baseline is not None,
+        }
+
+    # ---- the baseline (issue 13) and the findings (issue 14) -------------------------------------
+
+    def _bind(self, which: str) -> None:
+        """Make `which` ("after" or "baseline") the profile every view reads (its index built once)."""
+        side = self._sides.get(which)
+        if side is None:
+            profile = self._after if which == "after" else self._baseline
+            assert profile is not None
+            side = (profile, _lod.build_index(profile.samples, profile.tiles), index_of(profile))
+            self._sides[which] = side
+        self._profile, self._index, self._lookup = side  # _lookup: sample id -> row, metadata of samples
+        self._tile_ids = frozenset(self._index.row_tiles.tolist())
+
+    @traitlets.validate("showing")
+    def _valid_showing(self, proposal: Any) -> str:
+        if proposal["value"] == "baseline" and self._baseline is None:
+            raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
+        return proposal["value"]
+
+    @traitlets.observe("showing")
+    def _showing_changed(self, change: Any) -> None:
+        """Show the other profile at the same view, rows and filters (what no longer fits is dropped)."""
+        self._side.wait()  # no side view of the old profile in flight
+        self._bind(change["new"])
+        self._flames.clear()
+        self._group_rows.clear()
+        self._areas.clear()
+        self._active_overview = None
+        self.set_trait("info", self._info())
+        limit = self._limits.end
+        start, end = self.view
+        if end > limit:
+            self.view = [max(0, min(start, limit - 8)), limit]
+        if self.selected is not None and not self._is_sample(self.selected):
+            self.selected = None
+        if self.selection is not None:
+            try:
+                normalise_selection(self.selection, self._tile_ids, limit)
+            except SelectionError:  # the area lies beyond this profile's span or tiles
+                self.set_trait("selection", None)
+        self._update_mask()
+        for name in ("overview", "flame", "panel", "findings"):
+            self._side.submit(name, getattr(self, f"_send_{name}"))
+        if self.selection is not None:
+            self._side.submit("area", self._send_area)
+
+    @property
+    def baseline(self) -> Profile | None:
+        """The profile compared with (``baseline=``), or None."""
+        return self._baseline
+
+    @property
+    def comparison(self) -> Any:
+        """``ipu_nb.compare(baseline, profile, by=group_by, <the filters>)``: what the Δ columns show.
+
+        Raises
+        ------
+        ValueError
+            The widget has no baseline.
+        """
+        if self._baseline is None:
+            raise ValueError("this widget has no baseline: ProfileWidget(profile, baseline=before)")
+        q = self.query
+        found = self._comparisons.get(q)
+        if found is None:
+            found = comparison_of(self._baseline, self._after, q, allow_clock_mismatch=self._allow_clock_mismatch)
+            _remember(self._comparisons, q, found, size=4)
+        return found
+
+    @property
+    def findings(self) -> Any:
+        """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
+        from .._supersteps import findings
+
+        found = self._findings.get(self.showing)
+        if found is None:
+            found = findings(self._profile)
+            self._findings[self.showing] = found
+        return found
+
+    def _send_findings(self) -> None:
+        self.set_trait("finding_rows", finding_rows(self.findings))
+
+    def show_finding(self, rank: int) -> list[int]:
+        """Apply finding `rank` (1 = best) of `finding_rows`: its filters, then zoom to its supersteps.
+
+        Returns the new `view`. Raises `ValueError` for a rank with no finding.
+        """
+        found = self.findings
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= len(found):
+            raise ValueError(f"show_finding(rank): a rank in 1..{len(found)}, got {rank!r}")
+        state = found[rank - 1].state
+        start, end = state["view"]
+        limit = self._limits.end
+        self.filters = state["filters"]
+        return self.zoom_to(range=(min(start, limit - 1), min(max(end, start + 1), limit)))
 
     def _row_positions(self, profile: Profile) -> dict[str, Any]:
         """Per timeline row: its tile's logical index (tile entry order) and C600 grid position."""
@@ -588,6 +714,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
+                self._side.submit("findings", self._send_findings)  # last: up to 2 s on a full-size profile
                 if self.selection is not None:
                     self._side.submit("area", self._send_area)
                 if self._highlighted is not None:
@@ -1031,6 +1158,8 @@ class ProfileWidget(anywidget.AnyWidget):
             "rows": rows,
             "area": selection is not None,
         }
+        if self._baseline is not None and selection is None and error is None:
+            reply["deltas"] = group_deltas(self.comparison, [row["name"] for row in rows])
         self._push(reply)
 
     def _flame(self) -> FlameTree:
