@@ -192,8 +192,13 @@ function lineage(nodes: FlameNode[]): { kind: string[]; kernel: (string | null)[
   return { kind, kernel };
 }
 
+/** The graph's title, and its title while it shows the selected area. */
+export const FLAME_TITLE = "Flame graph · summed cycles of matching samples";
+export const AREA_FLAME_TITLE = "Flame graph of the selected area · cycles of matching samples inside it";
+
 export class Flame {
   readonly root = el("div", "ipu-nb-flame");
+  private title = el("div", "ipu-nb-section-title", FLAME_TITLE);
   private crumbBar = el("div", "ipu-nb-crumbs");
   private icicle = el("div", "ipu-nb-icicle");
   private meta = el("div", "ipu-nb-flame-meta");
@@ -211,9 +216,8 @@ export class Flame {
     private words: Vocabulary,
   ) {
     this.shown = bag.child();
-    const title = el("div", "ipu-nb-section-title", "Flame graph · summed cycles of matching samples");
     this.tip.hidden = true;
-    this.root.append(title, this.crumbBar, this.icicle, this.meta, this.tip);
+    this.root.append(this.title, this.crumbBar, this.icicle, this.meta, this.tip);
     bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
@@ -229,6 +233,8 @@ export class Flame {
   }
 
   set(data: FlameMessage): void {
+    this.title.textContent = data.area ? AREA_FLAME_TITLE : FLAME_TITLE;
+    this.root.dataset.area = String(data.area === true);
     this.data = data;
     this.zoom = 0;
     this.render();

@@ -297,10 +297,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     bag,
     words,
   );
-  /** Notes that the group table and the flame graph show the selected area, while they do. */
+  /** Says the group table shows the selected area, while it does (the flame graph's title says it of the graph). */
   const groupsNote = el("div", "ipu-nb-area-note", "Groups of the selected area: cycles inside it");
-  const flameNote = el("div", "ipu-nb-area-note", "Flame graph of the selected area: cycles inside it");
-  groupsNote.hidden = flameNote.hidden = true;
+  groupsNote.hidden = true;
   const sideTop = el("div", "ipu-nb-side-top");
   const findings = new FindingsPanel(
     {
@@ -339,7 +338,6 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     legend.root,
     codeCopy.panel,
     main,
-    flameNote,
     flame.root,
     status.root,
     tooltip.root,
@@ -497,7 +495,6 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         break;
       case "flame":
         flame.set(msg);
-        flameNote.hidden = !msg.area;
         break;
       case "area":
         areaPanel.set(msg);
@@ -636,6 +633,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   controls.sync();
   root.dataset.showing = model.get("showing");
   applyTracks(timeline.choice, model.get("tracks"), info().rows.length); // the rows as the state left them
+  root.dataset.view = view().join(",");
   timeline.layout(); // the track bar shows the rows at once
   resize();
   send({ type: "hello" });

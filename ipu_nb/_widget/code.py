@@ -9,7 +9,6 @@ last, the widget itself from its `state`. Every value goes in as a Python litera
 
 from __future__ import annotations
 
-import pprint
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,8 +35,42 @@ def _filter_flags(filters: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _ints(values: list[int]) -> str:
+    """A list of ints, runs of four or more consecutive ones as ranges: ``[*range(0, 40), 45]``."""
+    parts: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        if j - i >= 3:
+            parts.append(f"*range({values[i]}, {values[j] + 1})")
+        else:
+            parts.extend(map(str, values[i : j + 1]))
+        i = j + 1
+    if len(parts) == 1 and parts[0].startswith("*"):
+        return f"list({parts[0][1:]})"
+    return f"[{', '.join(parts)}]"
+
+
+def _compact(value: Any) -> str:
+    """`value` as a one-line Python literal (strings through ``repr``, so any text stays data)."""
+    if isinstance(value, list) and value and all(type(v) is int for v in value):
+        return _ints(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_compact(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_compact, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_compact, value)) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
 def _literal(value: Any) -> str:
-    return pprint.pformat(value, width=96, sort_dicts=False)
+    """A dict one key a line, values compact; anything else compact."""
+    if isinstance(value, dict) and value:
+        return "{\n" + "".join(f"    {k!r}: {_compact(v)},\n" for k, v in value.items()) + "}"
+    return _compact(value)
 
 
 def _grouping(q: Query) -> str:

@@ -339,6 +339,7 @@ def test_to_code_reproduces_every_frame_the_widget_shows(widget, profile):
         widget.tracks = {"order": "grid", "pinned": [rows[7]], "rows": 128, "scroll": 4}
     code = widget.to_code()
     assert f"ipu_nb.open_profile({str(profile.path)!r})" in code
+    assert "'tiles': list(range(0, 300))" in code and len(code.splitlines()) < 40  # tile lists as ranges
     ns = run(code)
     assert_frame_equal(ns["groups"], widget.groups)
     assert_frame_equal(ns["samples"], widget.filtered)
@@ -370,6 +371,16 @@ def test_to_code_without_a_file_asks_for_the_profile(profile):
     code = widget.to_code()
     assert "open_profile" not in code and "bind `profile`" in code
     assert_frame_equal(run(code, profile=widget.profile)["groups"], widget.groups)
+
+
+def test_to_code_writes_tile_lists_with_ranges():
+    from ipu_nb._widget.code import _ints
+
+    assert _ints([0, 1, 2, 3, 9, 11, 12, 13, 14, 20]) == "[*range(0, 4), 9, *range(11, 15), 20]"
+    assert _ints([4, 5, 6, 7]) == "list(range(4, 8))"
+    assert _ints([1, 2, 3]) == "[1, 2, 3]"
+    for values in ([0, 1, 2, 3, 9, 11, 12, 13, 14, 20], [4, 5, 6, 7], [1, 2, 3], [7]):
+        assert eval(_ints(values)) == values
 
 
 def test_the_code_request_answers_to_code(widget):
