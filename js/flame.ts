@@ -295,6 +295,7 @@ export class Flame {
     bar.style.background = css(bg);
     bar.style.color = css(textOn(bg));
     bar.dataset.level = String(box.level);
+    if (node) bar.dataset.name = node.name; // for scripts and tests: the raw name (never rendered)
     const name = node ? node.name : `${grouped(box.count)} nodes`;
     if (box.width >= LABEL_PX) {
       bar.style.paddingLeft = "4px";

@@ -222,6 +222,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     requestAfterSave();
     controls.sync();
     legend.render();
+    flame.render(); // coloured like the timeline
   }
 
   // ---- messages from the kernel -------------------------------------------------------------
