@@ -7,7 +7,7 @@
 
 import { classColours, css, kindColour, mix, type RGB, textOn, theme } from "./colors";
 import type { Disposers } from "./disposers";
-import { clear, el } from "./dom";
+import { clear, el, placeTip } from "./dom";
 import { cycles, grouped } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
 import type { FlameMessage, FlameNode } from "./protocol";
@@ -330,7 +330,8 @@ export class Flame {
     }
     this.shown.listen(bar, "mousemove", (e) => {
       if (this.tipFor !== box) this.fillTip(box, node, name, total);
-      this.placeTip(e);
+      this.tip.hidden = false;
+      placeTip(this.tip, e.clientX, e.clientY, this.root.getBoundingClientRect());
     });
     return bar;
   }
@@ -360,16 +361,6 @@ export class Flame {
       title.textContent = `${grouped(box.count)} nodes`;
       tip.append(el("div", undefined, "each narrower than a pixel: zoom into a parent to tell them apart"));
     }
-  }
-
-  private placeTip(e: MouseEvent): void {
-    const tip = this.tip;
-    tip.hidden = false;
-    const origin = this.root.getBoundingClientRect();
-    const x = e.clientX - origin.left + 14;
-    const room = origin.width - (tip.offsetWidth || 0) - 4;
-    tip.style.left = `${Math.max(0, Math.min(x, room))}px`;
-    tip.style.top = `${e.clientY - origin.top + 16}px`;
   }
 
   private renderMetadata(data: FlameMessage): void {

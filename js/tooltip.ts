@@ -2,7 +2,7 @@
 // to the latest question only (the mouse has moved on from the earlier ones). Profile
 // strings in it are neutralised and cut to its width (text.ts); the inspector shows them whole.
 
-import { clear, el } from "./dom";
+import { clear, el, placeTip } from "./dom";
 import { grouped, ms } from "./format";
 import type { HoverReply, HoverRequest, SampleInfo } from "./protocol";
 import { fontOf, setFittedText } from "./text";
@@ -67,10 +67,6 @@ export class Tooltip {
     const kind = `${s.kind}${s.inactive ? " (inactive)" : ""}`;
     const line = `${kind} · ${s.kernel ? "kernel " : ""}${kernelLabel(s.kernel, this.words)}`;
     setFittedText(kernel, line, TOOLTIP_TEXT_PX, fontOf(kernel));
-    const origin = this.host.origin();
-    const x = this.client.x - origin.left + 14;
-    const room = origin.width === undefined ? x : origin.width - (tip.offsetWidth || 0) - 4;
-    tip.style.left = `${Math.max(0, Math.min(x, room))}px`;
-    tip.style.top = `${this.client.y - origin.top + 14}px`;
+    placeTip(tip, this.client.x, this.client.y, this.host.origin());
   }
 }
