@@ -5,6 +5,7 @@
 // show those samples. The breadcrumb, a click on an ancestor or right-click goes back up.
 // Nodes narrower than a pixel are merged, per level, into one node saying how many it holds.
 
+import { DeltaColouring, deltaColour, deltaReach, signedCycles } from "./baseline";
 import { classColours, css, kindColour, mix, type RGB, textOn, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { clear, el, placeTip } from "./dom";
@@ -27,6 +28,8 @@ export interface FlameHost {
   filters(): Filters;
   setFilters(filters: Filters): void;
   colorBy(): string;
+  /** Whether there is a baseline to colour by Δ against (js/baseline.ts). */
+  hasBaseline?(): boolean;
   /** Names of colour classes 1, 2, … of a colour mode (the timeline's legend). */
   legend(mode: string): string[];
 }
@@ -212,6 +215,8 @@ export class Flame {
   private width = 0;
   /** The listeners of the bars, crumbs and metadata rows shown, replaced on each `render`. */
   private shown: Disposers;
+  /** The Δ colouring's switch and legend (with a baseline). */
+  readonly delta: DeltaColouring;
 
   constructor(
     private host: FlameHost,
@@ -220,7 +225,8 @@ export class Flame {
   ) {
     this.shown = bag.child();
     this.tip.hidden = true;
-    this.root.append(this.title, this.crumbBar, this.icicle, this.meta, this.tip);
+    this.delta = new DeltaColouring(() => this.host.hasBaseline?.() === true, () => this.render(), bag);
+    this.root.append(this.title, this.delta.root, this.crumbBar, this.icicle, this.meta, this.tip);
     bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
@@ -264,13 +270,24 @@ export class Flame {
     const nodes = data.nodes;
     const depth = nodes.reduce((d, n) => Math.max(d, n.level), 0);
     this.icicle.style.height = `${(depth + 1) * ROW}px`;
-    const colour = this.painter(nodes);
+    const deltas = this.delta.on && data.deltas ? data.deltas : null;
+    const reach = deltas ? deltaReach(deltas) : null;
+    this.delta.sync(reach);
+    this.icicle.dataset.colour = deltas ? "delta" : this.host.colorBy();
+    const colour = deltas && reach !== null ? this.deltaPainter(deltas, reach) : this.painter(nodes);
     const ctx = measuringContext(fontOf(this.icicle)); // the nodes' font (widget.css)
     const boxes = layoutFlame(nodes, this.zoom, this.width);
     this.icicle.dataset.boxes = String(boxes.length);
     this.icicle.dataset.merged = String(boxes.filter((b) => b.node < 0).length);
     for (const box of boxes) this.icicle.append(this.bar(box, nodes, colour, ctx, data.total));
     this.renderMetadata(data);
+  }
+
+  /** The colour of each node by its after − before cycles, on a scale reaching `reach`. */
+  private deltaPainter(deltas: (number | null)[], reach: number): (box: FlameBox) => RGB {
+    const t = theme();
+    const unknown = mix(t.dark ? [96, 98, 108] : [120, 120, 130], t.plotRgb, 0.35);
+    return (box) => deltaColour(box.node < 0 ? null : (deltas[box.node] ?? null), reach, t.plotRgb, unknown);
   }
 
   /** The colour of each node for the current colouring (kernel colours are the timeline's). */
@@ -315,6 +332,8 @@ export class Flame {
     bar.style.color = css(textOn(bg));
     bar.dataset.level = String(box.level);
     if (node) bar.dataset.name = node.name; // for scripts and tests: the raw name (never rendered)
+    const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
+    if (delta !== undefined && delta !== null) bar.dataset.delta = String(delta);
     const name = node ? node.name : `${grouped(box.count)} nodes`;
     if (box.width >= LABEL_PX) {
       bar.style.paddingLeft = "4px";
@@ -358,6 +377,8 @@ export class Flame {
     const title = el("div", "ipu-nb-tooltip-title");
     const share = `${((100 * box.value) / (total || 1)).toFixed(1)}%`;
     tip.append(title, el("div", undefined, `${grouped(box.value)} cycles (${cycles(box.value)} · ${share} of all)`));
+    const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
+    if (delta !== undefined && delta !== null) tip.append(el("div", undefined, `Δ after − baseline: ${signedCycles(delta)} cycles`));
     tip.hidden = false; // measured in its own font, which it has once shown
     if (node) {
       setFittedText(title, name, TIP_PX, fontOf(title));

@@ -240,6 +240,8 @@ export interface FlameMessage {
   metadata: FlameMetadata[];
   /** The graph is the selected area's (clipped cycles). */
   area?: boolean;
+  /** With a baseline: each node's after − before cycles on its path (null: a merged node). */
+  deltas?: (number | null)[];
 }
 
 /** Active compute tiles over the whole profile in `bins` bins; buffers: all f32, matching f32. */
@@ -454,6 +456,7 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
     ),
     metadata: arrayOf(record<FlameMetadata>({ name: string, value: string, cycles: number, samples: integer })),
     area: optional(boolean),
+    deltas: optional(arrayOf(nullable(integer))),
   }),
   overview: record<OverviewMessage>({ type: literal("overview"), bins: integer, span: integer, filtered: boolean }),
   groups: record<GroupsReply>({

@@ -321,7 +321,13 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     sideTop,
   );
   const flame = new Flame(
-    { filters: () => model.get("filters"), setFilters, colorBy: () => model.get("color_by"), legend: legendOf },
+    {
+      filters: () => model.get("filters"),
+      setFilters,
+      colorBy: () => model.get("color_by"),
+      legend: legendOf,
+      hasBaseline: () => info().baseline === true,
+    },
     bag,
     words,
   );

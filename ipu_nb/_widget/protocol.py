@@ -337,6 +337,8 @@ class FlamePush(FlameTree):
 
     type: Literal["flame"]
     area: NotRequired[bool]
+    deltas: NotRequired[list[int | None]]
+    """With a baseline: each node's after − before cycles on its path (None: a merged node)."""
 
 
 class OverviewPush(TypedDict):

@@ -27,7 +27,7 @@ from .._query.plan import longest as _longest
 from .._query.search import search_mask
 from .._query.window import clip_to_window as _clip_to_window
 from . import lod as _lod
-from .baseline import SHOWING, baseline_profile, comparison_of, group_deltas
+from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
 from .code import view_code
 from .filters import empty_filters, filters_query, normalise_filters
 from .findings_panel import finding_rows
@@ -1174,6 +1174,9 @@ class ProfileWidget(anywidget.AnyWidget):
         selection = self.selection
         tree = self._flame() if selection is None else self._area_flame(selection)
         push: FlamePush = {"type": "flame", **tree, "area": selection is not None}
+        if self._baseline is not None and selection is None:
+            other = self._baseline if self.showing == "after" else self._after
+            push["deltas"] = flame_deltas(tree, other, self._filtered[1], shown=self.showing)
         self._push(push)
 
     def _area_flame(self, selection: dict[str, Any]) -> FlameTree:

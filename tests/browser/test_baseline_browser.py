@@ -113,3 +113,40 @@ def test_a_finding_click_applies_its_filters_and_zooms(lab_page):
     assert nb.poll("widget.view", lambda v: v == pick["view"]) == pick["view"]
     settle(page)
     assert dataset(page)["view"] == ",".join(map(str, pick["view"]))
+
+
+def test_the_flame_graph_colours_by_delta_with_a_legend(lab_page):
+    nb, page = opened(lab_page)
+    page.wait_for_selector(".ipu-nb-flame-node[data-delta]", timeout=60_000)
+    switch = page.locator(".ipu-nb-flame-delta input")
+    assert switch.is_visible() and page.locator(".ipu-nb-delta-legend").is_hidden()
+    colours_before = page.eval_on_selector_all(".ipu-nb-flame-node", "bars => bars.map(b => b.style.background)")
+    switch.check()
+    page.wait_for_function("() => document.querySelector('.ipu-nb-icicle').dataset.colour === 'delta'")
+    legend = page.locator(".ipu-nb-delta-legend")
+    assert legend.is_visible() and "faster" in legend.inner_text() and "slower" in legend.inner_text()
+    bars = page.eval_on_selector_all(
+        ".ipu-nb-flame-node[data-delta]",
+        "bars => bars.map(b => [b.dataset.level, b.dataset.name, Number(b.dataset.delta),"
+        " getComputedStyle(b).backgroundColor.match(/\\d+/g).map(Number)])",
+    )
+    assert (
+        page.eval_on_selector_all(".ipu-nb-flame-node", "bars => bars.map(b => b.style.background)") != colours_before
+    )
+    # Diverging: more cycles after is red, fewer blue.
+    for _, name, delta, (r, _g, b) in bars:
+        if delta > 0:
+            assert r > b, (name, delta, r, b)
+        elif delta < 0:
+            assert b > r, (name, delta, r, b)
+    assert any(d != 0 for *_, d, _c in bars)
+    # The kinds' deltas are compare()'s work-cycle deltas by kind.
+    expected = nb.kernel(
+        "{r['name']: r['work_cycles_delta'] for r in"
+        " ipu_nb.compare(before, after, by='kind').groups.iter_rows(named=True)}"
+    )
+    kinds = {name: delta for level, name, delta, _ in bars if level == "1"}
+    assert kinds and all(expected[k] == d for k, d in kinds.items()), (kinds, expected)
+    switch.uncheck()
+    page.wait_for_function("() => document.querySelector('.ipu-nb-icicle').dataset.colour !== 'delta'")
+    assert legend.is_hidden()

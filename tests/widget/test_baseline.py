@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
 import pytest
 import traitlets
 from builders import S, T, profile_from_tiles
@@ -148,3 +149,44 @@ def test_findings_panel_rows_and_jump(widget, after):
         widget.show_finding(len(rows) + 1)
     widget.showing = "baseline"
     assert [r["message"] for r in widget.finding_rows] == [f.message for f in ipu_nb.findings(widget.baseline)]
+
+
+def path_cycles(profile: Any, path: dict[str, Any], filters: dict[str, Any]) -> int:
+    """Plain reference: summed durations of the samples matching `filters` (kind, phases) on a flame path."""
+    frame = profile.samples
+    if "kind" in filters:
+        frame = frame.filter(pl.col("kind").cast(pl.String) == filters["kind"])
+    if "phases" in filters:
+        frame = frame.filter(pl.col("phase").is_in(filters["phases"]))
+    for key, value in path.items():
+        frame = frame.filter(pl.col(key).cast(pl.String if key != "phase" else pl.Int64) == value)
+    return int(frame.get_column("duration").cast(pl.Int64).sum())
+
+
+@pytest.mark.parametrize("filters", [{}, {"kind": "compute", "phases": [3, 5]}])
+def test_flame_deltas_are_after_minus_before_on_each_path(widget, before, after, filters):
+    widget.filters = filters
+    widget._handle_custom_msg({"type": "hello"}, [])
+    for showing in ("after", "baseline"):
+        widget.showing = showing
+        widget._send_flame()
+        push = widget.recorder.last("flame")
+        assert len(push["deltas"]) == len(push["nodes"])
+        checked = 0
+        for node, delta in zip(push["nodes"], push["deltas"], strict=True):
+            if node["path"] is None:
+                assert delta is None
+                continue
+            assert delta == path_cycles(after, node["path"], filters) - path_cycles(before, node["path"], filters)
+            checked += 1
+        assert checked > 5 and any(push["deltas"])
+    # The added kernel is all delta; the area's flame graph has none (its cycles are clipped).
+    widget.showing = "after"
+    widget._send_flame()
+    push = widget.recorder.last("flame")
+    if not filters:
+        added = next(i for i, n in enumerate(push["nodes"]) if n["name"] == HOSTILE)
+        assert push["deltas"][added] == push["nodes"][added]["value"]
+    widget.selection = {"start": 0, "end": 2_000, "tiles": None}
+    widget._send_flame()
+    assert "deltas" not in widget.recorder.last("flame")
