@@ -1173,7 +1173,13 @@ class ProfileWidget(anywidget.AnyWidget):
     def _send_flame(self) -> None:
         selection = self.selection
         tree = self._flame() if selection is None else self._area_flame(selection)
-        push: FlamePush = {"type": "flame", **tree, "area": selection is not None}
+        push: FlamePush = {
+            "type": "flame",
+            "total": tree["total"],
+            "nodes": tree["nodes"],
+            "metadata": tree["metadata"],
+            "area": selection is not None,
+        }
         if self._baseline is not None and selection is None:
             other = self._baseline if self.showing == "after" else self._after
             push["deltas"] = flame_deltas(tree, other, self._filtered[1], shown=self.showing)
