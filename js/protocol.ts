@@ -77,6 +77,8 @@ export interface BlocksRequest {
   color_by: string;
   start: number;
   end: number;
+  /** The profile shown (a widget with a baseline); the kernel refuses blocks for the other. */
+  showing?: "after" | "baseline";
 }
 
 /** Find the samples matching the filters whose operation or kernel contains `text`. */

@@ -73,7 +73,7 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
     assert.deepEqual(
       { ...first, view: "" },
       { type: "blocks", view: "", id: 1, level: 1, bins: 512, blocks: [0], labels: true,
-        filters: traits().filters, color_by: "kind", start: 0, end: 1000 },
+        filters: traits().filters, color_by: "kind", showing: "after", start: 0, end: 1000 },
     ); // 1,000 cycles over 954 device pixels: bins of 2 cycles, one block holds them all
     answer(1);
     assert.equal(root.dataset.answeredId, "1");

@@ -391,6 +391,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         labels: timeline.wantsLabels(),
         filters: model.get("filters"),
         color_by: model.get("color_by"),
+        showing: model.get("showing"),
         start,
         end: Math.min(end, limit()),
       });

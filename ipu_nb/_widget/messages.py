@@ -133,6 +133,8 @@ class Blocks:
     color_by: str
     start: int
     end: int
+    showing: str | None = None
+    """The profile the front end showed (``"after"`` / ``"baseline"``; None: not said)."""
 
 
 @dataclass(frozen=True)
@@ -299,6 +301,9 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
     except QueryError as error:
         raise MessageError(f"blocks filters: {error}") from None
     start, end = check_range(_field(content, "start", kind), _field(content, "end", kind), "blocks view", limits.end)
+    showing = content.get("showing")
+    if showing is not None and showing not in ("after", "baseline"):
+        raise MessageError(f"blocks showing must be 'after' or 'baseline', got {_shown(showing)}")
     return Blocks(
         view=_view_id(content, kind),
         id=_request_id(content, kind),
@@ -310,6 +315,7 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
         color_by=color_by,
         start=start,
         end=end,
+        showing=showing,
     )
 
 

@@ -126,6 +126,8 @@ class BlocksRequest(TypedDict):
     color_by: str
     start: int
     end: int
+    showing: NotRequired[str]
+    """With a baseline: the profile shown (``"after"`` / ``"baseline"``); other answers are stale."""
 
 
 class SearchRequest(TypedDict):

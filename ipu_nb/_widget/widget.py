@@ -814,7 +814,8 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _answer_blocks(self, message: Blocks) -> None:
         """Send each block asked for as a window reply, then a `BlocksReply` closing the request."""
-        fresh = self._holds(message.filters, message.color_by)
+        # A flip from Python while a request was on its way: its blocks would be the other profile's.
+        fresh = self._holds(message.filters, message.color_by) and message.showing in (None, self.showing)
         costs: list[float] = []
         count = matched = 0
         if fresh:

@@ -190,3 +190,20 @@ def test_flame_deltas_are_after_minus_before_on_each_path(widget, before, after,
     widget.selection = {"start": 0, "end": 2_000, "tiles": None}
     widget._send_flame()
     assert "deltas" not in widget.recorder.last("flame")
+
+
+def test_blocks_for_the_other_profile_are_stale(widget):
+    """A flip from Python while a request was on its way: the request's blocks are refused, not mixed up."""
+    request = {"type": "blocks", "id": 7, "level": 0, "bins": 64, "blocks": [0], "filters": widget.filters}
+    request.update(color_by="kind", start=0, end=100)
+    widget._handle_custom_msg({**request, "showing": "after"}, [])
+    assert widget.recorder.last("blocks")["stale"] is False
+    widget.showing = "baseline"
+    sent = len(widget.recorder.sent)
+    widget._handle_custom_msg({**request, "showing": "after"}, [])
+    assert widget.recorder.sent[sent:] == [widget.recorder.last("blocks")]  # no window reply, no error
+    assert widget.recorder.last("blocks")["stale"] is True
+    widget._handle_custom_msg({**request, "showing": "baseline"}, [])
+    assert widget.recorder.last("blocks")["stale"] is False
+    widget._handle_custom_msg({**request, "showing": "before"}, [])
+    assert "showing must be" in widget.recorder.last("error")["message"]
