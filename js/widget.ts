@@ -8,7 +8,7 @@ import "./widget.css";
 import "./timeline.css";
 import "./selection.css";
 import type { Render } from "@anywidget/types";
-import { AreaPanel } from "./areapanel";
+import { AreaPanel, AreaTimer } from "./areapanel";
 import { decodeWindow, float32 } from "./buffers";
 import { ThemeWatcher } from "./colors";
 import { CodeCopy } from "./codecopy";
@@ -182,6 +182,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     {
       area: () => model.get("selection"),
       setArea: (next: Area | null) => {
+        areaTimer.set(next !== null);
         model.set("selection", next);
         model.save_changes();
         area.draw();
@@ -196,6 +197,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     timeline.addLayer.bind(timeline),
     bag,
   );
+  const areaTimer = new AreaTimer(root, bag);
   const codeCopy = new CodeCopy(send, bag);
   /** The row layout goes to the `tracks` trait a little after it settles (a wheel moves it many times). */
   const saveTracks = bag.timer(() => {
@@ -457,13 +459,15 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "groups":
         groups.set(msg);
         groupsNote.hidden = !msg.area;
+        if (msg.area) areaTimer.show("groups");
         break;
       case "flame":
         flame.set(msg);
+        if (msg.area) areaTimer.show("flame");
         break;
       case "area":
         areaPanel.set(msg);
-        root.dataset.areaSamples = msg.selection ? String(msg.count) : "";
+        if (msg.selection) areaTimer.show("area");
         break;
       case "highlight":
         highlights.set(msg, buffers);

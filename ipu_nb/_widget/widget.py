@@ -72,7 +72,14 @@ from .protocol import (
     ToFrontEnd,
     WindowReply,
 )
-from .selection import SelectionError, area_query, normalise_selection, selection_groups, selection_samples
+from .selection import (
+    SelectionError,
+    area_groups,
+    area_query,
+    normalise_selection,
+    selection_groups,
+    selection_samples,
+)
 from .side_views import RECOVERABLE, SideViews, in_kernel
 from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
 
@@ -468,7 +475,8 @@ class ProfileWidget(anywidget.AnyWidget):
     def selection_groups(self) -> pl.DataFrame:
         """The area's aggregate by `group_by`, clipped: ``ipu_nb.query(profile, window=(start, end),
         clip=True, tiles=..., <the filters>, group_by=...).groups`` (no rows without a selection)."""
-        return selection_groups(self._profile, self.query, self.selection)
+        selection = self.selection
+        return selection_groups(self._profile, self.query, selection, self._area_samples(selection))
 
     def highlight(self, frame: Any) -> int:
         """Mark the samples of `frame` (any DataFrame with a ``sample`` column) on the timeline.
@@ -987,22 +995,23 @@ class ProfileWidget(anywidget.AnyWidget):
         """The metadata entries of the given sample ids."""
         return self._lookup.metadata_of(ids)
 
-    def _groups(self, q: Query) -> tuple[str | None, list[GroupRow]]:
-        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
+    def _groups(self, q: Query, area: pl.DataFrame | None = None) -> tuple[str | None, list[GroupRow]]:
+        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query; for an
+        area's query, aggregated from its samples `area` (`selection.area_groups`)."""
         from .._query import query
 
         key = dataclasses.replace(q, limit=GROUP_ROWS)
         hit = self._group_rows.get(key)
         if hit is None:
             try:
-                result = query(self._profile, key)
+                groups = query(self._profile, key).groups if area is None else area_groups(self._profile, key, area)
             except QueryError as error:
                 hit = (str(error), [])
             else:
                 columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
                 rows: list[GroupRow] = [
                     {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}  # type: ignore[typeddict-item]
-                    for row in result.groups.select(columns).iter_rows(named=True)
+                    for row in groups.select(columns).iter_rows(named=True)
                 ]
                 hit = (None, rows)
             _remember(self._group_rows, key, hit)
@@ -1013,9 +1022,11 @@ class ProfileWidget(anywidget.AnyWidget):
         with a selected area, of `selection_groups`."""
         q: Query | None = self.query
         selection = self.selection
+        area = None
         if selection is not None:
             q = area_query(self.query, selection)
-        error, rows = (None, []) if q is None else self._groups(q)
+            area = self._area_samples(selection)
+        error, rows = (None, []) if q is None else self._groups(q, area)
         reply: GroupsReply = {
             "type": "groups",
             "id": request_id,
