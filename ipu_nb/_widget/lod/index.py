@@ -102,20 +102,35 @@ class TimelineIndex:
         return int(self.sample[lo + hits[-1]]) if len(hits) else None
 
 
+def _by_row_and_offset(columns: pl.DataFrame, rows: np.ndarray) -> tuple[pl.DataFrame, np.ndarray]:
+    """`columns` sorted by timeline row, offset and sample id, and the row of each; `rows` per input row.
+
+    Files list each tile's samples together, mostly in offset order: a stable sort of one
+    ``row << 40 | offset`` key, which finds those runs, gives the order when sample ids rise
+    with the rows (as the loader numbers them); otherwise the three keys are sorted outright.
+    """
+    rows = rows.astype(np.int64)
+    offsets = columns.get_column("offset").to_numpy().astype(np.int64)
+    ids = columns.get_column("sample").to_numpy()
+    if len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        order = np.argsort((rows << _KEY_SHIFT) | np.minimum(offsets, (1 << int(_KEY_SHIFT)) - 1), kind="stable")
+    else:
+        order = np.lexsort((ids, offsets, rows))
+    return columns[order], rows[order]
+
+
 def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
     """Sort a profile's samples for windowing; done once per widget."""
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    by = samples.select(
+    columns = samples.select(
         "sample",
-        "tile",
         "offset",
         "kernel",
         end=pl.col("offset") + pl.col("duration").cast(pl.UInt64),
         kind=pl.col("kind").to_physical(),
         inactive="inactive",
-    ).sort("tile", "offset", "sample")
-    tile = by.get_column("tile").to_numpy()
-    row = np.searchsorted(row_tiles, tile).astype(np.int64)
+    )
+    by, row = _by_row_and_offset(columns, np.searchsorted(row_tiles, samples.get_column("tile").to_numpy()))
     start = by.get_column("offset").to_numpy().astype(np.int64)
     end = by.get_column("end").to_numpy().astype(np.int64)
     kind = by.get_column("kind").to_numpy().astype(np.int64)
