@@ -52,6 +52,8 @@ export interface TimelineHost extends Omit<TimelineActions, "zoomRows" | "scroll
   matches(): { matches: Matches; current: number } | null;
   /** A picture was drawn (for the timing records and the status line). */
   drew(painted: Painted, final: boolean, ms: number): void;
+  /** Draw again at the next frame (some block still waits for its image). */
+  again(): void;
   /** The row layout changed (order, pins, tiles filter, vertical zoom or scroll); the timeline redraws itself. */
   rowsChanged(layout: Layout): void;
 }
@@ -108,11 +110,6 @@ export class Timeline {
   /** Device pixels across the plot: the resolution the view's level is chosen for. */
   pixels(): number {
     return Math.round(this.plotWidth() * this.dpr);
-  }
-
-  /** Whether rows are tall enough to write operation names on bars (then raw blocks carry them). */
-  wantsLabels(): boolean {
-    return true; // asked for always: raw blocks are kept and may later be drawn at any row height
   }
 
   resize(width: number): void {
@@ -291,6 +288,7 @@ export class Timeline {
     const final = painted.blocks > 0 && painted.exact === painted.blocks;
     this.describe(layout);
     this.host.drew(painted, final, performance.now() - began);
+    if (painted.deferred) this.host.again();
     return painted;
   }
 

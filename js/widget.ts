@@ -153,6 +153,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
           drawMs: ms,
         }, `${view()}|${state()}`);
       },
+      again: () => drawSoon(),
       rowsChanged: (layout) => trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length),
     },
     cache,
@@ -268,7 +269,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
         level: ask.level,
         bins: BLOCK_BINS,
         blocks: ask.blocks,
-        labels: timeline.wantsLabels(),
+        labels: true, // raw blocks are kept, and may be drawn later with rows tall enough for names
         filters: model.get("filters"),
         color_by: model.get("color_by"),
         start,
