@@ -167,6 +167,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
           drawMs: ms,
         }, `${view()}|${state()}`);
       },
+      again: () => drawSoon(),
       rowsChanged: (layout) => {
         trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length);
         if (!sameTracks(tracksOf(timeline.choice, layout.tiles), model.get("tracks"))) saveTracks.start(150);
@@ -176,7 +177,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     bag,
   );
   // ---- the selected area, highlights and "copy as code" (selection.ts, highlight.ts, codecopy.ts) ----
-  const highlights = new Highlights(view, () => timeline.frame(), (row) => timeline.displayRowOf(row));
+  const highlights = new Highlights(view, () => timeline.geometry(), (row) => timeline.displayRowOf(row));
   timeline.addLayer(highlights.layer);
   const area = new AreaSelection(
     {
@@ -191,7 +192,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       limit: () => Math.max(info().span, 8),
       rows: () => info().rows,
       clockHz: () => info().clock_hz,
-      frame: () => timeline.frame(),
+      frame: () => timeline.geometry(),
       focus: () => root.focus({ preventScroll: true }),
     },
     timeline.addLayer.bind(timeline),
@@ -201,7 +202,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const codeCopy = new CodeCopy(send, bag);
   /** The row layout goes to the `tracks` trait a little after it settles (a wheel moves it many times). */
   const saveTracks = bag.timer(() => {
-    const now = tracksOf(timeline.choice, timeline.frame().layout.tiles);
+    const now = tracksOf(timeline.choice, timeline.geometry().layout.tiles);
     if (sameTracks(now, model.get("tracks"))) return;
     model.set("tracks", now);
     model.save_changes();
@@ -360,7 +361,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         level: ask.level,
         bins: BLOCK_BINS,
         blocks: ask.blocks,
-        labels: timeline.wantsLabels(),
+        labels: true, // raw blocks are kept, and may be drawn later with rows tall enough for names
         filters: model.get("filters"),
         color_by: model.get("color_by"),
         start,
@@ -523,7 +524,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (model.get("selection") === null) areaPanel.set(null);
   });
   bag.on(model, "change:tracks", () => {
-    if (applyTracks(timeline.choice, model.get("tracks"), timeline.frame().layout.tiles)) drawSoon();
+    if (applyTracks(timeline.choice, model.get("tracks"), timeline.geometry().layout.tiles)) drawSoon();
   });
   const onGrouping = () => {
     groups.sync();

@@ -237,7 +237,9 @@ class ProfileWidget(anywidget.AnyWidget):
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
         super().__init__(**traits)
-        kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
+        kernels = (
+            profile.samples.get_column("kernel").unique().cast(pl.String).sort().to_list()
+        )  # distinct first: cheap
         self.set_trait(
             "info",
             {
@@ -255,16 +257,16 @@ class ProfileWidget(anywidget.AnyWidget):
         )
         self._update_mask()
         self.on_msg(self._on_message)
-        self._overview_active()
-        # What the front end asks for right after its first picture (flame graph, group
-        # table, metadata order: about a second on a full-size profile, a minute at ten
-        # million samples) is prepared on the worker thread, so the timeline is drawn
+        # What the front end asks for right after its first picture (overview, flame graph,
+        # group table, metadata order: about a second on a full-size profile, a minute at
+        # ten million samples) is prepared on the worker thread, so the timeline is drawn
         # first; the views it is asked for later find it done (inline outside a kernel).
         self._side.submit("warm-up", self._warm_up)
         self._stale.clear()  # the front end's hello asks for every view
 
     def _warm_up(self) -> None:
         """Compute the side views of the initial state once, ahead of the front end asking."""
+        self._overview_active()
         self._flame()
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
