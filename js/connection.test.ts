@@ -15,8 +15,9 @@ function setUp() {
   root.append(button, select);
   const bag = new Disposers();
   let lost = 0;
-  const connection = new Connection(raw as unknown as AnyModel<Traits>, root, bag, () => lost++);
+  const connection = new Connection(raw as unknown as AnyModel<Traits>, bag);
   root.append(connection.banner);
+  connection.attach(root, () => lost++);
   return { dom, raw, root: root as unknown as FakeElement, button, select, connection, bag, lost: () => lost };
 }
 

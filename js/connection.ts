@@ -13,23 +13,20 @@ export class Connection {
   readonly banner = el("div", "ipu-nb-banner");
   /** Why the view lost its kernel, or null while connected. */
   private lost: string | null = null;
+  private root: HTMLElement | null = null;
+  private onLost: () => void = () => {};
   /** The model with sends and saves that never throw and do nothing once disconnected. */
   readonly model: AnyModel<Traits>;
 
   constructor(
     raw: AnyModel<Traits>,
-    private root: HTMLElement,
-    bag: Disposers,
-    /** Runs once, when the view loses its kernel. */
-    private onLost: () => void = () => {},
+    private bag: Disposers,
   ) {
     this.banner.hidden = true;
     this.banner.setAttribute("role", "alert");
     // The manager sets comm_live once before any view opens; a later change is a disconnect.
     bag.on(raw, "comm_live_update", () => this.lose("the kernel restarted or stopped"));
     bag.on(raw, "comm:close", () => this.lose("the kernel closed this widget"));
-    // Keys would still zoom and pan a picture nothing can refresh.
-    bag.listen(root, "keydown", (e) => this.lost !== null && e.stopImmediatePropagation(), { capture: true });
     const guard =
       <A extends unknown[]>(what: string, fn: (...args: A) => void) =>
       (...args: A): void => {
@@ -53,6 +50,15 @@ export class Connection {
     };
   }
 
+  /** The view's root (the banner belongs in it) and what else to do once disconnected. */
+  attach(root: HTMLElement, onLost: () => void = () => {}): void {
+    this.root = root;
+    this.onLost = onLost;
+    // Keys would still zoom and pan a picture nothing can refresh.
+    this.bag.listen(root, "keydown", (e) => this.lost !== null && e.stopImmediatePropagation(), { capture: true });
+    if (this.lost !== null) this.show();
+  }
+
   get connected(): boolean {
     return this.lost === null;
   }
@@ -61,15 +67,20 @@ export class Connection {
   lose(reason: string): void {
     if (this.lost !== null) return;
     this.lost = reason;
+    if (this.root) this.show();
+  }
+
+  private show(): void {
+    const root = this.root!;
     this.banner.textContent = "";
     this.banner.append(
       el("span", "ipu-nb-banner-title", "Disconnected"),
-      el("span", undefined, `${reason}: this view can no longer ask the kernel for anything. Run the cell again for a live view.`),
+      el("span", undefined, `${this.lost}: this view can no longer ask the kernel for anything. Run the cell again for a live view.`),
     );
     this.banner.hidden = false;
-    this.root.dataset.disconnected = reason;
+    root.dataset.disconnected = this.lost!;
     for (const tag of ["input", "select", "button"]) {
-      for (const control of this.root.querySelectorAll<HTMLInputElement>(tag)) control.disabled = true;
+      for (const control of root.querySelectorAll<HTMLInputElement>(tag)) control.disabled = true;
     }
     this.onLost();
   }

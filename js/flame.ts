@@ -7,7 +7,7 @@
 
 import { classColours, css, kindColour, mix, type RGB, textOn, theme } from "./colors";
 import type { Disposers } from "./disposers";
-import { clear, el } from "./dom";
+import { clear, el, placeTip } from "./dom";
 import { cycles, grouped } from "./format";
 import { metadataLabel, withMetadata } from "./metadata";
 import type { FlameMessage, FlameNode } from "./protocol";
@@ -21,6 +21,7 @@ export const MIN_NODE_PX = 1;
 /** Nodes at least this wide carry a label. */
 const LABEL_PX = 14;
 const CRUMB_PX = 260;
+const TIP_PX = 420;
 
 export interface FlameHost {
   filters(): Filters;
@@ -203,6 +204,8 @@ export class Flame {
   private icicle = el("div", "ipu-nb-icicle");
   private meta = el("div", "ipu-nb-flame-meta");
   private tip = el("div", "ipu-nb-tooltip ipu-nb-flame-tip");
+  /** The box the tooltip describes. */
+  private tipFor: FlameBox | null = null;
   private data: FlameMessage | null = null;
   /** The node filling the width (0: the root), until the kernel's next graph arrives. */
   private zoom = 0;
@@ -224,7 +227,10 @@ export class Flame {
       const chain = crumbs(this.host.filters(), this.words);
       if (chain.length > 1) this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level));
     });
-    bag.listen(this.icicle, "mouseleave", () => (this.tip.hidden = true));
+    bag.listen(this.icicle, "mouseleave", () => {
+      this.tip.hidden = true;
+      this.tipFor = null;
+    });
   }
 
   /** The widget changed size: lay the boxes out again for the new width. */
@@ -243,6 +249,7 @@ export class Flame {
   render(): void {
     this.shown.clear();
     this.tip.hidden = true;
+    this.tipFor = null;
     this.renderCrumbs();
     clear(this.icicle);
     clear(this.meta);
@@ -258,8 +265,7 @@ export class Flame {
     const depth = nodes.reduce((d, n) => Math.max(d, n.level), 0);
     this.icicle.style.height = `${(depth + 1) * ROW}px`;
     const colour = this.painter(nodes);
-    const font = fontOf(this.icicle.isConnected ? this.icicle : this.root).replace(/\d+(\.\d+)?px/, "11px");
-    const ctx = measuringContext(font);
+    const ctx = measuringContext(fontOf(this.icicle)); // the nodes' font (widget.css)
     const boxes = layoutFlame(nodes, this.zoom, this.width);
     this.icicle.dataset.boxes = String(boxes.length);
     this.icicle.dataset.merged = String(boxes.filter((b) => b.node < 0).length);
@@ -280,18 +286,25 @@ export class Flame {
       // Kernels past the legend share its last class ("(other kernels)"), as on the timeline.
       return kernelColours[(i >= 0 ? i : legend.length - 1) + 1];
     };
+    const merged = mix(neutral, t.plotRgb, 0.35);
     return (box) => {
-      if (box.node < 0 || box.level === 0) return box.node < 0 ? mix(neutral, t.plotRgb, 0.35) : neutral;
-      let base: RGB;
-      if (!byKernel) base = kindColour(kind[box.node]);
-      else if (kernel[box.node] === null) base = mix(neutral, t.plotRgb, box.level === 1 ? 0.15 : 0.35);
-      else base = kernelColour(kernel[box.node]!);
+      if (box.node < 0) return merged;
+      if (box.level === 0) return neutral;
+      // Kinds (or kernels) at full colour, their descendants fading towards the background.
+      const k = kernel[box.node];
+      const base = !byKernel ? kindColour(kind[box.node]) : k === null ? mix(neutral, t.plotRgb, 0.15) : kernelColour(k);
       const fade = Math.min(0.55, Math.max(0, box.level - (byKernel ? 2 : 1)) * 0.14);
       return mix(base, t.plotRgb, fade);
     };
   }
 
-  private bar(box: FlameBox, nodes: FlameNode[], colour: (b: FlameBox) => RGB, ctx: CanvasRenderingContext2D, total: number): HTMLElement {
+  private bar(
+    box: FlameBox,
+    nodes: FlameNode[],
+    colour: (b: FlameBox) => RGB,
+    ctx: CanvasRenderingContext2D,
+    total: number,
+  ): HTMLElement {
     const bar = el("div", "ipu-nb-flame-node");
     const node = box.node >= 0 ? nodes[box.node] : null;
     bar.style.left = `${box.left}px`;
@@ -301,6 +314,7 @@ export class Flame {
     bar.style.background = css(bg);
     bar.style.color = css(textOn(bg));
     bar.dataset.level = String(box.level);
+    if (node) bar.dataset.name = node.name; // for scripts and tests: the raw name (never rendered)
     const name = node ? node.name : `${grouped(box.count)} nodes`;
     if (box.width >= LABEL_PX) {
       bar.style.paddingLeft = "4px";
@@ -320,7 +334,11 @@ export class Flame {
     } else {
       bar.classList.add("ipu-nb-flame-other");
     }
-    this.shown.listen(bar, "mousemove", (e) => this.showTip(e, box, node, name, total));
+    this.shown.listen(bar, "mousemove", (e) => {
+      if (this.tipFor !== box) this.fillTip(box, node, name, total);
+      this.tip.hidden = false;
+      placeTip(this.tip, e.clientX, e.clientY, this.root.getBoundingClientRect());
+    });
     return bar;
   }
 
@@ -332,26 +350,23 @@ export class Flame {
     this.host.setFilters(next);
   }
 
-  private showTip(e: MouseEvent, box: FlameBox, node: FlameNode | null, name: string, total: number): void {
+  /** The tooltip's text for `box` (a node, or a merged box). */
+  private fillTip(box: FlameBox, node: FlameNode | null, name: string, total: number): void {
     const tip = this.tip;
+    this.tipFor = box;
     clear(tip);
     const title = el("div", "ipu-nb-tooltip-title");
     const share = `${((100 * box.value) / (total || 1)).toFixed(1)}%`;
     tip.append(title, el("div", undefined, `${grouped(box.value)} cycles (${cycles(box.value)} · ${share} of all)`));
-    tip.hidden = false;
+    tip.hidden = false; // measured in its own font, which it has once shown
     if (node) {
-      setFittedText(title, name, 420, fontOf(title));
+      setFittedText(title, name, TIP_PX, fontOf(title));
       if (!node.path && node.level > 0) tip.append(el("div", undefined, "nodes too small to keep, summed"));
       else if (node.level > 0 && !box.ancestor) tip.append(el("div", undefined, "click to zoom in and focus"));
     } else {
       title.textContent = `${grouped(box.count)} nodes`;
       tip.append(el("div", undefined, "each narrower than a pixel: zoom into a parent to tell them apart"));
     }
-    const origin = this.root.getBoundingClientRect();
-    const x = e.clientX - origin.left + 14;
-    const room = origin.width - (tip.offsetWidth || 0) - 4;
-    tip.style.left = `${Math.max(0, Math.min(x, room))}px`;
-    tip.style.top = `${e.clientY - origin.top + 16}px`;
   }
 
   private renderMetadata(data: FlameMessage): void {

@@ -2,7 +2,7 @@
 // to the latest question only (the mouse has moved on from the earlier ones). Profile
 // strings in it are neutralised and cut to its width (text.ts); the inspector shows them whole.
 
-import { clear, el } from "./dom";
+import { clear, el, placeTip } from "./dom";
 import { grouped, ms } from "./format";
 import type { HoverReply, HoverRequest, SampleInfo } from "./protocol";
 import { fontOf, setFittedText } from "./text";
@@ -14,8 +14,8 @@ export const TOOLTIP_TEXT_PX = 420;
 export interface TooltipHost {
   send(request: HoverRequest): void;
   clockHz(): number;
-  /** Where the widget's root is on the page (the tooltip is placed relative to it). */
-  origin(): { left: number; top: number };
+  /** Where the widget's root is on the page (the tooltip is placed relative to it, and kept inside its width). */
+  origin(): { left: number; top: number; width?: number };
 }
 
 export class Tooltip {
@@ -64,10 +64,9 @@ export class Tooltip {
     tip.hidden = false; // measured in its own font, which it has once shown
     if (s.operation) setFittedText(title, s.operation, TOOLTIP_TEXT_PX, fontOf(title));
     else title.textContent = "(no operation)";
-    const kind = `${s.kind}${s.inactive ? " (inactive)" : ""} · `;
-    setFittedText(kernel, `${kind}${s.kernel ? "kernel " : ""}${kernelLabel(s.kernel, this.words)}`, TOOLTIP_TEXT_PX, fontOf(kernel));
-    const origin = this.host.origin();
-    tip.style.left = `${this.client.x - origin.left + 14}px`;
-    tip.style.top = `${this.client.y - origin.top + 14}px`;
+    const kind = `${s.kind}${s.inactive ? " (inactive)" : ""}`;
+    const line = `${kind} · ${s.kernel ? "kernel " : ""}${kernelLabel(s.kernel, this.words)}`;
+    setFittedText(kernel, line, TOOLTIP_TEXT_PX, fontOf(kernel));
+    placeTip(tip, this.client.x, this.client.y, this.host.origin());
   }
 }

@@ -52,6 +52,14 @@ let instances = 0;
 const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
   const bag = new Disposers();
+  // Every send and save goes through the connection: after a kernel restart they stop, quietly.
+  const connection = new Connection(kernelModel, bag);
+  const model = connection.model;
+  const send = (message: ToKernel) => model.send(message);
+  const info = () => model.get("info");
+  const span = () => Math.max(info().span, 1);
+  const legendOf = (mode: string) => info().legend[mode] ?? [];
+  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
 
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
@@ -60,15 +68,6 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   root.setAttribute("data-jp-suppress-context-menu", "true");
   host.append(root);
   bag.add(() => root.remove());
-  // Every send and save goes through the connection: after a kernel restart they stop, quietly.
-  const connection = new Connection(kernelModel, root, bag, () => status.error("disconnected from the kernel"));
-  const model = connection.model;
-
-  const send = (message: ToKernel) => model.send(message);
-  const info = () => model.get("info");
-  const span = () => Math.max(info().span, 1);
-  const legendOf = (mode: string) => info().legend[mode] ?? [];
-  const words = vocabularyOf(info()); // `info` is read-only: set before any view opens
 
   // ---- state the traits hold --------------------------------------------------------------
   const views = new ViewState({
@@ -322,6 +321,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     tooltip.root,
     help.root,
   );
+  connection.attach(root, () => status.error("disconnected from the kernel"));
   // The page's theme: read now and after each switch; the canvases and coloured parts redraw.
   const themes = new ThemeWatcher(
     root,
@@ -410,6 +410,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     requestAfterSave();
     controls.sync();
     legend.render();
+    flame.render(); // coloured like the timeline
     drawSoon();
   }
 

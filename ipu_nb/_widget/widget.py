@@ -174,10 +174,10 @@ class ProfileWidget(anywidget.AnyWidget):
     filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
     (lists of int), ``metadata``, ``operation`` (exact operation names, any of them: what a
-    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata`` holds ``[name, value]`` pairs
-    (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
-    accepted and split at the first ``=`` as the CLI does, so names containing ``=`` need
-    a pair. Values are stored normalised (pairs, sorted tiles and phases)."""
+    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata``
+    holds ``[name, value]`` pairs (value None: "has an entry named name"); ``"name"`` and
+    ``"name=value"`` strings are accepted and split at the first ``=`` as the CLI does, so
+    names containing ``=`` need a pair. Values are stored normalised (pairs, sorted lists)."""
     at = _Integer(None, allow_none=True).tag(sync=True)
     """int or None: the cursor, a per-tile offset in cycles, ``0 <= at <= 2**53 - 1`` (what the
     browser holds exactly; default None). An offset at or beyond the span is allowed and, as

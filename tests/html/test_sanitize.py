@@ -46,7 +46,9 @@ def unlabel(text: str) -> str:
     return "".join(out)
 
 
-_TRICKY = st.sampled_from(["\\", "u", "{", "}", "1", "f", "\x00", "\x01", "\u2028", "\ufffe", "\ud800", "\u202e", "\u200f"])
+_TRICKY = st.sampled_from(
+    ["\\", "u", "{", "}", "1", "f", "\x00", "\x01", "\u2028", "\ufffe", "\ud800", "\u202e", "\u200f"]
+)
 _TEXT = st.text(st.one_of(_TRICKY, st.characters()), max_size=40)
 
 
