@@ -5,6 +5,7 @@
 
 import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
+import { frameScheduler } from "./frames";
 import { cycles, grouped, ms } from "./format";
 import type { AreaMessage } from "./protocol";
 import { displayText } from "./text";
@@ -26,6 +27,54 @@ export function tilesLabel(tiles: number[] | null): string {
   if (contiguous) return `${tiles.length} tiles (${tiles[0]}–${tiles[tiles.length - 1]})`;
   const head = tiles.slice(0, 6).join(", ");
   return `${tiles.length} tiles (${head}${tiles.length > 6 ? ", …" : ""})`;
+}
+
+/** What a selected area updates: its panel, the group table and the flame graph. */
+const PARTS = ["area", "groups", "flame"] as const;
+type Part = (typeof PARTS)[number];
+
+/** One area selected here: ms from setting it to each part shown, and to the frame after the last. */
+export type AreaTrip = Record<Part | "total", number>;
+
+/**
+ * Times each area selected here: from setting it to the next frame after its panel, groups and
+ * flame graph are all shown. Kept on the root as `ipuAreaTrips` for benchmarks and tests.
+ */
+export class AreaTimer {
+  private asked = 0;
+  private parts: Partial<AreaTrip> = {};
+  /** The area whose parts all came, its trip ending at the next frame. */
+  private ending: { asked: number; parts: Partial<AreaTrip> } | null = null;
+  readonly trips: AreaTrip[] = [];
+  private next: () => void;
+
+  constructor(root: HTMLElement, bag: Disposers) {
+    (root as HTMLElement & { ipuAreaTrips?: AreaTrip[] }).ipuAreaTrips = this.trips;
+    this.next = frameScheduler(bag, () => {
+      const ending = this.ending;
+      if (!ending) return;
+      this.ending = null;
+      const trip = { ...ending.parts, total: performance.now() - ending.asked } as AreaTrip;
+      this.trips.push(trip);
+      root.dataset.areaMs = String(Math.round(trip.total));
+    });
+  }
+
+  /** An area was just set here (or cleared: nothing to time). */
+  set(selected: boolean): void {
+    this.asked = selected ? performance.now() : 0;
+    this.parts = {};
+  }
+
+  /** `part` of the area's views was shown. */
+  show(part: Part): void {
+    if (!this.asked) return;
+    this.parts[part] = performance.now() - this.asked;
+    if (PARTS.some((p) => this.parts[p] === undefined)) return;
+    this.ending = { asked: this.asked, parts: this.parts };
+    this.asked = 0;
+    this.next();
+  }
 }
 
 export class AreaPanel {

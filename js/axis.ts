@@ -2,6 +2,14 @@
 // the time alongside. Labels carry as many digits as the step needs, so two ticks never read
 // the same however deep the zoom.
 
+import { theme } from "./colors";
+import { sizeCanvas } from "./dom";
+import { GUTTER, INK, pixelsPerCycle, plotWidth } from "./plot";
+import type { Range } from "./view";
+
+/** Height of the axis canvas, CSS pixels: a line of cycles, a line of time. */
+export const AXIS_HEIGHT = 30;
+
 export interface Tick {
   /** Offset in cycles. */
   at: number;
@@ -105,4 +113,39 @@ export function fittedTicks(
     if (widest + gap <= spacing) return out;
     count = Math.max(2, Math.floor(count / 2));
   }
+}
+
+/**
+ * The axis under the plot on `canvas` (`width` CSS pixels): "cycles" and "time" in the gutter,
+ * then each tick with its two labels, kept inside the plot (the last right-aligned rather
+ * than cut, none over the gutter). The labels go on the canvas' data-ticks for tests.
+ */
+export function drawAxis(canvas: HTMLCanvasElement, [s, e]: Range, width: number, clockHz: number): void {
+  const ctx = sizeCanvas(canvas, width, AXIS_HEIGHT);
+  ctx.clearRect(0, 0, width, AXIS_HEIGHT);
+  ctx.font = "10px sans-serif";
+  ctx.textBaseline = "top";
+  ctx.fillStyle = INK.faint;
+  ctx.textAlign = "right";
+  ctx.fillText("cycles", GUTTER - 6, 5);
+  ctx.fillText("time", GUTTER - 6, 17);
+  ctx.textAlign = "left";
+  const k = pixelsPerCycle([s, e], width);
+  const out = fittedTicks(s, e, plotWidth(width), clockHz, (t) => ctx.measureText(t).width);
+  ctx.strokeStyle = theme().line;
+  for (const t of out) {
+    const x = GUTTER + (t.at - s) * k;
+    ctx.beginPath();
+    ctx.moveTo(x + 0.5, 0);
+    ctx.lineTo(x + 0.5, 4);
+    ctx.stroke();
+    const w = Math.max(ctx.measureText(t.cycles).width, ctx.measureText(t.time).width);
+    const lx = Math.min(x + 2, width - w - 1);
+    if (lx < GUTTER) continue;
+    ctx.fillStyle = theme().text;
+    ctx.fillText(t.cycles, lx, 5);
+    ctx.fillStyle = INK.faint;
+    ctx.fillText(t.time, lx, 17);
+  }
+  canvas.dataset.ticks = JSON.stringify(out.map((t) => [t.cycles, t.time]));
 }

@@ -49,3 +49,13 @@ test("raw intervals re-binned as the kernel summarises: dominant class, coverage
   const grey = cellsFromRaw(raw([[0, 0, 5, 2, false]]), 0, 10, 1, 1);
   assert.deepEqual([...grey], [cell(0, 4)]);
 });
+
+test("raw samples in any row order give the same cells", () => {
+  const samples: [number, number, number, number, boolean][] = [
+    [1, 100, 130, 2, true], [0, 105, 108, 1, false], [1, 131, 140, 3, true], [0, 110, 125, 4, true],
+  ];
+  const inOrder = cellsFromRaw(raw([samples[1], samples[3], samples[0], samples[2]]), 100, 10, 4, 2);
+  const shuffled = cellsFromRaw(raw(samples), 100, 10, 4, 2);
+  assert.deepEqual([...shuffled], [...inOrder]);
+  assert.ok(inOrder.some((c) => c !== 0));
+});

@@ -45,14 +45,35 @@ export function groupRows(cells: Uint8Array, bins: number, offsets: Int32Array, 
  * coloured cell, of all samples for a grey one).
  */
 export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins: number, rows: number): Uint8Array {
-  const size = rows * bins;
-  const cover = new Float32Array(size);
-  const matchedCover = new Float32Array(size);
-  const best = new Int32Array(size);
+  const out = new Uint8Array(rows * bins);
+  // Raw blocks list their samples row by row (the kernel's index order): one row's sums at a time.
+  const cover = new Float64Array(bins);
+  const matchedCover = new Float64Array(bins);
+  const best = new Int32Array(bins);
   const shift = raw.start - start;
+  let current = -1;
+  const flush = () => {
+    if (current < 0) return;
+    const o = current * bins;
+    for (let c = 0; c < bins; c++) {
+      if (cover[c] > 0) {
+        const matched = best[c] >= 1 << 24;
+        const shown = Math.min(1, matched ? matchedCover[c] : cover[c]);
+        out[o + c] = (matched ? best[c] & 31 : 0) | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5);
+      }
+    }
+    cover.fill(0);
+    matchedCover.fill(0);
+    best.fill(0);
+  };
   for (let i = 0; i < raw.count; i++) {
     const row = raw.row[i];
     if (row >= rows) continue;
+    if (row !== current) {
+      if (row < current) return cellsFromRawAnyOrder(raw, start, width, bins, rows);
+      flush();
+      current = row;
+    }
     let u = (raw.x0[i] + shift) / width;
     let v = (raw.x1[i] + shift) / width;
     if (u < 0) u = 0;
@@ -61,24 +82,28 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
     const flags = raw.flags[i];
     const matched = (flags & 0x80) !== 0;
     const tag = matched ? (1 << 24) | (flags & 31) : 0;
-    const base = row * bins;
     const last = Math.min(Math.ceil(v), bins) - 1;
     for (let c = Math.floor(u); c <= last; c++) {
       const part = Math.min(v, c + 1) - Math.max(u, c);
       if (part <= 0) continue;
-      cover[base + c] += part;
-      if (matched) matchedCover[base + c] += part;
+      cover[c] += part;
+      if (matched) matchedCover[c] += part;
       const key = tag | (Math.floor(part * 65535) << 8);
-      if (key > best[base + c]) best[base + c] = key;
+      if (key > best[c]) best[c] = key;
     }
   }
-  const out = new Uint8Array(size);
-  for (let i = 0; i < size; i++) {
-    if (cover[i] <= 0) continue;
-    const matched = best[i] >= 1 << 24;
-    const cls = matched ? best[i] & 31 : 0;
-    const shown = Math.min(1, matched ? matchedCover[i] : cover[i]);
-    out[i] = cls | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5);
-  }
+  flush();
   return out;
+}
+
+/** `cellsFromRaw` for samples in any row order: whole-grid sums (more memory, same cells). */
+function cellsFromRawAnyOrder(raw: RawWindow, start: number, width: number, bins: number, rows: number): Uint8Array {
+  const sorted = Array.from({ length: raw.count }, (_, i) => i).sort((a, b) => raw.row[a] - raw.row[b] || a - b);
+  const pick = <T extends Float32Array | Uint16Array | Uint8Array | Uint32Array>(a: T): T => {
+    const b = new (a.constructor as { new (n: number): T })(raw.count);
+    sorted.forEach((j, i) => (b[i] = a[j]));
+    return b;
+  };
+  const ordered: RawWindow = { ...raw, x0: pick(raw.x0), x1: pick(raw.x1), row: pick(raw.row), flags: pick(raw.flags), sample: pick(raw.sample) };
+  return cellsFromRaw(ordered, start, width, bins, rows);
 }

@@ -7,7 +7,7 @@
 import { cellsFromRaw, groupRows } from "./cells";
 import { BLOCK_BINS, binWidth, blockRange, blocksIn, levelFor, topLevel } from "./levels";
 import { cellPalette, rasterize } from "./raster";
-import type { BlockCache, CacheEntry } from "./tilecache";
+import type { BlockCache, CacheEntry, Source } from "./tilecache";
 import type { Layout } from "./tracks";
 import type { LodWindow, RawWindow } from "./types";
 import type { Range } from "./view";
@@ -47,16 +47,27 @@ export interface Painted {
   standIns: number;
   /** Raw entries drawn exactly in view, one per block drawn from one (their intervals, for labels). */
   raw: CacheEntry[];
+  /** Some block waits for its image: paint again at the next frame. */
+  deferred: boolean;
+}
+
+/** New block images made per paint at most (each costs a few milliseconds). */
+export const IMAGES_PER_FRAME = 3;
+
+/** Name of the image of `entry` for block `index` of `level` (raw data is re-binned per block) and a layout. */
+function imageName(entry: CacheEntry, level: number, index: number, layoutKey: string): string {
+  return `${layoutKey}|${entry.data.mode === "raw" ? `${level}:${index}` : "own"}`;
 }
 
 /** The image of an entry's cells (or of its raw intervals re-binned for block `index` of `level`) for `layout`. */
 export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec): HTMLCanvasElement {
   const data = entry.data;
   const derived = data.mode === "raw";
-  const name = `${t.layout.key}|${t.tone}|${derived ? `${level}:${index}` : "own"}`;
+  const kind = `${t.layout.key}|${t.tone}`;
+  const name = imageName(entry, level, index, kind);
   const held = entry.extras.get(name);
   if (held) return held.value as HTMLCanvasElement;
-  cache.prune(entry, (n) => n.startsWith(`${t.layout.key}|${t.tone}|`));
+  cache.prune(entry, (n) => n.startsWith(`${kind}|`));
   let cells: Uint8Array;
   if (data.mode === "raw") {
     const [start] = blockRange(level, index);
@@ -69,6 +80,35 @@ export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, ind
   const image = rasterize(grouped, bins, t.layout.offsets.length - 1, cellPalette(t.colours(data.colorBy)));
   cache.attach(entry, name, image, image.width * image.height * 4);
   return image;
+}
+
+/** One image copied onto the plot: `entry`'s (for block `index` of `level`), bins `sx .. sx + sw` onto cycles `a .. b`. */
+interface Piece {
+  entry: CacheEntry;
+  level: number;
+  index: number;
+  sx: number;
+  sw: number;
+  a: number;
+  b: number;
+}
+
+/** The pieces that draw block `index` of `level` from `source`. */
+function piecesOf(source: Source, level: number, index: number): Piece[] {
+  const [a, b] = blockRange(level, index);
+  return source.entries.map((entry) => {
+    if (entry.data.mode === "raw") {
+      // Raw intervals: re-binned for this block, or for the finer half they are.
+      const [l, k] = entry.level < level ? [entry.level, entry.index] : [level, index];
+      const [ra, rb] = blockRange(l, k);
+      return { entry, level: l, index: k, sx: 0, sw: BLOCK_BINS, a: ra, b: rb };
+    }
+    const data = entry.data as LodWindow;
+    const [ea] = blockRange(entry.level, entry.index);
+    const w = binWidth(entry.level);
+    if (entry.level > level) return { entry, level: entry.level, index: entry.index, sx: (a - ea) / w, sw: (b - a) / w, a, b };
+    return { entry, level: entry.level, index: entry.index, sx: 0, sw: data.bins, a: ea, b: ea + data.bins * w };
+  });
 }
 
 /** Copy `sx .. sx + sw` (bins) of `image` onto cycles `a .. b` of the plot, every on-screen row band. */
@@ -87,46 +127,42 @@ function blit(image: HTMLCanvasElement, sx: number, sw: number, a: number, b: nu
   }
 }
 
-/** Paint every block of the view; returns what was drawn from where. */
+/**
+ * Paint every block of the view; returns what was drawn from where. At most `IMAGES_PER_FRAME`
+ * images are made per paint: a block whose best source's image is not made yet (a fast zoom
+ * through raw levels makes one per block and level) is drawn from the next source whose
+ * images exist, and the painting is `deferred`: the caller paints again at the next frame.
+ */
 export function paintView(cache: BlockCache, t: PaintTarget): Painted {
   cache.frame();
   const [s, e] = t.view;
   const level = levelFor(t.view, t.pixels, t.span);
   const top = topLevel(t.span);
   const wanted = blocksIn(level, s, e, t.limit);
-  const out: Painted = { level, blocks: wanted.length, exact: 0, standIns: 0, raw: [] };
+  const out: Painted = { level, blocks: wanted.length, exact: 0, standIns: 0, raw: [], deferred: false };
+  let budget = IMAGES_PER_FRAME;
   t.ctx.imageSmoothingEnabled = false;
   for (const index of wanted) {
-    const source = cache.source(t.state, level, index, top);
-    if (!source) continue;
-    const [a, b] = blockRange(level, index);
-    if (source.kind === "exact" || source.kind === "raw") {
-      const entry = source.entries[0];
-      blit(imageOf(cache, entry, level, index, t), 0, BLOCK_BINS, a, b, t);
-      if (source.stale) out.standIns++;
-      else out.exact++;
-      if (entry.data.mode === "raw" && !source.stale) out.raw.push(entry);
-      continue;
+    const candidates = cache.sources(t.state, level, index, top);
+    let chosen = -1;
+    let pieces: Piece[] = [];
+    for (let c = 0; c < candidates.length && chosen < 0; c++) {
+      pieces = piecesOf(candidates[c], level, index);
+      const missing = pieces.filter((p) => !p.entry.extras.has(imageName(p.entry, p.level, p.index, `${t.layout.key}|${t.tone}`))).length;
+      if (missing <= budget || c === candidates.length - 1) {
+        chosen = c;
+        budget -= missing;
+      }
     }
-    out.standIns++;
-    for (const entry of source.entries) {
-      if (entry.data.mode === "raw") {
-        // Raw intervals of another level: re-binned for this block (or its finer half).
-        const l = entry.level < level ? entry.level : level;
-        const k = entry.level < level ? entry.index : index;
-        const [ra, rb] = blockRange(l, k);
-        blit(imageOf(cache, entry, l, k, t), 0, BLOCK_BINS, ra, rb, t);
-        continue;
-      }
-      const data = entry.data as LodWindow;
-      const [ea] = blockRange(entry.level, entry.index);
-      const w = binWidth(entry.level);
-      if (entry.level > level) {
-        // The part of a coarser block over this one: fewer, wider bins.
-        blit(imageOf(cache, entry, entry.level, entry.index, t), (a - ea) / w, (b - a) / w, a, b, t);
-      } else {
-        blit(imageOf(cache, entry, entry.level, entry.index, t), 0, data.bins, ea, ea + data.bins * w, t);
-      }
+    if (chosen < 0) continue;
+    if (chosen > 0) out.deferred = true;
+    for (const p of pieces) blit(imageOf(cache, p.entry, p.level, p.index, t), p.sx, p.sw, p.a, p.b, t);
+    const source = candidates[chosen];
+    if ((source.kind === "exact" || source.kind === "raw") && !source.stale) {
+      out.exact++;
+      if (source.entries[0].data.mode === "raw") out.raw.push(source.entries[0]);
+    } else {
+      out.standIns++;
     }
   }
   return out;

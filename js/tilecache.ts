@@ -150,36 +150,47 @@ export class BlockCache {
    * another state; null when nothing is held. `top` is the coarsest level there is.
    */
   source(state: string, level: number, index: number, top: number): Source | null {
-    return this.sourceIn(state, level, index, top, false) ?? this.staleSource(level, index, top, state);
+    return this.sources(state, level, index, top)[0] ?? null;
+  }
+
+  /**
+   * Every source held for the block, best first: those `source` picks from, then the coarser
+   * summaries further up, then the same from another state (stand-ins while the best one's
+   * image is still to be made).
+   */
+  sources(state: string, level: number, index: number, top: number): Source[] {
+    const own = this.sourcesIn(state, level, index, top, false);
+    if (own.length && (own[0].kind === "exact" || own[0].kind === "raw")) return own;
+    return [...own, ...this.staleSources(level, index, top, state)];
   }
 
   /** Whether block `index` of `level` in `state` can be drawn exactly from what is held. */
   isFinal(state: string, level: number, index: number, top: number): boolean {
-    const found = this.sourceIn(state, level, index, top, true);
-    return found !== null && (found.kind === "exact" || found.kind === "raw");
+    const found = this.sourcesIn(state, level, index, top, true)[0];
+    return found !== undefined && (found.kind === "exact" || found.kind === "raw");
   }
 
-  private sourceIn(state: string, level: number, index: number, top: number, peek: boolean): Source | null {
+  private sourcesIn(state: string, level: number, index: number, top: number, peek: boolean): Source[] {
     const look = (l: number, k: number) =>
       peek ? this.entries.get(blockKey(state, l, k)) : this.get(state, l, k);
     const own = look(level, index);
-    if (own) return { kind: "exact", entries: [own], stale: false };
-    let coarser: CacheEntry | null = null;
-    for (let up = 1; level + up <= top && !coarser; up++) {
+    if (own) return [{ kind: "exact", entries: [own], stale: false }];
+    // Going up: a raw block covers this one exactly; summaries stand in, the nearest first.
+    const above: Source[] = [];
+    for (let up = 1; level + up <= top; up++) {
       const entry = look(level + up, Math.floor(index / 2 ** up));
       if (!entry) continue;
-      if (entry.data.mode === "raw" && rawCovers(level + up, level)) return { kind: "raw", entries: [entry], stale: false };
-      coarser = entry; // a summary: the blocks above it hold more samples still, none of them raw
+      const raw = !above.length && entry.data.mode === "raw" && rawCovers(level + up, level);
+      above.push({ kind: raw ? "raw" : "coarser", entries: [entry], stale: false });
+      if (peek) break; // whether the first is exact is all a peek asks
     }
-    if (coarser) return { kind: "coarser", entries: [coarser], stale: false };
-    if (level > 0) {
-      const halves = [look(level - 1, 2 * index), look(level - 1, 2 * index + 1)].filter((e) => e !== undefined);
-      if (halves.length) return { kind: "finer", entries: halves as CacheEntry[], stale: false };
-    }
-    return null;
+    if (above[0]?.kind === "raw" || level === 0) return above;
+    const halves = [look(level - 1, 2 * index), look(level - 1, 2 * index + 1)].filter((e) => e !== undefined);
+    const finer: Source[] = halves.length ? [{ kind: "finer", entries: halves as CacheEntry[], stale: false }] : [];
+    return [...above.slice(0, 1), ...finer, ...above.slice(1)];
   }
 
-  private staleSource(level: number, index: number, top: number, current: string): Source | null {
+  private staleSources(level: number, index: number, top: number, current: string): Source[] {
     // The states held for this block or the blocks above it, most recently stored last.
     const tried = new Set<string>([current]);
     for (let up = 0; level + up <= top; up++) {
@@ -188,11 +199,11 @@ export class BlockCache {
       for (const state of [...held].reverse()) {
         if (tried.has(state)) continue;
         tried.add(state);
-        const found = this.sourceIn(state, level, index, top, false);
-        if (found) return { ...found, stale: true };
+        const found = this.sourcesIn(state, level, index, top, false);
+        if (found.length) return found.map((f) => ({ ...f, stale: true }));
       }
     }
-    return null;
+    return [];
   }
 
   private drop(key: string): void {

@@ -4,17 +4,17 @@
 // highlights and operation names; the overlay above it holds the cursor, selection, hovered
 // row, drag and ruler; mouse input is timeline-input.ts's, the row layout tracks.ts's.
 
-import { fittedTicks } from "./axis";
+import { drawAxis } from "./axis";
 import { classColours, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { levelFor, topLevel } from "./levels";
+import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
 import { imageOf, type Painted, paintView, viewIsFinal } from "./painter";
 import { GUTTER, INK, PLOT_HEIGHT, pixelsPerCycle, plotWidth } from "./plot";
 import type { SampleInfo } from "./protocol";
 import { readoutText, rulerText } from "./ruler";
 import type { Matches } from "./search";
-import { fitText } from "./text";
 import type { BlockCache, CacheEntry } from "./tilecache";
 import { type TimelineActions, TimelineInput } from "./timeline-input";
 import {
@@ -31,7 +31,6 @@ import {
 import type { RawWindow } from "./types";
 import type { Range } from "./view";
 
-const AXIS = 30;
 /** Rows at least this tall (CSS pixels) get their operation names written on their bars. */
 const LABEL_ROW = 12;
 
@@ -53,6 +52,8 @@ export interface TimelineHost extends Omit<TimelineActions, "zoomRows" | "scroll
   matches(): { matches: Matches; current: number } | null;
   /** A picture was drawn (for the timing records and the status line). */
   drew(painted: Painted, final: boolean, ms: number): void;
+  /** Draw again at the next frame (some block still waits for its image). */
+  again(): void;
   /** The row layout changed (order, pins, tiles filter, vertical zoom or scroll); the timeline redraws itself. */
   rowsChanged(layout: Layout): void;
 }
@@ -109,11 +110,6 @@ export class Timeline {
   /** Device pixels across the plot: the resolution the view's level is chosen for. */
   pixels(): number {
     return Math.round(this.plotWidth() * this.dpr);
-  }
-
-  /** Whether rows are tall enough to write operation names on bars (then raw blocks carry them). */
-  wantsLabels(): boolean {
-    return true; // asked for always: raw blocks are kept and may later be drawn at any row height
   }
 
   resize(width: number): void {
@@ -288,15 +284,19 @@ export class Timeline {
       ctx.fillStyle = INK.rowGap;
       for (let s = 1; s < layout.pinnedRows + layout.scrolledRows; s++) ctx.fillRect(GUTTER, s * rowCss - 1 / this.dpr, this.plotWidth(), 1 / this.dpr);
     }
-    this.highlights(view, layout, h);
-    if (rowCss >= LABEL_ROW && layout.perRow === 1) this.barLabels(ctx, painted.raw, view, layout);
+    const frame = this.frame(view, layout);
+    this.marked = drawMarks(this.marks, frame, h, this.host.matches(), this.marked);
+    if (rowCss >= LABEL_ROW && layout.perRow === 1) {
+      drawBarLabels(ctx, frame, painted.raw.map((e) => e.data as RawWindow & { colorBy: string }), (m) => this.host.legend(m));
+    }
     ctx.restore();
-    this.gutter(ctx, layout, h);
-    this.drawAxis(view);
+    drawGutter(ctx, frame, h, this.host.source(), this.choice.order === "grid");
+    drawAxis(this.axis, view, this.width, this.host.clockHz());
     this.drawOverlay();
     const final = painted.blocks > 0 && painted.exact === painted.blocks;
     this.describe(layout);
     this.host.drew(painted, final, performance.now() - began);
+    if (painted.deferred) this.host.again();
     return painted;
   }
 
@@ -317,168 +317,16 @@ export class Timeline {
     d.order = this.choice.order;
   }
 
-  /**
-   * Search matches in view, on their own layer: everything else under a veil (so the matches keep
-   * their colours), the matches cut out of it (merged per row where they touch), the current one outlined.
-   */
-  private highlights([s, e]: Range, layout: Layout, h: number): void {
-    const found = this.host.matches();
-    if (!found && !this.marked) return; // an empty layer stays as it is
-    const ctx = sizeCanvas(this.marks, this.width, h);
-    ctx.clearRect(0, 0, this.width, h);
-    this.marked = found !== null;
-    if (!found) return;
-    const { matches: m, current } = found;
-    const k = pixelsPerCycle([s, e], this.width);
-    const rowCss = layout.rowPx / this.dpr;
-    const screens = layout.pinnedRows + layout.scrolledRows;
-    ctx.fillStyle = INK.veil;
-    ctx.fillRect(GUTTER, 0, this.plotWidth(), h);
-    const runStart = new Float64Array(screens).fill(NaN);
-    const runEnd = new Float64Array(screens);
-    const right = GUTTER + this.plotWidth();
-    const flush = (screen: number) => {
-      const a = Math.max(runStart[screen], GUTTER);
-      const b = Math.min(runEnd[screen], right);
-      if (b > a) ctx.clearRect(a, screen * rowCss, b - a, rowCss);
+  /** What the layers drawn beside the blocks need to know of this picture. */
+  private frame(view: Range, layout: Layout): Frame {
+    return {
+      view,
+      width: this.width,
+      plotWidth: this.plotWidth(),
+      layout,
+      dpr: this.dpr,
+      screenOf: (row) => screenRowOf(layout, this.displayRowOf(row)),
     };
-    const minW = 2;
-    for (let i = 0; i < m.start.length; i++) {
-      if (m.start[i] > e) break; // sorted by start
-      if (m.end[i] < s) continue;
-      const screen = screenRowOf(layout, this.displayRowOf(m.row[i]));
-      if (screen < 0) continue;
-      const x0 = GUTTER + (m.start[i] - s) * k;
-      const x1 = Math.max(GUTTER + (m.end[i] - s) * k, x0 + minW);
-      if (!Number.isNaN(runStart[screen]) && x0 <= runEnd[screen] + 1) {
-        runEnd[screen] = Math.max(runEnd[screen], x1);
-        continue;
-      }
-      if (!Number.isNaN(runStart[screen])) flush(screen);
-      runStart[screen] = x0;
-      runEnd[screen] = x1;
-    }
-    for (let screen = 0; screen < screens; screen++) if (!Number.isNaN(runStart[screen])) flush(screen);
-    if (current >= 0 && current < m.start.length) {
-      const screen = screenRowOf(layout, this.displayRowOf(m.row[current]));
-      if (screen >= 0) {
-        const x0 = GUTTER + (m.start[current] - s) * k;
-        const x1 = Math.max(GUTTER + (m.end[current] - s) * k, x0 + 3);
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(GUTTER, 0, this.plotWidth(), h);
-        ctx.clip();
-        ctx.strokeStyle = INK.current;
-        ctx.lineWidth = 2;
-        ctx.strokeRect(x0 - 1, screen * rowCss - 1, x1 - x0 + 2, rowCss + 2);
-        ctx.restore();
-      }
-    }
-  }
-
-  /** Operation names on bars wide enough to hold some text (raw blocks carry the names). */
-  private barLabels(ctx: CanvasRenderingContext2D, raws: { data: unknown }[], [s, e]: Range, layout: Layout): void {
-    const k = pixelsPerCycle([s, e], this.width);
-    const rowCss = layout.rowPx / this.dpr;
-    ctx.font = "10px sans-serif";
-    ctx.fillStyle = INK.label;
-    ctx.textBaseline = "middle";
-    const done = new Set<number>();
-    for (const entry of raws) {
-      const data = entry.data as RawWindow & { colorBy: string };
-      const legend = this.host.legend(data.colorBy);
-      for (let i = 0; i < data.count; i++) {
-        if ((data.flags[i] & 0x80) === 0 || done.has(data.sample[i])) continue;
-        const a = data.start + data.x0[i];
-        const b = data.start + data.x1[i];
-        if (b < s || a > e) continue;
-        const x0 = Math.max(GUTTER + (a - s) * k, GUTTER);
-        const x1 = Math.min(GUTTER + (b - s) * k, this.width);
-        if (x1 - x0 < 50) continue;
-        const screen = screenRowOf(layout, this.displayRowOf(data.row[i]));
-        if (screen < 0) continue;
-        done.add(data.sample[i]);
-        const name =
-          data.labels && data.labelIndex ? data.labels[data.labelIndex[i]] : (legend[(data.flags[i] & 31) - 1] ?? "");
-        ctx.fillText(fitText(ctx, name, x1 - x0 - 6), x0 + 3, screen * rowCss + rowCss / 2);
-      }
-    }
-  }
-
-  /** Tile ids left of the rows (every row when tall enough, else every few), pins marked, grid columns ruled. */
-  private gutter(ctx: CanvasRenderingContext2D, layout: Layout, h: number): void {
-    const source = this.host.source();
-    ctx.fillStyle = theme().background;
-    ctx.fillRect(0, 0, GUTTER - 2, h);
-    ctx.font = "10px sans-serif";
-    ctx.textBaseline = "middle";
-    ctx.textAlign = "right";
-    const rowCss = layout.rowPx / this.dpr;
-    const screens = layout.pinnedRows + layout.scrolledRows;
-    let lastY = -Infinity;
-    for (let screen = 0; screen < screens; screen++) {
-      const d = displayRowAt(layout, screen);
-      if (d < 0) break;
-      const first = layout.members[layout.offsets[d]];
-      if (this.choice.order === "grid" && screen > layout.pinnedRows) {
-        const prev = displayRowAt(layout, screen - 1);
-        const grid = source.grid;
-        if (grid && grid[layout.members[layout.offsets[prev]]]?.[0] !== grid[first]?.[0]) {
-          ctx.fillStyle = INK.separator;
-          ctx.fillRect(0, screen * rowCss, this.width, 1 / this.dpr);
-        }
-      }
-      // A label every ~12 px, inside the canvas, never over the one before.
-      const y = Math.min(Math.max(screen * rowCss + rowCss / 2, 5), h - 5);
-      if (y - lastY < 11) continue;
-      lastY = y;
-      const pinned = d < layout.pinnedRows;
-      ctx.fillStyle = pinned ? INK.pin : theme().text;
-      ctx.fillText(this.rowLabel(layout, d), GUTTER - 5, y);
-    }
-    if (layout.pinnedRows > 0 && layout.scrolledRows > 0) {
-      ctx.fillStyle = INK.pin;
-      ctx.fillRect(0, layout.pinnedRows * rowCss - 1 / this.dpr, this.width, 1 / this.dpr);
-    }
-    ctx.textAlign = "left";
-  }
-
-  /** The label of display row `d`: its first tile's id, "+" when it holds more, "▲" when pinned. */
-  private rowLabel(layout: Layout, d: number): string {
-    const first = this.host.source().rows[layout.members[layout.offsets[d]]];
-    const more = layout.offsets[d + 1] - layout.offsets[d] > 1 ? "+" : "";
-    return `${d < layout.pinnedRows ? "▲ " : ""}${first}${more}`;
-  }
-
-  private drawAxis([s, e]: Range): void {
-    const ctx = sizeCanvas(this.axis, this.width, AXIS);
-    ctx.clearRect(0, 0, this.width, AXIS);
-    ctx.font = "10px sans-serif";
-    ctx.textBaseline = "top";
-    ctx.fillStyle = INK.faint;
-    ctx.textAlign = "right";
-    ctx.fillText("cycles", GUTTER - 6, 5);
-    ctx.fillText("time", GUTTER - 6, 17);
-    ctx.textAlign = "left";
-    const k = pixelsPerCycle([s, e], this.width);
-    const ticks = fittedTicks(s, e, this.plotWidth(), this.host.clockHz(), (t) => ctx.measureText(t).width);
-    ctx.strokeStyle = theme().line;
-    for (const t of ticks) {
-      const x = GUTTER + (t.at - s) * k;
-      ctx.beginPath();
-      ctx.moveTo(x + 0.5, 0);
-      ctx.lineTo(x + 0.5, 4);
-      ctx.stroke();
-      // Labels stay inside the plot: right-aligned at its right edge rather than cut.
-      const w = Math.max(ctx.measureText(t.cycles).width, ctx.measureText(t.time).width);
-      const lx = Math.min(x + 2, this.width - w - 1);
-      if (lx < GUTTER) continue;
-      ctx.fillStyle = theme().text;
-      ctx.fillText(t.cycles, lx, 5);
-      ctx.fillStyle = INK.faint;
-      ctx.fillText(t.time, lx, 17);
-    }
-    this.axis.dataset.ticks = JSON.stringify(ticks.map((t) => [t.cycles, t.time]));
   }
 
   drawOverlay(): void {
@@ -502,7 +350,7 @@ export class Timeline {
       ctx.fillStyle = theme().background;
       ctx.fillRect(0, y - 6, GUTTER - 2, 12);
       ctx.fillStyle = theme().outline;
-      ctx.fillText(this.rowLabel(layout, hoverRow), GUTTER - 5, y);
+      ctx.fillText(rowLabel(layout, hoverRow, this.host.source().rows), GUTTER - 5, y);
       ctx.textAlign = "left";
     }
     ctx.save();
@@ -616,7 +464,7 @@ export class Timeline {
   }
 
   /** What a layer drawn in step with the timeline needs: the canvases' CSS size and the row layout. */
-  frame(): { width: number; height: number; layout: Layout } {
+  geometry(): { width: number; height: number; layout: Layout } {
     return { width: this.width, height: this.plotHeight, layout: this.layout() };
   }
 }

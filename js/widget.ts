@@ -8,7 +8,7 @@ import "./widget.css";
 import "./timeline.css";
 import "./selection.css";
 import type { Render } from "@anywidget/types";
-import { AreaPanel } from "./areapanel";
+import { AreaPanel, AreaTimer } from "./areapanel";
 import { decodeWindow, float32 } from "./buffers";
 import { ThemeWatcher } from "./colors";
 import { CodeCopy } from "./codecopy";
@@ -168,6 +168,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
           drawMs: ms,
         }, `${view()}|${state()}`);
       },
+      again: () => drawSoon(),
       rowsChanged: (layout) => {
         trackBar.sync(layout, timeline.choice.order, timeline.choice.pinned.length);
         if (!sameTracks(tracksOf(timeline.choice, layout.tiles), model.get("tracks"))) saveTracks.start(150);
@@ -177,12 +178,13 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     bag,
   );
   // ---- the selected area, highlights and "copy as code" (selection.ts, highlight.ts, codecopy.ts) ----
-  const highlights = new Highlights(view, () => timeline.frame(), (row) => timeline.displayRowOf(row));
+  const highlights = new Highlights(view, () => timeline.geometry(), (row) => timeline.displayRowOf(row));
   timeline.addLayer(highlights.layer);
   const area = new AreaSelection(
     {
       area: () => model.get("selection"),
       setArea: (next: Area | null) => {
+        areaTimer.set(next !== null);
         model.set("selection", next);
         model.save_changes();
         area.draw();
@@ -191,16 +193,17 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       limit: () => Math.max(info().span, 8),
       rows: () => info().rows,
       clockHz: () => info().clock_hz,
-      frame: () => timeline.frame(),
+      frame: () => timeline.geometry(),
       focus: () => root.focus({ preventScroll: true }),
     },
     timeline.addLayer.bind(timeline),
     bag,
   );
+  const areaTimer = new AreaTimer(root, bag);
   const codeCopy = new CodeCopy(send, bag);
   /** The row layout goes to the `tracks` trait a little after it settles (a wheel moves it many times). */
   const saveTracks = bag.timer(() => {
-    const now = tracksOf(timeline.choice, timeline.frame().layout.tiles);
+    const now = tracksOf(timeline.choice, timeline.geometry().layout.tiles);
     if (sameTracks(now, model.get("tracks"))) return;
     model.set("tracks", now);
     model.save_changes();
@@ -388,7 +391,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
         level: ask.level,
         bins: BLOCK_BINS,
         blocks: ask.blocks,
-        labels: timeline.wantsLabels(),
+        labels: true, // raw blocks are kept, and may be drawn later with rows tall enough for names
         filters: model.get("filters"),
         color_by: model.get("color_by"),
         showing: model.get("showing"),
@@ -449,8 +452,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     requestAfterSave();
     controls.sync();
     legend.render();
-    drawSoon();
     flame.render(); // coloured like the timeline
+    drawSoon();
   }
 
   // ---- messages from the kernel -------------------------------------------------------------
@@ -500,13 +503,15 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "groups":
         groups.set(msg);
         groupsNote.hidden = !msg.area;
+        if (msg.area) areaTimer.show("groups");
         break;
       case "flame":
         flame.set(msg);
+        if (msg.area) areaTimer.show("flame");
         break;
       case "area":
         areaPanel.set(msg);
-        root.dataset.areaSamples = msg.selection ? String(msg.count) : "";
+        if (msg.selection) areaTimer.show("area");
         break;
       case "highlight":
         highlights.set(msg, buffers);
@@ -564,7 +569,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (model.get("selection") === null) areaPanel.set(null);
   });
   bag.on(model, "change:tracks", () => {
-    if (applyTracks(timeline.choice, model.get("tracks"), timeline.frame().layout.tiles)) drawSoon();
+    if (applyTracks(timeline.choice, model.get("tracks"), timeline.geometry().layout.tiles)) drawSoon();
   });
   const onGrouping = () => {
     groups.sync();

@@ -18,12 +18,15 @@ import numpy as np
 import polars as pl
 
 from .._model.profile import Profile
-from .._query import Query, QueryError, make_query, query, window_samples
+from .._query import Query, index_of, make_query, query, require_metadata_key, window_samples
+from .._query.plan import aggregate, with_ms
+from .._query.window import clip_to_window
 from .protocol import MAX_SAFE_INTEGER
 
 __all__ = [
     "SELECTION_KEYS",
     "SelectionError",
+    "area_groups",
     "area_query",
     "normalise_selection",
     "selection_groups",
@@ -139,17 +142,37 @@ def selection_samples(profile: Profile, base: Query, selection: Mapping[str, Any
     return window_samples(profile, base, q.window, q.tiles or None)
 
 
-def selection_groups(profile: Profile, base: Query, selection: Mapping[str, Any] | None) -> pl.DataFrame:
-    """``ipu_nb.query(profile, area_query(base, selection)).groups``: the area's clipped aggregate.
+def area_groups(profile: Profile, q: Query, frame: pl.DataFrame) -> pl.DataFrame:
+    """``ipu_nb.query(profile, q).groups`` for an area's query `q` (`area_query`) whose matching
+    samples are `frame` (`selection_samples`): the query core's clipping and aggregation of
+    those rows, so the profile is not scanned a second time.
 
-    No rows without a selection or when the area misses the filters (the frame keeps the
-    query core's columns).
+    Raises
+    ------
+    QueryError
+        ``group_by="metadata"`` without a ``metadata_key``, as `ipu_nb.query` does.
+    """
+    assert q.window is not None and q.clip
+    require_metadata_key(q)
+    lf = frame.lazy()
+    if q.group_by == "metadata" and q.metadata_key is not None:
+        index = index_of(profile)
+        rows = pl.Series(index.rows_of(frame.get_column("sample").to_numpy()), dtype=pl.Int64)
+        lf = lf.with_columns(index.first_values(q.metadata_key).gather(rows))
+    return with_ms(aggregate(profile, clip_to_window(lf, q.window), q).collect(), profile.clock_hz)
+
+
+def selection_groups(
+    profile: Profile, base: Query, selection: Mapping[str, Any] | None, frame: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """The area's clipped aggregate: ``ipu_nb.query(profile, area_query(base, selection)).groups``.
+
+    `frame` is `selection_samples` for the same arguments when the caller holds it. No rows
+    without a selection or when the area misses the filters (the query core's columns kept).
     """
     q = None if selection is None else area_query(base, selection)
     if q is None:
-        try:
-            empty = make_query(base, window=(0, 1), clip=True)
-        except QueryError:  # pragma: no cover - base is a widget's valid query
-            empty = make_query(window=(0, 1), clip=True)
-        return query(profile, empty).groups.clear()
-    return query(profile, q).groups
+        return query(profile, make_query(base, window=(0, 1), clip=True)).groups.clear()
+    if frame is None:
+        frame = selection_samples(profile, base, selection)
+    return area_groups(profile, q, frame)

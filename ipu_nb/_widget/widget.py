@@ -75,7 +75,14 @@ from .protocol import (
     ToFrontEnd,
     WindowReply,
 )
-from .selection import SelectionError, area_query, normalise_selection, selection_groups, selection_samples
+from .selection import (
+    SelectionError,
+    area_groups,
+    area_query,
+    normalise_selection,
+    selection_groups,
+    selection_samples,
+)
 from .side_views import RECOVERABLE, SideViews, in_kernel
 from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
 
@@ -266,16 +273,16 @@ class ProfileWidget(anywidget.AnyWidget):
         self.set_trait("info", self._info())
         self._update_mask()
         self.on_msg(self._on_message)
-        self._overview_active()
-        # What the front end asks for right after its first picture (flame graph, group
-        # table, metadata order: about a second on a full-size profile, a minute at ten
-        # million samples) is prepared on the worker thread, so the timeline is drawn
+        # What the front end asks for right after its first picture (overview, flame graph,
+        # group table, metadata order: about a second on a full-size profile, a minute at
+        # ten million samples) is prepared on the worker thread, so the timeline is drawn
         # first; the views it is asked for later find it done (inline outside a kernel).
         self._side.submit("warm-up", self._warm_up)
         self._stale.clear()  # the front end's hello asks for every view
 
     def _warm_up(self) -> None:
         """Compute the side views of the initial state once, ahead of the front end asking."""
+        self._overview_active()
         self._flame()
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
@@ -283,7 +290,9 @@ class ProfileWidget(anywidget.AnyWidget):
     def _info(self) -> dict[str, Any]:
         """The header facts of the shown profile (the `info` trait)."""
         profile = self._profile
-        kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
+        kernels = (
+            profile.samples.get_column("kernel").unique().cast(pl.String).sort().to_list()
+        )  # distinct first: cheap
         return {
             "tiles": profile.tile_count,
             "samples": profile.sample_count,
@@ -601,7 +610,8 @@ class ProfileWidget(anywidget.AnyWidget):
     def selection_groups(self) -> pl.DataFrame:
         """The area's aggregate by `group_by`, clipped: ``ipu_nb.query(profile, window=(start, end),
         clip=True, tiles=..., <the filters>, group_by=...).groups`` (no rows without a selection)."""
-        return selection_groups(self._profile, self.query, self.selection)
+        selection = self.selection
+        return selection_groups(self._profile, self.query, selection, self._area_samples(selection))
 
     def highlight(self, frame: Any) -> int:
         """Mark the samples of `frame` (any DataFrame with a ``sample`` column) on the timeline.
@@ -1122,22 +1132,23 @@ class ProfileWidget(anywidget.AnyWidget):
         """The metadata entries of the given sample ids."""
         return self._lookup.metadata_of(ids)
 
-    def _groups(self, q: Query) -> tuple[str | None, list[GroupRow]]:
-        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
+    def _groups(self, q: Query, area: pl.DataFrame | None = None) -> tuple[str | None, list[GroupRow]]:
+        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query; for an
+        area's query, aggregated from its samples `area` (`selection.area_groups`)."""
         from .._query import query
 
         key = dataclasses.replace(q, limit=GROUP_ROWS)
         hit = self._group_rows.get(key)
         if hit is None:
             try:
-                result = query(self._profile, key)
+                groups = query(self._profile, key).groups if area is None else area_groups(self._profile, key, area)
             except QueryError as error:
                 hit = (str(error), [])
             else:
                 columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
                 rows: list[GroupRow] = [
                     {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}  # type: ignore[typeddict-item]
-                    for row in result.groups.select(columns).iter_rows(named=True)
+                    for row in groups.select(columns).iter_rows(named=True)
                 ]
                 hit = (None, rows)
             _remember(self._group_rows, key, hit)
@@ -1148,9 +1159,11 @@ class ProfileWidget(anywidget.AnyWidget):
         with a selected area, of `selection_groups`."""
         q: Query | None = self.query
         selection = self.selection
+        area = None
         if selection is not None:
             q = area_query(self.query, selection)
-        error, rows = (None, []) if q is None else self._groups(q)
+            area = self._area_samples(selection)
+        error, rows = (None, []) if q is None else self._groups(q, area)
         reply: GroupsReply = {
             "type": "groups",
             "id": request_id,

@@ -347,3 +347,19 @@ def test_the_c_summary_is_bit_for_bit_numpys(seed, monkeypatch):
         np.testing.assert_array_equal(c.coverage, n.coverage)
         np.testing.assert_array_equal(c.matched_coverage, n.matched_coverage)
         assert (c.matched_coverage is c.coverage) == (n.matched_coverage is n.coverage)
+
+
+@pytest.mark.parametrize("shuffle_ids", [False, True])
+def test_the_index_order_is_tile_offset_then_sample(shuffle_ids):
+    """Sorted by physical tile, offset and sample id, whether or not the ids rise with the rows."""
+    profile = random_profile(7, tiles=8, per_tile=80, overlap=True)
+    samples = profile.samples
+    if shuffle_ids:
+        ids = np.random.default_rng(1).permutation(samples.height).astype(np.uint32)
+        samples = samples.with_columns(sample=pl.Series(ids))
+    index = build_index(samples, profile.tiles)
+    expected = samples.sort("tile", "offset", "sample")
+    assert index.sample.tolist() == expected.get_column("sample").to_list()
+    assert index.start.tolist() == expected.get_column("offset").to_list()
+    rows = sorted(profile.tiles.get_column("tile").to_list())
+    assert [rows[r] for r in index.row] == expected.get_column("tile").to_list()

@@ -177,26 +177,37 @@ def test_the_area_narrows_the_filters_never_replaces_them(widget, profile):
     assert widget.selection_groups.columns == widget.groups.columns
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_selection_groups_equal_the_clipped_query(profile, data):
     widget = ProfileWidget(profile)
-    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    widget.send = lambda content, buffers=None: (  # type: ignore[method-assign]
+        setattr(widget, "sent_groups", content["rows"]) if content["type"] == "groups" else None
+    )
     span = widget.view[1]
     rows = widget.info["rows"]
     start = data.draw(st.integers(0, span - 1))
     end = data.draw(st.integers(start + 1, span))
     tiles = data.draw(st.none() | st.lists(st.sampled_from(rows[:200]), min_size=1, max_size=40))
     kind = data.draw(st.sampled_from([None, "compute", "exchange", "synchronization"]))
-    group_by = data.draw(st.sampled_from(["kernel", "kind", "tile", "operation", "phase"]))
-    widget.filters = {"kind": kind}
-    widget.group_by = group_by
+    group_by = data.draw(st.sampled_from(["kernel", "kind", "tile", "operation", "phase", "metadata"]))
+    with widget.hold_trait_notifications():
+        widget.filters = {"kind": kind}
+        widget.metadata_key = "layer"
+        widget.group_by = group_by
     widget.selection = {"start": start, "end": end, "tiles": tiles}
     flags: dict[str, Any] = {"kind": kind} if kind else {}
     if tiles is not None:
         flags["tiles"] = sorted(set(tiles))
-    expected = ipu_nb.query(profile, window=(start, end), clip=True, **flags, group_by=group_by).groups
+    expected = ipu_nb.query(
+        profile, window=(start, end), clip=True, **flags, group_by=group_by, metadata_key="layer"
+    ).groups
     assert_frame_equal(widget.selection_groups, expected)
+    # The side panel's rows are its top 12.
+    widget._send_groups()
+    shown = [(r["name"], r["phase_cycles"], r["work_cycles"], r["sample_count"]) for r in widget.sent_groups]
+    top = expected.head(12).select("name", "phase_cycles", "work_cycles", "sample_count").rows()
+    assert shown == top
     frame = widget.selection_samples
     keep = (lambda r: r["kind"] == kind) if kind else None
     assert frame["sample"].to_list() == sorted(brute_area(profile, start, end, tiles, keep))
