@@ -35,7 +35,7 @@ import { Tooltip } from "./tooltip";
 import { Trips } from "./trips";
 import type { TrackSource } from "./tracks";
 import type { Filters, Info, Traits } from "./types";
-import { centre, type Range } from "./view";
+import { showing } from "./view";
 import { ViewState } from "./viewstate";
 import { vocabularyOf } from "./vocabulary";
 
@@ -170,14 +170,9 @@ const render: Render<Traits> = ({ model, el: host }) => {
       send,
       view,
       jump: (m, i) => {
-        const [s, e] = view();
-        const [a, b] = [m.start[i], m.end[i]];
-        const width = e - s;
-        const next: Range =
-          b - a > 0.8 * width ? [a - (b - a) * 0.1, b + (b - a) * 0.1] : a >= s && b <= e ? [s, e] : centre([s, e], (a + b) / 2, span());
         matchesShown = { matches: m, current: i };
         focus = "selection";
-        views.set(next, true);
+        views.set(showing(view(), m.start[i], m.end[i], span()), true);
         timeline.reveal(m.row[i]);
         model.set("selected", m.sample[i]);
         model.save_changes();
@@ -333,6 +328,7 @@ const render: Render<Traits> = ({ model, el: host }) => {
       drawSoon();
     }
     answeredAs.set(made, { colorBy: msg.color_by, filtered: msg.filtered });
+    if (answeredAs.size > 50) answeredAs.delete(answeredAs.keys().next().value!);
     trips.block(msg.id!, performance.now() - began);
   };
   /** The latest request for what the view lacked: its round trip and kernel time, for the status line. */
@@ -434,10 +430,11 @@ const render: Render<Traits> = ({ model, el: host }) => {
       case "reset":
         views.reset();
         break;
-      case "escape":
+      case "escape": // one thing at a time: the help, the ruler, the search, else the whole profile
         if (help.shown) help.hide();
-        else if (!timeline.clearRuler() && !search.matches) views.reset();
+        else if (timeline.clearRuler()) break;
         else if (search.matches) search.clear();
+        else views.reset();
         break;
       case "fit":
         if (focus === "selection" && selected) fit("sample", selected.sample);
