@@ -19,12 +19,14 @@ import numpy as np
 import polars as pl
 import traitlets
 
+from .._compare import Comparison
 from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
 from .._query.index import ProfileIndex
 from .._query.plan import longest as _longest
 from .._query.window import clip_to_window as _clip_to_window
+from .._supersteps import Findings
 from . import lod as _lod
 from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
 from .code import view_code
@@ -233,8 +235,8 @@ class ProfileWidget(anywidget.AnyWidget):
             else baseline_profile(baseline, profile, allow_clock_mismatch=self._allow_clock_mismatch)
         )
         self._sides: dict[str, tuple[Profile, _lod.TimelineIndex, ProfileIndex]] = {}
-        self._findings: dict[str, Any] = {}
-        self._comparisons: dict[Query, Any] = {}
+        self._findings: dict[str, Findings] = {}
+        self._comparisons: dict[Query, Comparison] = {}
         self._bind("after")
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
@@ -347,7 +349,7 @@ class ProfileWidget(anywidget.AnyWidget):
         return self._baseline
 
     @property
-    def comparison(self) -> Any:
+    def comparison(self) -> Comparison:
         """``ipu_nb.compare(baseline, profile, by=group_by, <the filters>)``: what the Δ columns show.
 
         Raises
@@ -365,7 +367,7 @@ class ProfileWidget(anywidget.AnyWidget):
         return found
 
     @property
-    def findings(self) -> Any:
+    def findings(self) -> Findings:
         """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
         from .._supersteps import findings
 
