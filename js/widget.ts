@@ -43,7 +43,7 @@ import { applyTracks, sameTracks, tracksOf } from "./trackstate";
 import { Trips } from "./trips";
 import type { TrackSource } from "./tracks";
 import type { Area, Filters, Info, Traits } from "./types";
-import { centre, type Range } from "./view";
+import { showing } from "./view";
 import { ViewState } from "./viewstate";
 import { vocabularyOf } from "./vocabulary";
 
@@ -217,14 +217,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       send,
       view,
       jump: (m, i) => {
-        const [s, e] = view();
-        const [a, b] = [m.start[i], m.end[i]];
-        const width = e - s;
-        const next: Range =
-          b - a > 0.8 * width ? [a - (b - a) * 0.1, b + (b - a) * 0.1] : a >= s && b <= e ? [s, e] : centre([s, e], (a + b) / 2, span());
         matchesShown = { matches: m, current: i };
         focus = "selection";
-        views.set(next, true);
+        views.set(showing(view(), m.start[i], m.end[i], span()), true);
         timeline.reveal(m.row[i]);
         model.set("selected", m.sample[i]);
         model.save_changes();
@@ -426,6 +421,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       drawSoon();
     }
     answeredAs.set(made, { colorBy: msg.color_by, filtered: msg.filtered });
+    if (answeredAs.size > 50) answeredAs.delete(answeredAs.keys().next().value!);
     trips.block(msg.id!, performance.now() - began);
   };
   /** The latest request for what the view lacked: its round trip and kernel time, for the status line. */
@@ -547,10 +543,12 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "reset":
         views.reset();
         break;
-      case "escape":
+      case "escape": // one thing at a time: the help, the ruler, the area, the search, else the whole profile
         if (help.shown) help.hide();
-        else if (!timeline.clearRuler() && !area.clear() && !search.matches) views.reset();
+        else if (timeline.clearRuler()) break;
+        else if (area.clear()) break;
         else if (search.matches) search.clear();
+        else views.reset();
         break;
       case "area-tool":
         area.toggleTool();

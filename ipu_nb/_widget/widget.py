@@ -23,7 +23,6 @@ from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
 from .._query.plan import longest as _longest
-from .._query.search import search_mask
 from .._query.window import clip_to_window as _clip_to_window
 from . import lod as _lod
 from .code import view_code
@@ -82,6 +81,7 @@ from .selection import (
 )
 from .side_views import RECOVERABLE, SideViews, in_kernel
 from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
+from .timeline import extent, fit, row_positions, search_rows, timeline_matches
 
 __all__ = ["ProfileWidget"]
 
@@ -104,18 +104,6 @@ AREA_LONGEST = 10
 """Longest samples of a selected area the side panel lists."""
 HIGHLIGHT_SENT = 200_000
 """Most highlighted samples whose places are sent (the first by offset; the push counts them all)."""
-
-
-def grid_position(physical: int) -> tuple[int, int]:
-    """``(column, row)`` of a physical tile id on the C600's grid of 64 columns (two lanes each pair).
-
-    The layout is docs/reference/workloads.md#tiles-and-the-c600-layout:
-    ``physical = row · 64 + column + 2 · lane``, so the id's remainder by 64 is its column.
-
-    >>> grid_position(66), grid_position(1411)
-    ((2, 1), (3, 22))
-    """
-    return physical % 64, physical // 64
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -237,9 +225,7 @@ class ProfileWidget(anywidget.AnyWidget):
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
         super().__init__(**traits)
-        kernels = (
-            profile.samples.get_column("kernel").unique().cast(pl.String).sort().to_list()
-        )  # distinct first: cheap
+        kernels = profile.samples.get_column("kernel").unique().cast(pl.String).sort().to_list()
         self.set_trait(
             "info",
             {
@@ -249,7 +235,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 "clock_hz": profile.clock_hz,
                 "granularity": profile.granularity,
                 "rows": self._index.row_tiles.tolist(),
-                **self._row_positions(profile),
+                **row_positions(profile, self._index),
                 "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
                 "kernels": kernels[:500],
                 "vocabulary": widget_vocabulary(),
@@ -270,16 +256,6 @@ class ProfileWidget(anywidget.AnyWidget):
         self._flame()
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
-
-    def _row_positions(self, profile: Profile) -> dict[str, Any]:
-        """Per timeline row: its tile's logical index (tile entry order) and C600 grid position."""
-        tiles = profile.tiles.group_by("tile").agg(pl.col("tile_index").min()).sort("tile")
-        logical = dict(zip(tiles.get_column("tile").to_list(), tiles.get_column("tile_index").to_list(), strict=True))
-        rows = self._index.row_tiles.tolist()
-        return {
-            "logical": [logical.get(t, t) for t in rows],
-            "grid": [list(grid_position(t)) for t in rows],
-        }
 
     # ---- traits -----------------------------------------------------------------------------
 
@@ -734,24 +710,13 @@ class ProfileWidget(anywidget.AnyWidget):
         >>> widget.search("gemm", case_sensitive=False).height > 0  # doctest: +SKIP
         True
         """
-        rows = np.flatnonzero(self._search_rows(text, case_sensitive))
+        rows = np.flatnonzero(search_rows(self._profile, text, case_sensitive, self._filtered[2]))
         return self._profile.samples[pl.Series(rows, dtype=pl.Int64)].sort("offset", "tile")
-
-    def _search_rows(self, text: str, case_sensitive: bool) -> np.ndarray:
-        """Per ``profile.samples`` row: matches the search and the filters."""
-        found = search_mask(self._profile, text, case_sensitive)
-        _, _, mask = self._filtered  # by sample id
-        if mask is not None:
-            found &= mask[self._profile.samples.get_column("sample").to_numpy()]
-        return found
 
     def _send_search(self, message: Search) -> None:
         idx = self._index
-        pos = np.flatnonzero(self._lookup.by_id(self._search_rows(message.text, message.case_sensitive))[idx.sample])
-        count = len(pos)
-        if count > SEARCH_LIMIT:
-            pos = pos[np.argpartition(idx.start[pos], SEARCH_LIMIT - 1)[:SEARCH_LIMIT]]
-        pos = pos[np.lexsort((idx.row[pos], idx.start[pos]))]
+        found = search_rows(self._profile, message.text, message.case_sensitive, self._filtered[2])
+        count, pos = timeline_matches(idx, self._lookup, found, SEARCH_LIMIT)
         reply: SearchReply = {
             "type": "search",
             "id": message.id,
@@ -770,41 +735,10 @@ class ProfileWidget(anywidget.AnyWidget):
             ],
         )
 
-    def _extent(self, by: str, value: int | None) -> tuple[int, int] | None:
-        """First offset and last end of what `zoom_to` fits (None: no such samples)."""
-        idx = self._index
-        if by == "sample":
-            assert value is not None
-            if not self._is_sample(value):
-                return None
-            row = self._profile.samples.row(self._row_of(value), named=True)
-            return row["offset"], row["offset"] + row["duration"]
-        if by == "phase":
-            rows = np.flatnonzero(filter_mask(self._profile, phases=[value]))
-        else:
-            mask = self._filtered[2]
-            if mask is None:
-                return (0, idx.span) if idx.span else None
-            rows = self._lookup.rows_of(np.flatnonzero(mask))
-        if not len(rows):
-            return None
-        samples = self._profile.samples
-        offsets = samples.get_column("offset").to_numpy()[rows]
-        ends = offsets + samples.get_column("duration").to_numpy()[rows]
-        return int(offsets.min()), int(ends.max())
-
     def _fit(self, by: str, value: int | None, margin: float = FIT_MARGIN) -> list[int] | None:
-        """The view showing `_extent` with `margin` of room each side, inside the profile (None: nothing)."""
-        extent = self._extent(by, value)
-        if extent is None:
-            return None
-        start, end = extent
-        room = (end - start) * margin
-        limit = self._limits.end
-        width = min(max(end - start + 2 * room, 8), limit)
-        centre = (start + end) / 2
-        lo = int(max(0, min(centre - width / 2, limit - width)))
-        return [lo, int(min(limit, max(lo + 8, round(lo + width))))]
+        """The view `zoom_to` shows for `by` and `value` (None: nothing to fit)."""
+        found = extent(self._profile, self._index, self._lookup, self._filtered[2], by, value)
+        return None if found is None else fit(found, margin, self._limits.end)
 
     def zoom_to(
         self,
@@ -859,7 +793,10 @@ class ProfileWidget(anywidget.AnyWidget):
             self.view = view
             return view
         if sample is not None:
-            value = check_integer(sample, "zoom_to sample", 0, MAX_SAFE_INTEGER) if sample >= 0 else -1
+            try:
+                value = check_integer(sample, "zoom_to sample", 0, MAX_SAFE_INTEGER)
+            except MessageError:
+                value = -1
             found = self._fit("sample", value, margin) if value >= 0 else None
             if found is None:
                 raise ValueError(f"zoom_to(sample={sample!r}): no sample with that id in this profile")

@@ -13,7 +13,8 @@ import ipu_nb._widget.lod as lod
 from ipu_nb._widget.filters import empty_filters
 from ipu_nb._widget.lod import block_range, unpack_cells
 from ipu_nb._widget.messages import Blocks, Fit, Limits, MessageError, Search, parse_message
-from ipu_nb._widget.widget import ProfileWidget, grid_position
+from ipu_nb._widget.timeline import fit, grid_position
+from ipu_nb._widget.widget import ProfileWidget
 
 OPS = ["GEMM block", "sync", "copy Straße", "<b>x</b>"]
 
@@ -320,3 +321,11 @@ def test_block_search_and_fit_messages_parse_and_bad_ones_say_why():
     ):
         with pytest.raises(MessageError, match=message.replace("(", r"\(").replace(".", r"\.")):
             parse_message(content, LIMITS)
+
+
+def test_fit_leaves_room_stays_inside_the_profile_and_is_never_narrower_than_eight():
+    assert fit((100, 200), 0.05, 1000) == [95, 205]
+    assert fit((0, 10), 0.5, 1000) == [0, 20]  # against the start
+    assert fit((995, 1000), 0, 1000) == [992, 1000]  # eight cycles at least, against the end
+    assert fit((0, 5000), 0.1, 1000) == [0, 1000]
+    assert fit((7, 7), 0, 1000) == [3, 11]  # a zero-length sample
