@@ -587,7 +587,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
       case "reset":
         views.reset();
         break;
-      case "escape": // one thing at a time: the help, the ruler, the search, else the whole profile
+      case "escape": // one thing at a time: the help, the ruler, the area, the search, else the whole profile
         if (help.shown) help.hide();
         else if (timeline.clearRuler()) break;
         else if (area.clear()) break;

@@ -247,7 +247,7 @@ def test_the_view_survives_a_reload_of_the_saved_notebook(lab_page):
     page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
     page.reload()
     nb.wait_ready()
-    page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=60_000)
+    page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=180_000)  # the machine may be busy
     settle(page)
     assert dataset(page)["view"] == shown["view"]
     assert {k: dataset(page, ".ipu-nb-timeline")[k] for k in ("order", "pinned", "tiles")} == shown["timeline"]
