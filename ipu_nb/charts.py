@@ -30,9 +30,10 @@ from __future__ import annotations
 import altair as alt
 
 from ._charts.common import KIND_COLORS, SelectionTooLargeError
-from ._charts.export import save, to_spec, vegalite_version
+from ._charts.export import save
 from ._charts.groups import breakdown, phase_waterfall
 from ._charts.samples import active_tiles, duration_distribution, gantt, tile_heatmap
+from ._charts.spec import to_spec, vegalite_version
 
 __all__ = [
     "KIND_COLORS",

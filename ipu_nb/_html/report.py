@@ -69,7 +69,7 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
     from .reprs import STYLE, frame_html
 
     if _is_chart(item):
-        from ..charts import to_spec, vegalite_version
+        from .._charts.spec import to_spec, vegalite_version
 
         spec = to_spec(item)  # type: ignore[arg-type]
         if static:
@@ -111,7 +111,7 @@ def report_html(
         needs_vega |= vega
     head_script = ""
     if needs_vega:
-        from ..charts import vegalite_version
+        from .._charts.spec import vegalite_version
 
         head_script = f"<script>{_vega_bundle(vegalite_version())}</script>"
     desc = f'<p class="ipu-nb-description">{html_text(description)}</p>' if description else ""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._model.vocabulary import camel
 from .._query.render import pretty_json, rust_debug_str  # the serde_json writer `profile-query --json` uses
 from .structure import ms_values
 from .text import cycles_text, ms_text, percent_text
@@ -64,12 +65,6 @@ _TEXT_SOURCE = {
     "kernel": "dominant_kernel",
     "operation": "dominant_operation",
 }
-
-
-def camel(name: str) -> str:
-    """``span_cycles`` → ``spanCycles``: JSON keys are the frame's column names in camelCase."""
-    head, *rest = name.split("_")
-    return head + "".join(word.capitalize() for word in rest)
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ def normalise_filters(value: Any) -> dict[str, Any]:
     out = empty_filters()
     for key in FILTER_KEYS:
         v = value.get(key)
-        if key in ("kind", "operation_contains") and v == "":
+        if key in ("kind", "operation_contains") and isinstance(v, str) and not v:
             v = None
         if key == "metadata" and not (v is None or isinstance(v, (str, list, tuple, Mapping))):
             raise QueryError(

@@ -523,3 +523,38 @@ def test_a_polars_panic_still_becomes_an_error_reply(widget, monkeypatch) -> Non
     monkeypatch.setattr(widget, "_answer_window", panics)
     reply = refused(widget, GOOD["window"])
     assert "PanicException" in reply["message"]
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_every_last_resort_catch_lets_a_stop_through(widget, monkeypatch, stop) -> None:
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        raise stop()
+
+    with monkeypatch.context() as patch:  # a trait update from the browser
+        patch.setattr(widget, "traits", stopped)
+        with pytest.raises(stop):
+            widget.set_state({"at": 250})
+    with monkeypatch.context() as patch:  # a side view (run inline here, as outside a kernel)
+        patch.setattr(widget, "_at_summary", stopped)
+        with pytest.raises(stop):
+            widget.at = 310
+    with monkeypatch.context() as patch:  # the error reply itself fails to go out
+        patch.setattr(widget, "send", stopped)
+        with pytest.raises(stop):
+            widget._send_error(RuntimeError("first"), {"request": "panel"})
+
+
+def test_every_last_resort_catch_answers_a_polars_panic(widget, monkeypatch) -> None:
+    panic = pl.exceptions.PanicException
+
+    def panics(*args: Any, **kwargs: Any) -> Any:
+        raise panic("boom")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(widget, "traits", panics)
+        widget.set_state({"at": 250})
+    assert widget.sent.messages[-1] == {"type": "error", "request": "update", "message": "PanicException: boom"}
+    assert widget.sent.states[-1] == ["at"], "Python's value is sent back to the browser"
+    with monkeypatch.context() as patch:
+        patch.setattr(widget, "send", panics)
+        widget._send_error(RuntimeError("first"), {"request": "panel"})  # logged, not raised
