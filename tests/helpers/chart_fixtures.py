@@ -97,11 +97,11 @@ NASTY_NAMES: tuple[str, ...] = (
 
 def shows_safely(char: str) -> bool:
     """An independent statement of what drawn text may hold: an XML 1.0 Char that is no control,
-    line/paragraph separator, bidi embedding/override/isolate, surrogate or noncharacter."""
+    line/paragraph separator, bidi mark/embedding/override/isolate, surrogate or noncharacter."""
     cp = ord(char)
     xml = cp in (0x9, 0xA, 0xD) or 0x20 <= cp <= 0xD7FF or 0xE000 <= cp <= 0xFFFD or 0x10000 <= cp <= 0x10FFFF
     noncharacter = 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
-    bidi = 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
+    bidi = cp in (0x061C, 0x200E, 0x200F) or 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
     return xml and not noncharacter and not bidi and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
 
 
