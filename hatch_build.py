@@ -1,4 +1,5 @@
-"""Build hook: the widget bundle (js/ → ipu_nb/static/) and the loader's C library (ipu_nb/_load/*.c).
+"""Build hook: the widget bundle (js/ → ipu_nb/static/) and the C library (ipu_nb/_load/*.c and
+ipu_nb/_widget/lod/_summary.c).
 
 Both are built here, not committed, and neither needs a toolchain on a user's machine:
 
@@ -37,7 +38,11 @@ except ImportError:  # run as a script, outside a build
     BuildHookInterface = object  # type: ignore[assignment,misc]
 
 ROOT = Path(__file__).resolve().parent
-SOURCES = tuple(ROOT / "ipu_nb" / "_load" / name for name in ("_intern.c", "_guard.c"))
+SOURCES = (
+    *(ROOT / "ipu_nb" / "_load" / name for name in ("_intern.c", "_guard.c")),
+    # The timeline's one-pass summary (ipu_nb/_widget/lod/native.py); same library, one build.
+    ROOT / "ipu_nb" / "_widget" / "lod" / "_summary.c",
+)
 LIBRARY = SOURCES[0].with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 FLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-Wall", "-Wextra"]
 #: The built front end: what `npm run build` writes and what the widget loads.

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 import time
@@ -27,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from timing import fastest_fresh_run, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 _MEASURE = textwrap.dedent(
     """
@@ -65,18 +62,8 @@ _MEASURE = textwrap.dedent(
 
 
 def measure(path: Path, what: str, cache: Path, repeat: int) -> dict:
-    """The fastest of `repeat` fresh-subprocess runs, with the highest peak RSS of them."""
-    runs = []
-    for _ in range(max(repeat, 1)):
-        out = subprocess.run(
-            [sys.executable, "-c", _MEASURE, str(path), what, str(cache)],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-        )
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"seconds": min(run["seconds"] for run in runs), "rss": max(run["rss"] for run in runs)}
+    """The fastest of `repeat` fresh-subprocess runs of `what`, with the highest peak RSS of them."""
+    return fastest_fresh_run(_MEASURE, (str(path), what, str(cache)), repeat)
 
 
 def checksum_candidates() -> dict[str, Callable[[memoryview], object]]:
@@ -121,12 +108,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="profile to cache (default: the full-size demo profile)")
     parser.add_argument("--repeat", type=int, default=3, help="keep the fastest of N runs of each measurement")
     args = parser.parse_args()
-    if args.profile is None:
-        import ipu_nb
-
-        print("generating or locating the full-size demo profile...", file=sys.stderr)
-        args.profile = ipu_nb.demo_profile_path("full", progress=True)
-    path: Path = args.profile
+    path = profile_path(args.profile)
     with tempfile.TemporaryDirectory(prefix="ipu-nb-bench-cache-") as tmp:
         cache = Path(tmp)
         measure(path, "populate", cache, 1)

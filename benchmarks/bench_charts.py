@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import best  # benchmarks/ is on the path when a benchmark runs
+from timing import best, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 import ipu_nb
 from ipu_nb import charts
@@ -67,14 +67,14 @@ def _sanitise_overhead(profile: ipu_nb.Profile) -> None:
     from unittest import mock
 
     from ipu_nb._charts import common as _charts_common
-    from ipu_nb._charts import export as _charts_export
+    from ipu_nb._charts import spec as _charts_spec
 
     print(f"\n{'sanitising (full profile)':28} {'with s':>8} {'without':>8} {'ratio':>6}")
     for name, build in _builders(profile).items():
         with_rules = _best(build)
         with (
             mock.patch.object(_charts_common, "label_frame", lambda frame: frame),
-            mock.patch.object(_charts_export, "safe_spec", lambda spec: spec),
+            mock.patch.object(_charts_spec, "safe_spec", lambda spec: spec),
         ):
             without = _best(build)
         print(f"{name:28} {with_rules:8.3f} {without:8.3f} {with_rules / max(without, 1e-9):6.2f}")
@@ -84,8 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", type=Path, help="full-size profile (default: the demo, generated on first use)")
     args = parser.parse_args()
-    full_path = args.profile or ipu_nb.demo_profile_path("full")
-    full = ipu_nb.open_profile(full_path)
+    full = ipu_nb.open_profile(profile_path(args.profile))
     small = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"))
     charts.breakdown(small)  # warm imports and caches outside the timings
     print(f"full: {full.sample_count:,} samples  small: {small.sample_count:,} samples")

@@ -26,15 +26,15 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from timing import ROOT, profile_path  # benchmarks/ is on the path when a benchmark runs
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 
-import hostile_inputs as h  # noqa: E402
+import hostile_inputs as h
 
-from ipu_nb._load import _message  # noqa: E402
-from ipu_nb._model.columns import Columns, Strings  # noqa: E402
-from ipu_nb._write import write_columns  # noqa: E402
+from ipu_nb._load import _message
+from ipu_nb._model.columns import Columns, Strings
+from ipu_nb._write import write_columns
 
 MB = 1_000_000
 
@@ -165,14 +165,11 @@ def main() -> None:
                 f"file {file.stat().st_size / args.rows:5.1f} B/row"
             )
 
-        if args.profile is None:
-            import ipu_nb
-
-            args.profile = ipu_nb.demo_profile_path("full", progress=True)
-        size = args.profile.stat().st_size
+        real = profile_path(args.profile)
+        size = real.stat().st_size
         print("\nreal profile, same run")
-        print(_row(args.profile.name[:26], size, h.load_in_subprocess(args.profile)))
-        print(_row("  numpy text path", size, h.load_in_subprocess(args.profile, "numpy")))
+        print(_row(real.name[:26], size, h.load_in_subprocess(real)))
+        print(_row("  numpy text path", size, h.load_in_subprocess(real, "numpy")))
 
 
 if __name__ == "__main__":

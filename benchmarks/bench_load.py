@@ -16,17 +16,13 @@ reopen ≤ 0.2 s, peak memory ≤ 1.5× the file size.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
+from timing import fastest_fresh_run, profile_path  # benchmarks/ is on the path when a benchmark runs
 
 _MEASURE = textwrap.dedent(
     """
@@ -75,18 +71,8 @@ _MEASURE = textwrap.dedent(
 
 
 def measure(path: Path, what: str, cache: Path, repeat: int = 1) -> dict:
-    """The fastest of `repeat` fresh-subprocess runs (with its CPU time), and the highest peak RSS of them."""
-    runs = []
-    for _ in range(max(repeat, 1)):
-        out = subprocess.run(
-            [sys.executable, "-c", _MEASURE, str(path), what, str(cache)],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-        )
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {**min(runs, key=lambda run: run["seconds"]), "rss": max(run["rss"] for run in runs)}
+    """The fastest of `repeat` fresh-subprocess runs of `what`, with the highest peak RSS of them."""
+    return fastest_fresh_run(_MEASURE, (str(path), what, str(cache)), repeat)
 
 
 def head_tiles(path: Path, target: int, out: Path) -> Path:
@@ -105,12 +91,7 @@ def main() -> None:
     parser.add_argument("--slice-samples", type=int, default=100_000, help="samples in the pycapnp slice")
     parser.add_argument("--repeat", type=int, default=1, help="keep the fastest of N runs of each measurement")
     args = parser.parse_args()
-    if args.profile is None:
-        import ipu_nb
-
-        print("generating or locating the full-size demo profile...", file=sys.stderr)
-        args.profile = ipu_nb.demo_profile_path("full", progress=True)
-    path: Path = args.profile
+    path = profile_path(args.profile)
     size = path.stat().st_size
     with tempfile.TemporaryDirectory(prefix="ipu-nb-bench-") as tmp:
         cache = Path(tmp) / "cache"

@@ -11,11 +11,10 @@ untimed run of each query warms the per-profile facts the core caches.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
-from timing import best  # benchmarks/ is on the path when a benchmark runs
+from timing import best, open_for_benchmark  # benchmarks/ is on the path when a benchmark runs
 
 BUDGET_S = 0.3
 
@@ -29,14 +28,7 @@ def main() -> None:
     import ipu_nb
     from ipu_nb._query import filter_samples, inspect_operations
 
-    path = args.profile or ipu_nb.demo_profile_path()
-    start = time.perf_counter()
-    profile = ipu_nb.open_profile(path, progress=False)
-    print(f"profile: {path}")
-    print(
-        f"  {profile.sample_count:,} samples, {profile.metadata.height:,} metadata entries, {profile.tile_count} tiles"
-    )
-    print(f"  load {time.perf_counter() - start:.2f} s (not part of the budget)")
+    profile = open_for_benchmark(args.profile)
 
     # From the profile itself: the two most common metadata names (the first with its most
     # common value) for a two-filter query that matches many samples; "role" to group by.

@@ -12,11 +12,10 @@ of each warms the per-profile facts the query core caches.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
-from timing import best  # best wall-clock and CPU seconds after a warm-up run (benchmarks/ is on the path)
+from timing import best, open_for_benchmark  # benchmarks/ is on the path when a benchmark runs
 
 
 def main() -> None:
@@ -29,12 +28,7 @@ def main() -> None:
 
     import ipu_nb
 
-    path = args.profile or ipu_nb.demo_profile_path()
-    start = time.perf_counter()
-    profile = ipu_nb.open_profile(path, progress=False)
-    print(f"profile: {path}")
-    print(f"  {profile.sample_count:,} samples, {profile.tile_count} tiles")
-    print(f"  load {time.perf_counter() - start:.2f} s (not part of the budgets)")
+    profile = open_for_benchmark(args.profile)
 
     # The kernel with the most work: what a user would ask "what if it were 20% faster" about.
     heaviest = str(

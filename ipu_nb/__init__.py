@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
-    from ._fleet import Fleet, FleetComparison, FleetError, LabelError, ParquetDataset, scan_parquet
+    from ._fleet.comparison import FleetComparison
+    from ._fleet.errors import FleetError, LabelError
+    from ._fleet.fleet import Fleet
+    from ._fleet.parquet import ParquetDataset, scan_parquet
     from ._html.report import save_report
     from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
@@ -31,12 +34,12 @@ _EXPORTS = {
     "ComparisonError": "._compare",
     "ComparisonSummary": "._compare",
     "compare": "._compare",
-    "Fleet": "._fleet",
-    "FleetComparison": "._fleet",
-    "FleetError": "._fleet",
-    "LabelError": "._fleet",
-    "ParquetDataset": "._fleet",
-    "scan_parquet": "._fleet",
+    "Fleet": "._fleet.fleet",
+    "FleetComparison": "._fleet.comparison",
+    "FleetError": "._fleet.errors",
+    "LabelError": "._fleet.errors",
+    "ParquetDataset": "._fleet.parquet",
+    "scan_parquet": "._fleet.parquet",
     "NotAProfileError": "._load",
     "Profile": "._model.profile",
     "ProfileFormatError": "._load",

@@ -2,8 +2,10 @@
 
 Thin layers over `open_profile` and the query core; ``%ipu_query`` parses its
 flags with the ``profile-query`` command line's own parser, so a notebook and
-a shell accept exactly the same flags. User errors surface as IPython's
-`UsageError`: one line, no traceback.
+a shell accept exactly the same flags. ``%ipu_open`` binds what it opens to
+variables (the profile to ``profile``, its widget to ``ipu_widget``, or the names
+``-o`` and ``-w`` give), so the widget's selections can be read back in Python.
+User errors surface as IPython's `UsageError`: one line, no traceback.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import keyword
 import linecache
 import shlex
 import sys
@@ -36,6 +39,15 @@ if TYPE_CHECKING:
 __all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
 
 _MAGIC_NAMES = ("ipu_open", "ipu_query")
+#: The variable ``%ipu_open`` binds its widget to without ``-w NAME``.
+DEFAULT_WIDGET_NAME = "ipu_widget"
+
+
+def _variable(name: str, flag: str) -> str:
+    """`name` when a notebook can use it as a variable; a one-line UsageError otherwise."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise UsageError(f"ipu_open: {flag} expects a Python variable name, got {name!r}")
+    return name
 
 
 def _open(path: str, magic: str) -> Profile:
@@ -129,19 +141,37 @@ class IpuMagics(Magics):
     @magic_arguments()
     @argument("path", help="the profile file (.capnp) the runtime wrote")
     @argument("-o", "--output", default="profile", metavar="NAME", help="variable to store it in (default: profile)")
+    @argument(
+        "-w",
+        "--widget",
+        default=None,
+        metavar="NAME",
+        help=f"variable to bind the widget to, to read its selections back (default: {DEFAULT_WIDGET_NAME})",
+    )
     @argument("--no-widget", action="store_true", help="show the summary instead of the interactive widget")
     @line_magic
     def ipu_open(self, line: str) -> None:
-        """Open a profile into a variable and show the widget: ``%ipu_open PATH [-o NAME] [--no-widget]``."""
+        """Open a profile into a variable and show its widget: ``%ipu_open PATH [-o NAME] [-w NAME] [--no-widget]``.
+
+        The profile goes to ``profile`` (or ``-o NAME``) and the widget to ``ipu_widget``
+        (or ``-w NAME``), so what is selected in it can be read back: ``ipu_widget.filtered``,
+        ``ipu_widget.at_slice``, ``ipu_widget.selected_sample``, ``ipu_widget.query``. The cell's
+        output names both variables.
+        """
         try:
             argv = shlex.split(line)  # POSIX quoting: `%ipu_open "{path}"` works for paths with spaces
         except ValueError as exc:
             raise UsageError(f"ipu_open: {exc}") from None
         args = self.ipu_open.parser.parse_args(argv)
-        if not args.output.isidentifier():
-            raise UsageError(f"ipu_open: -o expects a Python variable name, got {args.output!r}")
+        output = _variable(args.output, "-o")
+        if args.widget is not None and args.no_widget:
+            raise UsageError("ipu_open: -w names the widget's variable; with --no-widget there is no widget")
+        widget_name = _variable(args.widget if args.widget is not None else DEFAULT_WIDGET_NAME, "-w")
+        if widget_name == output and not args.no_widget:
+            raise UsageError(f"ipu_open: -o and -w both name {output!r}; the profile and its widget need two variables")
         profile = _open(args.path, "ipu_open")
-        self._namespace()[args.output] = profile
+        namespace = self._namespace()
+        namespace[output] = profile
         if args.no_widget:
             display(profile)
             return
@@ -153,6 +183,11 @@ class IpuMagics(Magics):
             print(f"ipu_open: widget unavailable ({one_line(exc)}); showing the summary", file=sys.stderr)
             display(profile)
             return
+        namespace[widget_name] = widget
+        print(
+            f"profile in `{output}`, widget in `{widget_name}`: read its selections with"
+            f" {widget_name}.filtered, {widget_name}.at_slice, {widget_name}.selected_sample"
+        )
         display(widget)
 
     @output_can_be_silenced

@@ -23,6 +23,16 @@ alt.LayerChart(...)
 alt.Chart(...)
 >>> charts.save(charts.active_tiles(profile), "active.png").read_bytes()[1:4]
 b'PNG'
+
+Two profiles compared (`ipu_nb.compare`) and the superstep analytics have charts too
+(`delta_distribution(before, after, kernel=...)` and `what_if(ipu_nb.what_if(...))` as well):
+
+>>> charts.delta_waterfall(ipu_nb.compare("before.capnp", "after.capnp"))
+alt...Chart(...)
+>>> charts.delta_heatmap(ipu_nb.compare("before.capnp", "after.capnp", by="tile"))
+alt...Chart(...)
+>>> charts.recoverable_cycles(profile), charts.critical_tiles(profile)
+(alt...Chart(...), alt...Chart(...))
 """
 
 from __future__ import annotations
@@ -30,23 +40,33 @@ from __future__ import annotations
 import altair as alt
 
 from ._charts.common import KIND_COLORS, SelectionTooLargeError
-from ._charts.export import save, to_spec, vegalite_version
+from ._charts.deltas import DELTA_COLORS, delta_distribution, delta_heatmap, delta_waterfall
+from ._charts.export import save
 from ._charts.groups import breakdown, phase_waterfall
 from ._charts.samples import active_tiles, duration_distribution, gantt, tile_heatmap
+from ._charts.spec import to_spec, vegalite_version
+from ._charts.steps import critical_tiles, recoverable_cycles, what_if
 
 __all__ = [
+    "DELTA_COLORS",
     "KIND_COLORS",
     "SelectionTooLargeError",
     "active_tiles",
     "breakdown",
+    "critical_tiles",
+    "delta_distribution",
+    "delta_heatmap",
+    "delta_waterfall",
     "duration_distribution",
     "enable_offline",
     "gantt",
     "phase_waterfall",
+    "recoverable_cycles",
     "save",
     "tile_heatmap",
     "to_spec",
     "vegalite_version",
+    "what_if",
 ]
 
 

@@ -5,7 +5,8 @@ import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { formatIntList, parseIntList } from "./format";
 import { metadataLabel, parseMetadataText, withMetadata, withoutMetadata } from "./metadata";
-import type { Filters } from "./types";
+import { displayText } from "./text";
+import { type Filters, noFilters } from "./types";
 import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface ControlsHost {
@@ -63,7 +64,7 @@ export class Controls {
     const zoomOut = button("−", "Zoom out (-)", () => host.zoom(2));
     const reset = button("reset", "Whole profile (0 / Esc)", () => host.reset());
     const clearAll = button("clear filters", "Remove every filter", () =>
-      host.setFilters({ kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] }),
+      host.setFilters(noFilters()),
     );
     this.root.append(
       this.search, this.kind, this.kernel, this.kernelList, this.metadata, this.chips,
@@ -127,9 +128,10 @@ export class Controls {
     clear(this.chips);
     this.chipListeners.clear();
     for (const m of f.metadata) {
-      const label = metadataLabel(m);
+      const label = displayText(metadataLabel(m));
       const chip = el("span", "ipu-nb-chip", label);
-      chip.title = m[1] === null ? `has an entry named ${m[0]}` : `entry named ${m[0]} with value ${m[1]}`;
+      const [name, value] = [displayText(m[0]), m[1] === null ? null : displayText(m[1])];
+      chip.title = value === null ? `has an entry named ${name}` : `entry named ${name} with value ${value}`;
       const x = el("button", "ipu-nb-chip-x", "×");
       x.type = "button";
       x.title = `remove ${label}`;
@@ -141,7 +143,7 @@ export class Controls {
       this.chips.append(chip);
     }
     if (this.kernelList.childElementCount === 0) {
-      for (const k of this.host.kernels()) this.kernelList.append(new Option(kernelLabel(k, this.words), k));
+      for (const k of this.host.kernels()) this.kernelList.append(new Option(displayText(kernelLabel(k, this.words)), k));
     }
   }
 }

@@ -30,3 +30,15 @@ export function sizeCanvas(canvas: HTMLCanvasElement, width: number, height: num
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   return ctx;
 }
+
+/**
+ * Put the absolutely positioned `tip` below right of the pointer at page position
+ * (`clientX`, `clientY`), `box` being the page box of the element it is positioned in;
+ * kept inside that box's width when it is known.
+ */
+export function placeTip(tip: HTMLElement, clientX: number, clientY: number, box: { left: number; top: number; width?: number }): void {
+  const x = clientX - box.left + 14;
+  const room = box.width === undefined ? x : box.width - (tip.offsetWidth || 0) - 4;
+  tip.style.left = `${Math.max(0, Math.min(x, room))}px`;
+  tip.style.top = `${clientY - box.top + 14}px`;
+}

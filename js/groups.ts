@@ -3,11 +3,13 @@
 // needs a key, so choosing it asks for the key first and sends both at once. Row names and
 // dimensions are the query core's (docs/reference/query.md#group-keys-and-dimensions).
 
+import { deltaCells, deltaClass } from "./baseline";
 import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { cycles, grouped } from "./format";
 import { withMetadata } from "./metadata";
 import type { GroupRow, GroupsReply } from "./protocol";
+import { displayText } from "./text";
 import type { Filters } from "./types";
 import type { Vocabulary } from "./vocabulary";
 
@@ -34,7 +36,7 @@ export function groupFilter(
     case "kernel":
       return { ...filters, kernel: row.name === words.no_kernel ? "" : row.name };
     case "operation":
-      return row.name ? { ...filters, operation_contains: row.name } : null;
+      return { ...filters, operation: [row.name] };
     case "phase":
       return { ...filters, phases: [Number(d.phase)] };
     case "tile":
@@ -124,24 +126,33 @@ export class Groups {
     const table = el("table", "ipu-nb-group-table");
     const head = el("tr");
     for (const h of ["name", "phase cyc", "work cyc", "avg tiles", "samples"]) head.append(el("th", undefined, h));
+    const deltas = msg.deltas;
+    if (deltas) for (const h of ["before", "after", "Δ", "ratio"]) head.append(el("th", "ipu-nb-delta", h));
     table.append(head);
-    for (const row of msg.rows) {
+    msg.rows.forEach((row, i) => {
       const tr = el("tr");
+      const name = row.name ? displayText(row.name) : "(empty)";
       tr.append(
-        el("td", "ipu-nb-group-name", row.name || "(empty)"),
+        el("td", "ipu-nb-group-name", name),
         el("td", undefined, cycles(row.phase_cycles)),
         el("td", undefined, cycles(row.work_cycles)),
         el("td", undefined, row.average_active_tiles.toFixed(1)),
         el("td", undefined, grouped(row.sample_count)),
       );
-      tr.title = `${row.name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
+      if (deltas) {
+        const d = deltas[i] ?? null;
+        const cells = deltaCells(d);
+        cells.forEach((text, k) => tr.append(el("td", k === 2 ? `ipu-nb-delta ${deltaClass(d)}` : "ipu-nb-delta", text)));
+        if (d) tr.dataset.delta = String(d.delta);
+      }
+      tr.title = `${name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
       const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
       if (next) {
         tr.classList.add("ipu-nb-clickable");
         this.rowListeners.listen(tr, "click", () => this.host.setFilters(next));
       }
       table.append(tr);
-    }
+    });
     this.body.append(table);
   }
 }

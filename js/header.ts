@@ -12,12 +12,17 @@ export interface HeaderHost {
 
 export class Header {
   readonly root = el("div", "ipu-nb-header");
+  /** What is shown, so a frame with the same view touches no DOM (each change costs a style pass). */
+  private shown = "";
 
   constructor(private host: HeaderHost) {}
 
   render(): void {
-    clear(this.root);
     const i = this.host.info();
+    const key = JSON.stringify([this.host.view(), i.span, i.samples, i.tiles]);
+    if (key === this.shown) return;
+    this.shown = key;
+    clear(this.root);
     const [s, e] = this.host.view();
     this.fact("tiles", grouped(i.tiles));
     this.fact("samples", grouped(i.samples));

@@ -1,29 +1,34 @@
 // Messages from the kernel on their way to the widget's parts: checked (protocol.ts), the
-// malformed ones dropped and reported once per type, window replies for other views
-// ignored, and side views held back while this view's window is in flight (requests.ts).
-// Nothing thrown while applying a message escapes to the model's listener.
+// malformed ones dropped and reported once per type, block replies for other views
+// ignored, and side views held back while a request for what this view lacks is in flight
+// (requests.ts). Nothing thrown while applying a message escapes to the model's listener.
 
-import { type ErrorReply, type FromKernel, parseKernelMessage, type WindowReply } from "./protocol";
-import type { Deferred, WindowRequests } from "./requests";
+import { type BlocksReply, type ErrorReply, type FromKernel, parseKernelMessage, type WindowReply } from "./protocol";
+import type { BlockRequests, Deferred } from "./requests";
 
-/** Everything but window replies: side views, hover and group replies, errors. */
-export type SideMessage = Exclude<FromKernel, WindowReply>;
+/** Everything but block replies and the replies closing block requests: side views, hover, search, errors. */
+export type SideMessage = Exclude<FromKernel, WindowReply | BlocksReply>;
 
 export interface InboxHandlers {
-  /** The reply to this view's latest window request. */
-  window(msg: WindowReply, buffers: DataView[]): void;
+  /** One block answering a request of this view (any of its requests: every block is worth keeping). */
+  block(msg: WindowReply, buffers: DataView[]): void;
+  /** A request of this view is answered (its blocks came before). */
+  done(msg: BlocksReply): void;
   /** Every other message, in arrival order once released (errors are never held back). */
   side(msg: SideMessage, buffers: DataView[]): void;
   /** Applying a message of type `type` threw `error`. */
   failed(type: FromKernel["type"], error: unknown): void;
 }
 
+/** The request types whose failure ends a block request of this view. */
+const BLOCK_REQUESTS = new Set(["blocks", "window"]);
+
 export class Inbox {
   private reported = new Set<string>();
 
   constructor(
     private view: string,
-    private requests: WindowRequests,
+    private requests: BlockRequests,
     private deferred: Deferred,
     private handlers: InboxHandlers,
     private warn: (text: string) => void = (text) => console.warn(text),
@@ -37,45 +42,52 @@ export class Inbox {
         this.reported.add(kind);
         this.warn(`ipu-nb widget: dropped a message from the kernel (${parsed.problem})`);
       }
-      if (parsed.type === "window" && parsed.view === this.view) {
-        // The reply to a request of this view is unusable: that request is over.
-        this.error({ type: "error", request: "window", view: this.view, id: parsed.id ?? undefined, message: parsed.problem });
+      if ((parsed.type === "window" || parsed.type === "blocks") && parsed.view === this.view) {
+        // Part of the answer to a request of this view is unusable: that request is over.
+        this.error({ type: "error", request: "blocks", view: this.view, id: parsed.id ?? undefined, message: parsed.problem });
       }
       return;
     }
     const msg = parsed.message;
     if (msg.type === "window") {
-      if (msg.view !== this.view) return; // another view of the same widget asked for this one
-      // A reply to an earlier request is stale: dropped. The latest view, if it changed
-      // while this reply travelled, is asked for before this one is drawn.
-      if (!this.requests.receive(msg.id)) return;
-      try {
-        this.handlers.window(msg, buffers);
-      } catch (error) {
-        this.handlers.failed("window", error);
-      }
-      this.deferred.flush();
+      if (msg.view !== this.view || msg.block === undefined) return; // another view's, or not a block
+      this.guard("window", () => this.handlers.block(msg, buffers));
+    } else if (msg.type === "blocks") {
+      if (msg.view !== this.view) return;
+      const current = this.requests.receive(msg.id);
+      this.guard("blocks", () => this.handlers.done(msg));
+      if (current) this.deferred.flush();
     } else if (msg.type === "error") {
       this.error(msg);
-    } else if (this.requests.busy) {
+    } else if (this.holding()) {
       this.deferred.push(() => this.apply(msg, buffers));
     } else {
       this.apply(msg, buffers);
     }
   }
 
-  private apply(msg: SideMessage, buffers: DataView[]): void {
+  /** Whether a request for what the view lacks is out (prefetching holds nothing back). */
+  private holding(): boolean {
+    return this.requests.busy && !(this.requests.asked?.prefetch ?? true);
+  }
+
+  private guard(type: FromKernel["type"], job: () => void): void {
     try {
-      this.handlers.side(msg, buffers);
+      job();
     } catch (error) {
-      this.handlers.failed(msg.type, error);
+      this.handlers.failed(type, error);
     }
+  }
+
+  private apply(msg: SideMessage, buffers: DataView[]): void {
+    this.guard(msg.type, () => this.handlers.side(msg, buffers));
   }
 
   private error(msg: ErrorReply): void {
     this.apply(msg, []);
-    if ((msg.request === "window" && (msg.view ?? this.view) === this.view) || msg.request === undefined) {
-      this.requests.failed(msg.id); // the window asked for is not coming
+    const mine = (msg.view ?? this.view) === this.view;
+    if ((msg.request !== undefined && BLOCK_REQUESTS.has(msg.request) && mine) || msg.request === undefined) {
+      this.requests.failed(msg.id); // the blocks asked for are not coming
       this.deferred.flush();
     }
   }

@@ -1,12 +1,14 @@
 // Side panel: what is active at the cursor (`at`) and the clicked sample with all its fields.
 // A click on a metadata entry (of the cursor summary or the sample) filters by that
-// (name, value) pair.
+// (name, value) pair. The selected sample's names are shown whole (neutralised, text.ts):
+// this is where a name cut short elsewhere can be read in full.
 
 import type { Disposers } from "./disposers";
 import { clear, el } from "./dom";
 import { grouped, ms } from "./format";
 import { metadataLabel } from "./metadata";
 import type { AtSummary, SampleInfo } from "./protocol";
+import { displayText } from "./text";
 import { kernelLabel, type Vocabulary } from "./vocabulary";
 
 export interface InspectorHost {
@@ -70,8 +72,9 @@ export class Inspector {
     box.append(el("div", "ipu-nb-list-title", title));
     const rows = items.map(([name, count]) => {
       const row = el("div", "ipu-nb-list-row");
-      row.append(el("span", "ipu-nb-list-name", name || "(empty)"), el("span", "ipu-nb-list-count", grouped(count)));
-      row.title = name;
+      const shown = name ? displayText(name) : "(empty)";
+      row.append(el("span", "ipu-nb-list-name", shown), el("span", "ipu-nb-list-count", grouped(count)));
+      row.title = shown;
       return row;
     });
     box.append(...rows);
@@ -82,7 +85,7 @@ export class Inspector {
   /** Clicking `row` adds the metadata filter (name, value). */
   private clickable(row: HTMLElement, name: string, value: string): void {
     row.classList.add("ipu-nb-clickable");
-    row.title = `filter: entry named ${name} with value ${value}`;
+    row.title = `filter: entry named ${displayText(name)} with value ${displayText(value)}`;
     row.dataset.metadataName = name;
     row.dataset.metadataValue = value;
     this.rowListeners.listen(row, "click", () => this.host.filterMetadata(name, value));
@@ -104,8 +107,8 @@ export class Inspector {
     add("sample", String(s.sample));
     add("tile", String(s.tile));
     add("kind", s.inactive ? `${s.kind} (inactive: drawn as idle)` : s.kind);
-    add("operation", s.operation);
-    add("kernel", kernelLabel(s.kernel, this.words));
+    add("operation", displayText(s.operation));
+    add("kernel", displayText(kernelLabel(s.kernel, this.words)));
     add("phase / epoch", `${s.phase} / ${s.epoch}`);
     add("offset", `${grouped(s.offset)} (${ms(s.offset, this.host.clockHz())})`);
     add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.host.clockHz())})`);
@@ -118,7 +121,7 @@ export class Inspector {
     const mt = el("table", "ipu-nb-fields ipu-nb-metadata");
     for (const [name, value] of meta) {
       const tr = el("tr");
-      tr.append(el("th", undefined, name), el("td", undefined, value));
+      tr.append(el("th", undefined, displayText(name)), el("td", undefined, displayText(value)));
       this.clickable(tr, name, value);
       mt.append(tr);
     }

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { metadataLabel, parseMetadataText, sameEntry, withMetadata, withoutMetadata } from "./metadata";
 import type { Filters } from "./types";
 
-const none: Filters = { kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] };
+const none: Filters = { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [], window: null };
 
 test("a pair whose name holds '=' stays a pair", () => {
   const f = withMetadata(none, "a=b", "c");

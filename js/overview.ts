@@ -1,6 +1,7 @@
 // Overview strip: active compute tiles over the whole profile, the current view marked;
 // click to centre the view there, drag to select a range.
 
+import { css, kindColour, mix, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { GUTTER, plotWidth } from "./plot";
@@ -79,9 +80,10 @@ export class Overview {
     const ctx = sizeCanvas(this.canvas, this.width, HEIGHT);
     const w = this.plotWidth();
     ctx.clearRect(0, 0, this.width, HEIGHT);
-    ctx.fillStyle = "#f3f4f6";
+    const t = theme();
+    ctx.fillStyle = t.plot;
     ctx.fillRect(GUTTER, 0, w, HEIGHT);
-    ctx.fillStyle = "#555";
+    ctx.fillStyle = t.text;
     ctx.font = "10px sans-serif";
     ctx.textBaseline = "top";
     ctx.fillText("active", 2, 4);
@@ -101,15 +103,16 @@ export class Overview {
       ctx.closePath();
       ctx.fill();
     };
-    if (this.active) area(this.active, this.filtered ? "#b9c7da" : "#4a7fbf");
-    if (this.matched && this.filtered) area(this.matched, "#1f4f8f");
+    const compute = kindColour("compute");
+    if (this.active) area(this.active, css(this.filtered ? mix(compute, t.plotRgb, 0.65) : compute));
+    if (this.matched && this.filtered) area(this.matched, css(compute));
     const span = Math.max(this.host.span(), 1);
     const [s, e] = this.host.view();
     const x0 = GUTTER + (s / span) * w;
     const x1 = GUTTER + (e / span) * w;
     ctx.fillStyle = "rgba(255,180,0,0.18)";
     ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), HEIGHT);
-    ctx.strokeStyle = "#e0a000";
+    ctx.strokeStyle = t.accent;
     ctx.lineWidth = 1.5;
     ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 1), HEIGHT - 1.5);
     if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {

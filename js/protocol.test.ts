@@ -128,7 +128,25 @@ test("docs/widget-protocol.md describes every message type both ways", async () 
   const { readFileSync } = await import("node:fs");
   const doc = readFileSync("docs/widget-protocol.md", "utf8");
   const listed = (type: string) => doc.includes(`| \`${type}\` |`) || doc.includes(`### \`${type}\``);
-  assert.deepEqual(TO_KERNEL_TYPES, ["window", "hover", "pick", "groups", "hello"]);
+  assert.deepEqual(TO_KERNEL_TYPES, ["window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code"]);
   for (const type of [...TO_KERNEL_TYPES, ...FROM_KERNEL_TYPES]) assert.ok(listed(type), `${type} is not described`);
-  assert.equal(FROM_KERNEL_TYPES.length, 7);
+  assert.equal(FROM_KERNEL_TYPES.length, 13);
+});
+
+test("block replies, the replies closing block requests, search matches and fits are checked like the rest", () => {
+  const block = { type: "window", view: "v", id: 3, color_by: "kind", filtered: false, mode: "lod", start: 0, end: 512,
+    rows: 2, bins: 512, count: 9, compressed: null, level: 0, block: 0 };
+  assert.ok(parseKernelMessage(block, [new DataView(new ArrayBuffer(1024))]).ok);
+  assert.equal(parseKernelMessage({ ...block, level: 1.5 }, [new DataView(new ArrayBuffer(1024))]).ok, false);
+  const done = { type: "blocks", view: "v", id: 3, stale: false, count: 9, matched: 0, cost_ms: [1.25] };
+  assert.ok(parseKernelMessage(done, []).ok);
+  assert.equal(parseKernelMessage({ ...done, cost_ms: ["x"] }, []).ok, false);
+  const search = { type: "search", id: 1, text: "gemm", case_sensitive: false, count: 10, sent: 2 };
+  const buffers = [16, 16, 4, 8].map((n) => new DataView(new ArrayBuffer(n)));
+  assert.ok(parseKernelMessage(search, buffers).ok);
+  assert.equal(parseKernelMessage(search, buffers.slice(0, 3)).ok, false);
+  assert.equal(parseKernelMessage({ ...search, sent: 3 }, buffers).ok, false);
+  assert.ok(parseKernelMessage({ type: "fit", id: 2, view: [5, 90] }, []).ok);
+  assert.ok(parseKernelMessage({ type: "fit", id: 2, view: null }, []).ok);
+  assert.equal(parseKernelMessage({ type: "fit", id: 2, view: [5] }, []).ok, false);
 });

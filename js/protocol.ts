@@ -2,6 +2,7 @@
 // the one place where what the kernel sends is checked before anything acts on it.
 // docs/widget-protocol.md describes the same protocol in words, with the buffer layouts.
 
+import type { Area, Filters } from "./types";
 import {
   arrayOf,
   boolean,
@@ -59,7 +60,59 @@ export interface HelloRequest {
   type: "hello";
 }
 
-export type ToKernel = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest;
+/**
+ * Blocks of the timeline's level-of-detail cache (js/levels.ts): `blocks` of `level`, `bins`
+ * cells a row each, answered for `filters` and `color_by` (a `blocks` reply marked `stale`
+ * when the kernel holds others by then). `start`, `end`: the view, whose samples the reply counts.
+ */
+export interface BlocksRequest {
+  type: "blocks";
+  view: string;
+  id: number;
+  level: number;
+  bins: number;
+  blocks: number[];
+  labels: boolean;
+  filters: Filters;
+  color_by: string;
+  start: number;
+  end: number;
+  /** The profile shown (a widget with a baseline); the kernel refuses blocks for the other. */
+  showing?: "after" | "baseline";
+}
+
+/** Find the samples matching the filters whose operation or kernel contains `text`. */
+export interface SearchRequest {
+  type: "search";
+  id: number;
+  text: string;
+  case_sensitive: boolean;
+}
+
+/** The range to zoom to: the samples matching the filters, one sample, or one phase (as `widget.zoom_to`). */
+export interface FitRequest {
+  type: "fit";
+  id: number;
+  by: "matching" | "sample" | "phase";
+  value?: number;
+}
+
+/** The "copy as code" button: send `widget.to_code()`. */
+export interface CodeRequest {
+  type: "code";
+  id: number;
+}
+
+export type ToKernel =
+  | WindowRequest
+  | HoverRequest
+  | PickRequest
+  | GroupsRequest
+  | HelloRequest
+  | BlocksRequest
+  | SearchRequest
+  | FitRequest
+  | CodeRequest;
 
 /** Every `ToKernel` type (tsc checks the list is complete). */
 export const TO_KERNEL_TYPES = Object.keys({
@@ -68,6 +121,10 @@ export const TO_KERNEL_TYPES = Object.keys({
   pick: 0,
   groups: 0,
   hello: 0,
+  blocks: 0,
+  search: 0,
+  fit: 0,
+  code: 0,
 } satisfies Record<ToKernel["type"], 0>) as ToKernel["type"][];
 
 // ---- payloads ------------------------------------------------------------------------------
@@ -142,6 +199,9 @@ interface WindowReplyBase {
   start: number;
   end: number;
   count: number;
+  /** For the answer to a `blocks` request: which block of which level this is. */
+  level?: number;
+  block?: number;
 }
 
 /** Raw intervals; buffers: x0 f32, x1 f32 (relative to `start`), row u16, flags u8, sample u32 [, label index u32]. */
@@ -180,6 +240,10 @@ export interface FlameMessage {
   total: number;
   nodes: FlameNode[];
   metadata: FlameMetadata[];
+  /** The graph is the selected area's (clipped cycles). */
+  area?: boolean;
+  /** With a baseline: each node's after − before cycles on its path (null: a merged node). */
+  deltas?: (number | null)[];
 }
 
 /** Active compute tiles over the whole profile in `bins` bins; buffers: all f32, matching f32. */
@@ -190,12 +254,25 @@ export interface OverviewMessage {
   filtered: boolean;
 }
 
+/** A group's Δ columns: its `compare(baseline, after)` status and phase cycles (null where absent). */
+export interface GroupDelta {
+  status: string;
+  before: number | null;
+  after: number | null;
+  delta: number;
+  ratio: number | null;
+}
+
 export interface GroupsReply {
   type: "groups";
   id: number | null;
   group_by: string;
   error: string | null;
   rows: GroupRow[];
+  /** With a baseline: each row's phase cycles before and after (null: no such group). */
+  deltas?: (GroupDelta | null)[];
+  /** The rows are the selected area's (`widget.selection_groups`, clipped cycles). */
+  area?: boolean;
 }
 
 /**
@@ -210,14 +287,91 @@ export interface ErrorReply {
   message: string;
 }
 
+/** A `blocks` request is answered (its blocks were sent before this, as `window` replies). */
+export interface BlocksReply {
+  type: "blocks";
+  view: string | null;
+  id: number | null;
+  /** The kernel held other filters or colours than asked for: nothing was sent. */
+  stale: boolean;
+  /** Samples overlapping the request's `[start, end)` (the view), and those matching the filters. */
+  count: number;
+  matched: number;
+  /** The kernel's cost of each block sent, milliseconds (summary and encoding). */
+  cost_ms: number[];
+}
+
+/** Matches of a search, the first `sent` of `count` by offset; buffers: start f64, end f64, row u16, sample u32. */
+export interface SearchReply {
+  type: "search";
+  id: number | null;
+  text: string;
+  case_sensitive: boolean;
+  count: number;
+  sent: number;
+}
+
+/** The answer to a `fit`: the range to show (null: nothing to fit, e.g. no sample matches). */
+export interface FitReply {
+  type: "fit";
+  id: number | null;
+  view: [number, number] | null;
+}
+
+/** One of an area's longest samples: its own interval and its cycles inside the area. */
+export interface AreaSample {
+  sample: number;
+  tile: number;
+  offset: number;
+  duration: number;
+  clipped_cycles: number;
+  kind: string;
+  operation: string;
+  kernel: string;
+  phase: number;
+  epoch: number;
+}
+
+/** The selected area (null: cleared), within the filters (`window` null: it misses them), and what it holds. */
+export interface AreaMessage {
+  type: "area";
+  selection: Area | null;
+  window: [number, number] | null;
+  tiles: number[] | null;
+  count: number;
+  tiles_hit: number;
+  cycles: number;
+  longest: AreaSample[];
+}
+
+/** `widget.highlight(frame)`: `count` samples, the first `sent` by offset; buffers: start f64, end f64, row u16, sample u32. */
+export interface HighlightMessage {
+  type: "highlight";
+  count: number;
+  sent: number;
+}
+
+/** The answer to a `code` request. */
+export interface CodeReply {
+  type: "code";
+  id: number | null;
+  code: string;
+}
+
 export type FromKernel =
+  | BlocksReply
+  | SearchReply
+  | FitReply
   | WindowReply
   | HoverReply
   | PanelMessage
   | FlameMessage
   | OverviewMessage
   | GroupsReply
-  | ErrorReply;
+  | ErrorReply
+  | AreaMessage
+  | HighlightMessage
+  | CodeReply;
 
 /** For a `switch` over every message type: a new type not handled is a compile error. */
 export function unhandled(message: never): never {
@@ -267,6 +421,8 @@ const windowBase = {
   start: integer,
   end: integer,
   count: integer,
+  level: optional(integer),
+  block: optional(integer),
 };
 
 const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }>> } = {
@@ -301,6 +457,8 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
       }),
     ),
     metadata: arrayOf(record<FlameMetadata>({ name: string, value: string, cycles: number, samples: integer })),
+    area: optional(boolean),
+    deltas: optional(arrayOf(nullable(integer))),
   }),
   overview: record<OverviewMessage>({ type: literal("overview"), bins: integer, span: integer, filtered: boolean }),
   groups: record<GroupsReply>({
@@ -318,7 +476,68 @@ const checks: { [T in FromKernel["type"]]: Check<Extract<FromKernel, { type: T }
         average_active_tiles: number,
       }),
     ),
+    area: optional(boolean),
+    deltas: optional(
+      arrayOf(
+        nullable(
+          record<GroupDelta>({
+            status: string,
+            before: nullable(integer),
+            after: nullable(integer),
+            delta: integer,
+            ratio: nullable(number),
+          }),
+        ),
+      ),
+    ),
   }),
+  blocks: record<BlocksReply>({
+    type: literal("blocks"),
+    view: nullable(string),
+    id: nullable(integer),
+    stale: boolean,
+    count: integer,
+    matched: integer,
+    cost_ms: arrayOf(number),
+  }),
+  search: record<SearchReply>({
+    type: literal("search"),
+    id: nullable(integer),
+    text: string,
+    case_sensitive: boolean,
+    count: integer,
+    sent: integer,
+  }),
+  fit: record<FitReply>({
+    type: literal("fit"),
+    id: nullable(integer),
+    view: nullable(tuple<[number, number]>(integer, integer)),
+  }),
+  area: record<AreaMessage>({
+    type: literal("area"),
+    selection: nullable(record<Area>({ start: integer, end: integer, tiles: nullable(arrayOf(integer)) })),
+    window: nullable(tuple<[number, number]>(integer, integer)),
+    tiles: nullable(arrayOf(integer)),
+    count: integer,
+    tiles_hit: integer,
+    cycles: integer,
+    longest: arrayOf(
+      record<AreaSample>({
+        sample: integer,
+        tile: integer,
+        offset: integer,
+        duration: integer,
+        clipped_cycles: integer,
+        kind: string,
+        operation: string,
+        kernel: string,
+        phase: integer,
+        epoch: integer,
+      }),
+    ),
+  }),
+  highlight: record<HighlightMessage>({ type: literal("highlight"), count: integer, sent: integer }),
+  code: record<CodeReply>({ type: literal("code"), id: nullable(integer), code: string }),
   error: record<ErrorReply>({
     type: literal("error"),
     request: optional(string),
@@ -334,6 +553,9 @@ export const FROM_KERNEL_TYPES = Object.keys(checks) as FromKernel["type"][];
 /** Byte lengths the buffers of `message` must have (null: any), or null when it carries none. */
 function bufferLayout(message: FromKernel): (number | null)[] | null {
   if (message.type === "overview") return [4 * message.bins, 4 * message.bins];
+  if (message.type === "search" || message.type === "highlight") {
+    return [8 * message.sent, 8 * message.sent, 2 * message.sent, 4 * message.sent];
+  }
   if (message.type !== "window") return null;
   const n = message.count;
   if (message.mode === "raw") return [4 * n, 4 * n, 2 * n, n, 4 * n, ...(message.labels ? [4 * n] : [])];

@@ -1,5 +1,6 @@
-// Level-of-detail summaries as pixels: one pixel per cell, rows top to bottom, the colour
-// of the cell's class and an opacity from its coverage level.
+// Cell grids as pixels: one pixel per cell, rows top to bottom, the colour of the cell's
+// class and an opacity from its coverage level. Each cached block is turned into an image
+// once per track layout; drawing a view is then a few scaled copies of those images.
 
 /** RGBA word (little-endian ABGR) for each cell byte `class | level << 5`; level 0 is transparent. */
 export function cellPalette(colours: [number, number, number][]): Uint32Array {
@@ -14,28 +15,16 @@ export function cellPalette(colours: [number, number, number][]): Uint32Array {
   return table;
 }
 
-/** Turns cell grids into an image, reusing one offscreen canvas and pixel buffer while the size stays. */
-export class Raster {
-  // A summary is ~6 MB of pixels: fresh buffers per reply kept the garbage collector busy during zooms.
-  private canvas: HTMLCanvasElement | null = null;
-  private pixels: ImageData | null = null;
-
-  /** The `rows` × `bins` grid `cells` as a canvas of that many pixels. */
-  draw(cells: Uint8Array, bins: number, rows: number, colours: [number, number, number][]): HTMLCanvasElement {
-    const height = Math.max(rows, 1);
-    if (!this.canvas || this.canvas.width !== bins || this.canvas.height !== height) {
-      this.canvas = document.createElement("canvas");
-      this.canvas.width = bins;
-      this.canvas.height = height;
-      this.pixels = this.canvas.getContext("2d")!.createImageData(bins, height);
-    }
-    const img = this.pixels!;
-    const table = cellPalette(colours);
-    const px = new Uint32Array(img.data.buffer);
-    const n = Math.min(cells.length, px.length);
-    for (let i = 0; i < n; i++) px[i] = table[cells[i]];
-    if (n < px.length) px.fill(0, n);
-    this.canvas.getContext("2d")!.putImageData(img, 0, 0);
-    return this.canvas;
-  }
+/** The `rows` × `bins` grid `cells` as a canvas of that many pixels, coloured by `palette` (`cellPalette`). */
+export function rasterize(cells: Uint8Array, bins: number, rows: number, palette: Uint32Array): HTMLCanvasElement {
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(bins, 1);
+  canvas.height = Math.max(rows, 1);
+  const ctx = canvas.getContext("2d")!;
+  const img = ctx.createImageData(canvas.width, canvas.height);
+  const px = new Uint32Array(img.data.buffer);
+  const n = Math.min(cells.length, px.length);
+  for (let i = 0; i < n; i++) px[i] = palette[cells[i]];
+  ctx.putImageData(img, 0, 0);
+  return canvas;
 }

@@ -1,123 +1,91 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Disposers } from "./disposers";
-import type { WindowRequest } from "./protocol";
-import { Deferred, LOST_REPLY_MS, WindowRequests } from "./requests";
+import type { Ask } from "./prefetch";
+import { BlockRequests, Deferred, LOST_REPLY_MS } from "./requests";
 import { installFakeDom } from "./testing/fake-dom";
 
-/** Flow control over a fake clock; `want` is the window the view needs now. */
+/** Flow control over a fake clock; `queue` is what the cache lacks, in the order `next` hands it out. */
 function setup() {
-  const sent: WindowRequest[] = [];
+  const sent: [number, Ask][] = [];
+  const over: number[] = [];
   const log: string[] = [];
   let clock = 1000;
-  const want = { start: 0, end: 100, pixels: 800, labels: false, filters: "" };
-  const requests = new WindowRequests("view-1", {
-    wanted: () => {
-      const { filters, ...ask } = want;
-      return { ask, key: JSON.stringify([ask, filters]) };
+  const queue: Ask[] = [];
+  const requests = new BlockRequests({
+    next: () => queue[0] ?? null,
+    send: (id, ask) => {
+      sent.push([id, ask]);
+      queue.shift();
     },
-    send: (r) => sent.push(r),
+    over: (id) => over.push(id),
     log: { changed: () => log.push("changed"), settled: () => log.push("settled"), sent: (id) => log.push(`sent ${id}`) },
     now: () => clock,
   });
-  return { requests, sent, log, want, tick: (ms: number) => (clock += ms) };
+  const ask = (level: number, blocks: number[], prefetch = false): Ask => ({ level, blocks, prefetch });
+  return { requests, sent, over, log, queue, ask, tick: (ms: number) => (clock += ms) };
 }
 
-test("a request goes out at once, carrying the view's id and a new request id", () => {
-  const { requests, sent, log } = setup();
+test("what the view lacks goes out at once with a new id; with nothing lacking, nothing is sent", () => {
+  const { requests, sent, log, queue, ask } = setup();
   requests.request();
-  assert.deepEqual(sent, [{ type: "window", view: "view-1", id: 1, start: 0, end: 100, pixels: 800, labels: false }]);
-  assert.deepEqual(log, ["changed", "sent 1"]);
+  assert.deepEqual(log, ["changed", "settled"]);
+  queue.push(ask(3, [4, 5]));
+  requests.request();
+  assert.deepEqual(sent, [[1, ask(3, [4, 5])]]);
   assert.ok(requests.busy);
   assert.equal(requests.latestId, 1);
+  assert.deepEqual(requests.asked, ask(3, [4, 5]));
 });
 
-test("what was asked for last is not asked for again, even after its reply", () => {
-  const { requests, sent, log, want } = setup();
+test("one request in flight: the next goes when it is answered, and prefetching follows until nothing lacks", () => {
+  const { requests, sent, over, queue, ask } = setup();
+  queue.push(ask(3, [4, 5]));
   requests.request();
+  queue.push(ask(3, [6]), ask(2, [8, 9], true));
+  requests.request(); // a burst of views: all wait for request 1
+  requests.request();
+  assert.equal(sent.length, 1);
   assert.ok(requests.receive(1));
-  requests.request(); // a trait echo, a resize to the same width
-  assert.equal(sent.length, 1);
-  assert.equal(log.at(-1), "settled");
-  want.filters = "kind=compute"; // same window, different answer
-  requests.request();
-  assert.equal(sent.length, 2);
-});
-
-test("one request in flight: a burst of views sends only the latest, when the reply lands", () => {
-  const { requests, sent, want } = setup();
-  requests.request();
-  for (const end of [90, 80, 70]) {
-    want.end = end;
-    requests.request();
-  }
-  assert.equal(sent.length, 1);
-  assert.ok(requests.receive(1)); // draw it; the latest view left first
-  assert.deepEqual(
-    sent.map((r) => [r.id, r.end]),
-    [[1, 100], [2, 70]],
-  );
-  assert.ok(requests.receive(2));
+  assert.deepEqual(over, [1]); // what request 1 did not bring may be asked again
+  assert.deepEqual(sent.map(([id]) => id), [1, 2]);
+  assert.ok(requests.receive(2)); // ...and the prefetch right after
+  assert.deepEqual(sent.map(([id, a]) => [id, a.prefetch]), [[1, false], [2, false], [3, true]]);
+  assert.ok(requests.receive(3));
   assert.ok(!requests.busy);
-  assert.equal(sent.length, 2); // nothing pending
+  assert.equal(sent.length, 3);
 });
 
-test("going back to the view in flight while it is in flight cancels the pending one", () => {
-  const { requests, sent, want } = setup();
-  requests.request();
-  want.end = 50;
-  requests.request();
-  want.end = 100;
-  requests.request();
-  requests.receive(1);
-  assert.equal(sent.length, 1);
-});
-
-test("a reply to anything but the latest request is dropped and keeps the latest in flight", () => {
-  const { requests, sent, want, tick } = setup();
-  requests.request();
-  tick(LOST_REPLY_MS + 1); // reply 1 is lost: a new view goes out anyway
-  assert.ok(!requests.busy);
-  want.end = 60;
-  requests.request();
-  assert.deepEqual(sent.map((r) => r.id), [1, 2]);
-  assert.ok(!requests.receive(1)); // late reply to the lost request: stale
-  assert.ok(requests.busy);
-  want.end = 40;
-  requests.request();
-  assert.equal(sent.length, 2); // still waiting for 2
-  assert.ok(!requests.receive(null)); // a reply without an id answers nothing of ours
-  assert.ok(!requests.receive(7));
-  assert.ok(requests.receive(2));
-  assert.deepEqual(sent.map((r) => [r.id, r.end]), [[1, 100], [2, 60], [3, 40]]);
-});
-
-test("before the lost-reply limit a new view waits; after it, it goes out", () => {
-  const { requests, sent, want, tick } = setup();
+test("a late reply to a request given up on is not the one in flight", () => {
+  const { requests, sent, over, queue, ask, tick } = setup();
+  queue.push(ask(1, [0]));
   requests.request();
   tick(LOST_REPLY_MS - 1);
-  want.end = 10;
+  queue.push(ask(1, [1]));
   requests.request();
-  assert.equal(sent.length, 1);
+  assert.equal(sent.length, 1); // still waiting
   tick(2);
+  assert.ok(!requests.busy); // lost: no longer blocking, and over
+  assert.deepEqual(over, [1]);
   requests.request();
-  assert.equal(sent.length, 2);
+  assert.deepEqual(sent.map(([id]) => id), [1, 2]);
+  assert.ok(!requests.receive(1)); // the late reply answers nothing in flight
+  assert.ok(requests.busy);
+  assert.ok(!requests.receive(null));
+  assert.ok(requests.receive(2));
 });
 
-test("a failed request frees the slot and sends the pending view; a stale failure does not", () => {
-  const { requests, sent, want, tick } = setup();
+test("a failed request frees the slot; a failure of another one does not", () => {
+  const { requests, sent, queue, ask } = setup();
+  queue.push(ask(1, [0]));
   requests.request();
-  want.end = 50;
-  requests.request();
-  requests.failed(1);
-  assert.deepEqual(sent.map((r) => [r.id, r.end]), [[1, 100], [2, 50]]);
-  requests.failed(1); // about the old request: 2 stays in flight
+  requests.failed(7);
   assert.ok(requests.busy);
+  queue.push(ask(1, [1]));
+  requests.failed(1);
+  assert.deepEqual(sent.map(([id]) => id), [1, 2]);
   requests.failed(undefined); // the kernel could not say which: free
   assert.ok(!requests.busy);
-  tick(1);
-  requests.request(); // same view as request 2: not again
-  assert.equal(sent.length, 2);
 });
 
 test("deferred jobs run on flush, or after the wait at most, once", () => {

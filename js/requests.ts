@@ -1,47 +1,42 @@
-// Flow control of window requests: at most one in flight, always for the latest view.
-// A change sends its request at once unless one is in flight; then the latest view goes
-// out when that reply lands, so a burst of wheel events never queues stale windows in the
-// kernel. A request for what was already asked is not sent again, and a reply to anything
-// but the latest request is dropped.
+// Flow control of block requests: at most one in flight. Whatever the view lacks goes out at
+// once unless a request is out; then it goes when that one is answered (the kernel handles
+// one message at a time, so requests queued there would only delay the latest view). When
+// the view has everything, prefetch requests follow one after another until the blocks
+// around it are held too. A reply not back after LOST_REPLY_MS stops blocking.
 
 import type { Disposers, Timer } from "./disposers";
-import type { WindowRequest } from "./protocol";
+import type { Ask } from "./prefetch";
 
 /** A reply not back after this long (kernel busy or restarted) stops blocking new requests. */
 export const LOST_REPLY_MS = 5000;
-
-/** The window the current view needs. */
-export type WindowAsk = Omit<WindowRequest, "type" | "view" | "id">;
 
 /** What the timing records (trips.ts) hear about requests. */
 export interface RequestLog {
   /** The view changed; a request for it is due (the first call since the last `sent` starts the wait). */
   changed(): void;
-  /** No request was needed after all (the view asked for is the one asked for last). */
+  /** No request was needed after all (the cache holds what the view needs). */
   settled(): void;
-  sent(id: number): void;
+  sent(id: number, ask: Ask): void;
 }
 
 export interface RequestsHost {
-  /** The window the view needs now, and a key of everything its answer depends on (filters, colours…). */
-  wanted(): { ask: WindowAsk; key: string };
-  send(request: WindowRequest): void;
+  /** The next blocks to ask for, or null when nothing is missing. */
+  next(): Ask | null;
+  /** Send request `id` for `ask` (the host adds the view, filters and colouring it was made for). */
+  send(id: number, ask: Ask): void;
+  /** Request `id` is over (answered, failed or given up on): what it did not bring may be asked again. */
+  over(id: number): void;
   log?: RequestLog;
   now?(): number;
 }
 
-export class WindowRequests {
+export class BlockRequests {
   private latest = 0;
-  private inFlight = false;
-  private pending = false;
+  private inFlight = 0;
   private sentAt = 0;
-  private sentKey = "";
+  private ask: Ask | null = null;
 
-  constructor(
-    /** This view's id: requests carry it, and replies to other views never reach here. */
-    private view: string,
-    private host: RequestsHost,
-  ) {}
+  constructor(private host: RequestsHost) {}
 
   private now(): number {
     return this.host.now?.() ?? performance.now();
@@ -49,7 +44,12 @@ export class WindowRequests {
 
   /** Whether a request is out and its reply not back (nor given up on). */
   get busy(): boolean {
-    return this.inFlight && this.now() - this.sentAt < LOST_REPLY_MS;
+    if (this.inFlight && this.now() - this.sentAt >= LOST_REPLY_MS) {
+      const lost = this.inFlight;
+      this.inFlight = 0;
+      this.host.over(lost);
+    }
+    return this.inFlight !== 0;
   }
 
   /** The id of the latest request sent (0 before the first). */
@@ -57,55 +57,56 @@ export class WindowRequests {
     return this.latest;
   }
 
-  /** Ask for the window the view needs now: sent at once, or when the reply in flight lands. */
+  /** What the request in flight asks for (null when none). */
+  get asked(): Ask | null {
+    return this.inFlight ? this.ask : null;
+  }
+
+  /** Ask for what the view lacks (or, when it lacks nothing, what is around it): now, or when the reply in flight lands. */
   request(): void {
     this.host.log?.changed();
-    const { ask, key } = this.host.wanted();
-    if (key === this.sentKey) {
-      // Already asked for (a trait echo, a second listener, a resize to the same width).
-      this.pending = false;
+    if (this.busy) return;
+    const ask = this.host.next();
+    if (!ask) {
       this.host.log?.settled();
       return;
     }
-    if (this.busy) {
-      this.pending = true;
-      return;
-    }
-    this.inFlight = true;
-    this.pending = false;
-    this.sentKey = key;
-    this.sentAt = this.now();
     const id = ++this.latest;
-    this.host.log?.sent(id);
-    this.host.send({ type: "window", view: this.view, id, ...ask });
+    this.inFlight = id;
+    this.ask = ask;
+    this.sentAt = this.now();
+    this.host.log?.sent(id, ask);
+    this.host.send(id, ask);
   }
 
-  /**
-   * A window reply for this view arrived: true when it answers the latest request (draw it),
-   * false for a stale one (drop it). The latest view, if it changed meanwhile, is asked for
-   * before the caller draws this one.
-   */
+  /** Request `id` was answered (its closing reply arrived): true when it was the one in flight. */
   receive(id: number | null): boolean {
-    if (id !== this.latest) return false;
+    if (id === null || id !== this.inFlight) {
+      if (id !== null) this.host.over(id);
+      return false;
+    }
     this.release();
     return true;
   }
 
-  /** The request `id` failed (an error reply, an unusable reply); undefined: the kernel could not say which. */
+  /** Request `id` failed (an error reply); undefined or null: the kernel could not say which. */
   failed(id?: number | null): void {
-    if (id === undefined || id === null || id === this.latest) this.release();
+    if (id === undefined || id === null || id === this.inFlight) this.release();
+    else this.host.over(id);
   }
 
   private release(): void {
-    this.inFlight = false;
-    if (this.pending) this.request();
+    const id = this.inFlight;
+    this.inFlight = 0;
+    if (id) this.host.over(id);
+    this.request();
   }
 }
 
 /**
- * Side views (panel, tooltip, groups, flame graph, overview) that arrive while a window is
+ * Side views (panel, tooltip, groups, flame graph, overview) that arrive while a request is
  * in flight are applied right after it: their DOM updates would each cost a frame first, and
- * the window reply would wait behind them. They wait at most `maxWaitMs`.
+ * the blocks would wait behind them. They wait at most `maxWaitMs`.
  */
 export class Deferred {
   private jobs: (() => void)[] = [];

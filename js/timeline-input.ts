@@ -1,10 +1,12 @@
-// Mouse input on the timeline: drag to zoom onto a range, click to pick (set the cursor and
-// select the sample there), rest to hover, wheel to zoom (shift or sideways to pan), right
-// click to undo a zoom. What it holds between events (the drag, the hovered row) the
-// overlay draws.
+// Mouse input on the timeline: drag to zoom onto a range, shift-drag to measure (the ruler),
+// click to pick (set the cursor and select the sample there), rest to hover, wheel to zoom
+// (shift or sideways to pan, ctrl for the rows), wheel over the tile labels to scroll the
+// rows, click a label to pin its tile, right click to undo a zoom. What it holds between
+// events (the drag, the ruler, the row and offset under the mouse) the overlay draws.
 
 import type { Disposers, Timer } from "./disposers";
-import { cycleAt, GUTTER, plotWidth, rowHeight } from "./plot";
+import { cycleAt, GUTTER, plotWidth } from "./plot";
+import { Ruler } from "./ruler";
 import { between, type Range } from "./view";
 
 /** Pointer moves shorter than this are a click, not a drag. */
@@ -12,7 +14,7 @@ const DRAG_PX = 3;
 /** The mouse rests this long before the kernel is asked what is under it. */
 const HOVER_MS = 40;
 
-/** What the input does: view changes, picks and hover lookups. */
+/** What the input does: view changes, picks, hover lookups, rows. */
 export interface TimelineActions {
   view(): Range;
   span(): number;
@@ -23,33 +25,46 @@ export interface TimelineActions {
   pick(row: number, x: number): void;
   hover(row: number, x: number, clientX: number, clientY: number): void;
   unhover(): void;
+  /** Vertical zoom by `factor` (< 1: fewer, taller rows) keeping screen row `anchor` in place. */
+  zoomRows(factor: number, anchor: number): void;
+  /** Scroll the rows by `rows` screen rows (negative: up). */
+  scrollRows(rows: number): void;
+  /** Pin (or unpin) the tile(s) of screen row `screenRow`. */
+  pinRow(screenRow: number): void;
 }
 
 /** What the input needs to know of the timeline. */
 export interface TimelineShape {
-  /** How many timeline rows there are. */
-  rowCount(): number;
+  /** The kernel row (tile) under plot y `y` (CSS pixels) in screen row `screen`, or null below the rows. */
+  rowAt(y: number): { row: number; screen: number } | null;
   /** The canvas' width in CSS pixels. */
   width(): number;
-  /** The drag or the hovered row changed: redraw the overlay. */
+  /** The drag, ruler or hovered row changed: redraw the overlay. */
   changed(): void;
 }
 
-/** Where a mouse event is: row, cycle (inside the view), fraction across the plot, canvas x. */
+/** Where a mouse event is: kernel row (-1: none), screen row, cycle (inside the view), fraction across the plot, canvas x. */
 export interface Place {
   row: number;
+  screen: number;
   x: number;
   fx: number;
   px: number;
+  py: number;
 }
 
 export class TimelineInput {
   /** Canvas x where a drag began and where it is now. */
   drag: { x0: number; x1: number } | null = null;
-  /** The row under the mouse, -1 when none. */
-  hoverRow = -1;
+  readonly ruler = new Ruler();
+  private measuring = false;
+  /** The screen row under the mouse, -1 when none. */
+  hoverScreen = -1;
+  /** The offset and kernel row under the mouse (for the readout), null when it is elsewhere. */
+  pointer: { x: number; row: number; screen: number } | null = null;
   private hoverTimer: Timer;
   private hoverAt: [row: number, x: number, clientX: number, clientY: number] = [0, 0, 0, 0];
+  private client: { x: number; y: number } | null = null;
 
   constructor(
     private canvas: HTMLCanvasElement,
@@ -61,7 +76,10 @@ export class TimelineInput {
     bag.listen(canvas, "mousedown", (e) => this.onDown(e));
     bag.listen(canvas, "mousemove", (e) => this.onMove(e));
     bag.listen(canvas, "mouseleave", () => {
-      this.hoverRow = -1;
+      this.hoverScreen = -1;
+      this.pointer = null;
+      this.client = null;
+      this.hoverTimer.cancel();
       this.host.unhover();
       this.shape.changed();
     });
@@ -78,54 +96,88 @@ export class TimelineInput {
   /** The drag's extent when it is long enough to be one. */
   get dragged(): { x: number; width: number } | null {
     const d = this.drag;
-    if (!d || Math.abs(d.x1 - d.x0) <= DRAG_PX) return null;
+    if (!d || this.measuring || Math.abs(d.x1 - d.x0) <= DRAG_PX) return null;
     return { x: Math.min(d.x0, d.x1), width: Math.abs(d.x1 - d.x0) };
   }
 
-  locate(e: MouseEvent): Place {
+  locate(e: { clientX: number; clientY: number }): Place {
     const rect = this.canvas.getBoundingClientRect();
     const px = e.clientX - rect.left;
     const py = e.clientY - rect.top;
     const [s, t] = this.host.view();
     const fx = (px - GUTTER) / plotWidth(this.shape.width());
-    const rows = this.shape.rowCount();
-    const row = Math.min(rows - 1, Math.max(0, Math.floor(py / rowHeight(rows))));
+    const at = this.shape.rowAt(py);
     // Inside the view even when the button is released beyond the plot: the kernel refuses offsets outside it.
-    return { row, x: Math.round(s + Math.min(1, Math.max(0, fx)) * (t - s)), fx, px };
+    return { row: at?.row ?? -1, screen: at?.screen ?? -1, x: Math.round(s + Math.min(1, Math.max(0, fx)) * (t - s)), fx, px, py };
+  }
+
+  /** The view or the rows changed under a resting mouse: what is under it now is asked for again. */
+  moved(): void {
+    if (!this.client || this.drag) return;
+    const place = this.locate({ clientX: this.client.x, clientY: this.client.y });
+    this.track(place, this.client.x, this.client.y);
   }
 
   private onWheel(e: WheelEvent): void {
     e.preventDefault();
-    const { fx } = this.locate(e);
-    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-      const delta = e.shiftKey ? e.deltaY : e.deltaX;
+    const place = this.locate(e);
+    const sideways = Math.abs(e.deltaX) > Math.abs(e.deltaY);
+    if (e.ctrlKey || e.metaKey) {
+      this.host.zoomRows(Math.exp(e.deltaY * 0.002), Math.max(0, place.screen));
+    } else if (place.px < GUTTER && !sideways && !e.shiftKey) {
+      this.host.scrollRows(Math.sign(e.deltaY) * Math.max(1, Math.round(Math.abs(e.deltaY) / 40)));
+    } else if (e.shiftKey || sideways) {
+      const delta = e.shiftKey ? e.deltaY || e.deltaX : e.deltaX;
       const [s, t] = this.host.view();
       const shift = ((t - s) * delta) / Math.max(plotWidth(this.shape.width()), 1);
       this.host.setView([s + shift, t + shift], false);
     } else {
-      this.host.zoom(Math.exp(e.deltaY * 0.0015), Math.min(1, Math.max(0, fx)));
+      this.host.zoom(Math.exp(e.deltaY * 0.0015), Math.min(1, Math.max(0, place.fx)));
     }
   }
 
   private onDown(e: MouseEvent): void {
     if (e.button !== 0) return;
-    const { px } = this.locate(e);
-    if (px < GUTTER) return;
+    const place = this.locate(e);
+    if (place.px < GUTTER) {
+      if (place.screen >= 0) this.host.pinRow(place.screen);
+      return;
+    }
     e.preventDefault();
-    this.drag = { x0: px, x1: px };
+    this.drag = { x0: place.px, x1: place.px };
+    this.measuring = e.shiftKey;
+    if (this.measuring) {
+      this.ruler.start(place.x);
+      this.shape.changed();
+    }
   }
 
   private onMove(e: MouseEvent): void {
-    const { row, x, px } = this.locate(e);
+    const place = this.locate(e);
     if (this.drag) {
-      this.drag.x1 = Math.max(GUTTER, Math.min(px, this.shape.width()));
+      this.drag.x1 = Math.max(GUTTER, Math.min(place.px, this.shape.width()));
+      if (this.measuring) this.ruler.move(place.x);
+      this.pointer = { x: place.x, row: place.row, screen: place.screen };
       this.shape.changed();
       return;
     }
-    if (px < GUTTER) return;
-    this.hoverRow = row;
+    this.client = { x: e.clientX, y: e.clientY };
+    this.track(place, e.clientX, e.clientY);
+  }
+
+  private track(place: Place, clientX: number, clientY: number): void {
+    if (place.px < GUTTER || place.row < 0) {
+      this.pointer = null;
+      this.hoverScreen = place.px < GUTTER ? place.screen : -1;
+      this.hoverTimer.cancel();
+      this.host.unhover();
+      this.shape.changed();
+      return;
+    }
+    this.hoverScreen = place.screen;
+    this.pointer = { x: place.x, row: place.row, screen: place.screen };
     this.shape.changed();
-    this.hoverAt = [row, x, e.clientX, e.clientY];
+    this.hoverAt = [place.row, place.x, clientX, clientY];
     this.hoverTimer.start(HOVER_MS);
   }
 
@@ -133,14 +185,20 @@ export class TimelineInput {
     const drag = this.drag;
     if (!drag) return;
     const dragged = this.dragged;
+    const measuring = this.measuring;
     this.drag = null;
+    this.measuring = false;
     const view = this.host.view();
     const width = this.shape.width();
-    if (dragged) {
+    if (measuring) {
+      this.ruler.move(this.locate(e).x);
+      if (Math.abs(drag.x1 - drag.x0) <= DRAG_PX) this.ruler.clear(); // a shift-click measures nothing
+    } else if (dragged) {
       this.host.setView(between(cycleAt(drag.x0, view, width), cycleAt(drag.x1, view, width), this.host.span()), true);
     } else {
       const { row, x } = this.locate(e);
-      if (x >= 0) this.host.pick(row, x);
+      if (row >= 0 && x >= 0) this.host.pick(row, x);
+      this.ruler.clear();
     }
     this.shape.changed();
   }

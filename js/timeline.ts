@@ -1,73 +1,115 @@
-// The tile timeline: one row per tile (sorted by physical id), x = per-tile offset
-// (docs/reference/format.md#offsets-and-durations).
-// Draws the latest window from the kernel (raw intervals or per-pixel summaries) on a base
-// canvas, and the cursor, selection, hovered row and drag on an overlay above it; mouse
-// input on the overlay is timeline-input.ts's.
+// The tile timeline: one row per tile (or per few tiles when they would be thinner than a
+// device pixel), x = per-tile offset (docs/reference/format.md#offsets-and-durations).
+// The base canvas is painted from the block cache (painter.ts) with the row labels, search
+// highlights and operation names; the overlay above it holds the cursor, selection, hovered
+// row, drag and ruler; mouse input is timeline-input.ts's, the row layout tracks.ts's.
 
-import { classColours, css } from "./colors";
+import { drawAxis } from "./axis";
+import { classColours, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
-import { cycles, ticks } from "./format";
-import { GUTTER, pixelsPerCycle, plotWidth, rowHeight } from "./plot";
+import { levelFor, topLevel } from "./levels";
+import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
+import { imageOf, type Painted, paintView, viewIsFinal } from "./painter";
+import { GUTTER, INK, PLOT_HEIGHT, pixelsPerCycle, plotWidth } from "./plot";
 import type { SampleInfo } from "./protocol";
-import { Raster } from "./raster";
+import { readoutText, rulerText } from "./ruler";
+import type { Matches } from "./search";
+import type { BlockCache, CacheEntry } from "./tilecache";
 import { type TimelineActions, TimelineInput } from "./timeline-input";
-import type { WindowData } from "./types";
+import {
+  displayRowAt,
+  type Layout,
+  layoutTracks,
+  membersOf,
+  revealScroll,
+  screenRowOf,
+  type TileOrder,
+  type TrackChoice,
+  type TrackSource,
+} from "./tracks";
+import type { RawWindow } from "./types";
+import type { Range } from "./view";
 
-const AXIS = 20;
+/** Rows at least this tall (CSS pixels) get their operation names written on their bars. */
+const LABEL_ROW = 12;
 
-export interface TimelineHost extends TimelineActions {
-  /** Physical tile id of each row, top to bottom. */
-  rows(): number[];
+export interface TimelineHost extends Omit<TimelineActions, "zoomRows" | "scrollRows" | "pinRow"> {
+  /** The kernel's rows: physical tile id of each, with logical index and grid position. */
+  source(): TrackSource;
   /** Names of colour classes 1, 2, … of a colour mode. */
   legend(mode: string): string[];
-  at(): number | null;
-  selected(): SampleInfo | null;
   /** The kernel's name for samples without a kernel (drawn grey when colouring by kernel). */
   noKernel(): string;
-}
-
-/** `text` cut with an ellipsis to fit `width` pixels (approximately, by character share). */
-function fit(ctx: CanvasRenderingContext2D, text: string, width: number): string {
-  const full = ctx.measureText(text).width;
-  if (full <= width) return text;
-  const keep = Math.floor((text.length * width) / full) - 1;
-  return keep > 0 ? `${text.slice(0, keep)}…` : "";
+  clockHz(): number;
+  at(): number | null;
+  selected(): SampleInfo | null;
+  /** What the blocks to draw were answered for (filters and colours). */
+  state(): string;
+  /** The tiles filter: only these rows are shown (all when empty). */
+  onlyTiles(): number[];
+  /** Search matches to highlight, and the current one (-1: none). */
+  matches(): { matches: Matches; current: number } | null;
+  /** A picture was drawn (for the timing records and the status line). */
+  drew(painted: Painted, final: boolean, ms: number): void;
+  /** Draw again at the next frame (some block still waits for its image). */
+  again(): void;
+  /** The row layout changed (order, pins, tiles filter, vertical zoom or scroll); the timeline redraws itself. */
+  rowsChanged(layout: Layout): void;
 }
 
 export class Timeline {
   readonly root = el("div", "ipu-nb-timeline");
   private base = el("canvas", "ipu-nb-timeline-base");
+  /** Search matches: a veil over what does not match (a layer of its own, redrawn with the base). */
+  private marks = el("canvas", "ipu-nb-timeline-marks");
   private overlay = el("canvas", "ipu-nb-timeline-overlay");
   private axis = el("canvas", "ipu-nb-axis");
-  private data: WindowData | null = null;
-  private image: HTMLCanvasElement | null = null;
-  private raster = new Raster();
+  readonly readout = el("div", "ipu-nb-readout");
+  readonly measure = el("div", "ipu-nb-ruler");
   private width = 600;
   private input: TimelineInput;
+  readonly choice: TrackChoice = { order: "physical", only: [], pinned: [], inView: 0, scroll: 0 };
+  private layoutCache: { key: string; layout: Layout; rowOf: Int32Array } | null = null;
+  private described: Layout | null = null;
+  /** Whether the marks layer holds anything (then a draw without matches clears it once). */
+  private marked = false;
 
   constructor(
     private host: TimelineHost,
+    private cache: BlockCache,
     bag: Disposers,
   ) {
     const stack = el("div", "ipu-nb-timeline-stack");
-    stack.append(this.base, this.overlay);
-    this.root.append(stack, this.axis);
-    const shape = { rowCount: () => host.rows().length, width: () => this.width, changed: () => this.drawOverlay() };
-    this.input = new TimelineInput(this.overlay, host, shape, bag);
+    stack.append(this.base, this.marks, this.overlay);
+    const under = el("div", "ipu-nb-under");
+    under.append(this.readout, this.measure);
+    this.root.append(stack, this.axis, under);
+    const shape = {
+      rowAt: (y: number) => this.rowAt(y),
+      width: () => this.width,
+      changed: () => this.drawOverlay(),
+    };
+    const actions: TimelineActions = {
+      ...host,
+      zoomRows: (f, anchor) => this.zoomRows(f, anchor),
+      scrollRows: (n) => this.scrollBy(n),
+      pinRow: (screen) => this.pinScreenRow(screen),
+    };
+    this.input = new TimelineInput(this.overlay, actions, shape, bag);
   }
 
-  get plotHeight(): number {
-    return this.host.rows().length * rowHeight(this.host.rows().length);
+  private get dpr(): number {
+    return window.devicePixelRatio || 1;
   }
 
   plotWidth(): number {
     return plotWidth(this.width);
   }
 
-  /** Device pixels across the plot: the resolution to ask the kernel for. */
+  /** Device pixels across the plot: the resolution the view's level is chosen for. */
   pixels(): number {
-    return Math.round(this.plotWidth() * (window.devicePixelRatio || 1));
+    return Math.round(this.plotWidth() * this.dpr);
   }
 
   resize(width: number): void {
@@ -75,151 +117,262 @@ export class Timeline {
     this.draw();
   }
 
-  setData(data: WindowData): void {
-    this.data = data;
-    this.image =
-      data.mode === "lod"
-        ? this.raster.draw(data.cells, data.bins, this.host.rows().length, this.colours(data.colorBy))
-        : null;
+  // ---- rows ------------------------------------------------------------------------------------
+
+  /** The current row layout (recomputed when what it depends on changes). */
+  layout(): Layout {
+    const source = this.host.source();
+    this.choice.only = this.host.onlyTiles();
+    const height = Math.round(PLOT_HEIGHT * this.dpr);
+    const key = JSON.stringify([this.choice, source.rows.length, height, this.dpr]);
+    if (this.layoutCache?.key !== key) {
+      const layout = layoutTracks(source, this.choice, height, this.dpr);
+      const rowOf = new Int32Array(source.rows.length).fill(-1);
+      for (let d = 0; d < layout.offsets.length - 1; d++) {
+        for (let i = layout.offsets[d]; i < layout.offsets[d + 1]; i++) rowOf[layout.members[i]] = d;
+      }
+      this.choice.inView = layout.inView;
+      this.choice.scroll = layout.scroll;
+      this.layoutCache = { key: JSON.stringify([this.choice, source.rows.length, height, this.dpr]), layout, rowOf };
+      this.host.rowsChanged(layout);
+    }
+    return this.layoutCache.layout;
+  }
+
+  /** The display row showing kernel row `row` (-1: not shown). */
+  displayRowOf(row: number): number {
+    this.layout();
+    return this.layoutCache!.rowOf[row] ?? -1;
+  }
+
+  private rowsChanged(): void {
     this.draw();
   }
+
+  setOrder(order: TileOrder): void {
+    this.choice.order = order;
+    this.rowsChanged();
+  }
+
+  /** Vertical zoom by `factor` (< 1: fewer, taller rows), keeping screen row `anchor` where it is. */
+  zoomRows(factor: number, anchor = 0): void {
+    const before = this.layout();
+    const d = displayRowAt(before, anchor);
+    const tile = d >= before.pinnedRows ? (d - before.pinnedRows) * before.perRow : before.scroll;
+    this.choice.inView = Math.max(1, Math.round(before.inView * factor));
+    const after = this.layout();
+    const screen = Math.max(0, anchor - after.pinnedRows);
+    this.choice.scroll = Math.max(0, tile - screen * after.perRow);
+    this.rowsChanged();
+  }
+
+  /** Scroll by `rows` screen rows, or by pages when `pages` is set. */
+  scrollBy(rows: number, pages = false): void {
+    const layout = this.layout();
+    const step = pages ? Math.max(1, layout.scrolledRows - 1) : 1;
+    this.choice.scroll = Math.max(0, layout.scroll + Math.round(rows * step) * layout.perRow);
+    this.rowsChanged();
+  }
+
+  /** Pin `tile` to the top (unpin it when it is pinned). */
+  togglePin(tile: number): void {
+    const pins = this.choice.pinned;
+    this.choice.pinned = pins.includes(tile) ? pins.filter((t) => t !== tile) : [...pins, tile];
+    this.rowsChanged();
+  }
+
+  unpinAll(): void {
+    this.choice.pinned = [];
+    this.rowsChanged();
+  }
+
+  private pinScreenRow(screen: number): void {
+    const layout = this.layout();
+    const d = displayRowAt(layout, screen);
+    if (d < 0) return;
+    const tiles = membersOf(layout, d).map((r) => this.host.source().rows[r]);
+    if (d < layout.pinnedRows) this.choice.pinned = this.choice.pinned.filter((t) => !tiles.includes(t));
+    else this.choice.pinned = [...this.choice.pinned, ...tiles.filter((t) => !this.choice.pinned.includes(t))];
+    this.rowsChanged();
+  }
+
+  /** Scroll so that kernel row `row` is on screen (when it is shown at all). */
+  reveal(row: number): void {
+    const layout = this.layout();
+    const scroll = revealScroll(layout, row);
+    if (scroll === layout.scroll) return;
+    this.choice.scroll = scroll;
+    this.rowsChanged();
+  }
+
+  /** The kernel row under plot y (CSS pixels): within an aggregated row, by where in it the mouse is. */
+  private rowAt(y: number): { row: number; screen: number } | null {
+    const layout = this.layout();
+    const rowCss = layout.rowPx / this.dpr;
+    const screen = Math.floor(y / rowCss);
+    const d = displayRowAt(layout, screen);
+    if (d < 0) return null;
+    const members = layout.offsets[d + 1] - layout.offsets[d];
+    const within = Math.min(members - 1, Math.max(0, Math.floor(((y - screen * rowCss) / rowCss) * members)));
+    return { row: layout.members[layout.offsets[d] + within], screen };
+  }
+
+  private get plotHeight(): number {
+    const layout = this.layout();
+    return Math.max(1, ((layout.pinnedRows + layout.scrolledRows) * layout.rowPx) / this.dpr);
+  }
+
+  /** The theme changed: block images are made again in its colours, and everything redrawn. */
+  recolour(): void {
+    this.draw();
+  }
+
+  // ---- drawing ------------------------------------------------------------------------------
 
   private colours(mode: string): [number, number, number][] {
     return classColours(mode, this.host.legend(mode), this.host.noKernel());
   }
 
-  draw(): void {
-    const rows = this.host.rows();
-    const rh = rowHeight(rows.length);
+  /** Make the image of a block just received, so the frame that first shows it only copies it. */
+  prepare(entry: CacheEntry): void {
+    imageOf(this.cache, entry, entry.level, entry.index, {
+      rows: this.host.source().rows.length,
+      layout: this.layout(),
+      colours: (mode) => this.colours(mode),
+      tone: theme().dark ? "dark" : "light",
+    });
+  }
+
+  /** Whether the cache holds everything the current view needs. */
+  isFinal(): boolean {
+    const span = this.host.span();
+    return viewIsFinal(this.cache, this.host.view(), this.pixels(), span, Math.max(span, 8), this.host.state());
+  }
+
+  draw(): Painted {
+    const began = performance.now();
+    const layout = this.layout();
     const h = this.plotHeight;
     const ctx = sizeCanvas(this.base, this.width, h);
     sizeCanvas(this.overlay, this.width, h);
     ctx.clearRect(0, 0, this.width, h);
-    ctx.fillStyle = "#fafafa";
+    ctx.fillStyle = theme().plot;
     ctx.fillRect(GUTTER, 0, this.plotWidth(), h);
-    const [s, e] = this.host.view();
-    const k = pixelsPerCycle([s, e], this.width);
-    const data = this.data;
+    const view = this.host.view();
+    const span = this.host.span();
     ctx.save();
     ctx.beginPath();
     ctx.rect(GUTTER, 0, this.plotWidth(), h);
     ctx.clip();
-    if (data && data.mode === "lod" && this.image) {
-      ctx.imageSmoothingEnabled = rh < 1;
-      const x0 = GUTTER + (data.start - s) * k;
-      const x1 = GUTTER + (data.end - s) * k;
-      ctx.drawImage(this.image, 0, 0, data.bins, rows.length, x0, 0, x1 - x0, h);
-    } else if (data && data.mode === "raw") {
-      const colours = this.colours(data.colorBy);
-      const minW = 1 / (window.devicePixelRatio || 1);
-      const hh = Math.max(rh - (rh >= 4 ? 1 : 0), minW);
-      // Grey (filtered-out) first, then each class, so matching samples paint on top.
-      for (const matchedPass of [false, true]) {
-        for (let cls = 0; cls < 32; cls++) {
-          let any = false;
-          for (let i = 0; i < data.count; i++) {
-            const f = data.flags[i];
-            const matched = (f & 0x80) !== 0;
-            if (matched !== matchedPass || (matched && (f & 31) !== cls) || (!matched && cls !== 0)) continue;
-            if (!any) {
-              ctx.fillStyle = css(matched ? colours[cls] : colours[0]);
-              any = true;
-            }
-            const a = data.start + data.x0[i];
-            const b = data.start + data.x1[i];
-            const x = GUTTER + (a - s) * k;
-            const w = Math.max((b - a) * k, minW);
-            ctx.fillRect(x, data.row[i] * rh, w, hh);
-          }
-        }
-      }
-      if (rh >= 12) this.labels(ctx, data, s, k, rh);
+    const painted = paintView(this.cache, {
+      ctx,
+      view,
+      limit: Math.max(span, 8),
+      span,
+      pixels: this.pixels(),
+      x: GUTTER,
+      width: this.plotWidth(),
+      rows: this.host.source().rows.length,
+      layout,
+      dpr: this.dpr,
+      state: this.host.state(),
+      colours: (mode) => this.colours(mode),
+      tone: theme().dark ? "dark" : "light",
+    });
+    const rowCss = layout.rowPx / this.dpr;
+    if (rowCss >= 4) {
+      ctx.fillStyle = INK.rowGap;
+      for (let s = 1; s < layout.pinnedRows + layout.scrolledRows; s++) ctx.fillRect(GUTTER, s * rowCss - 1 / this.dpr, this.plotWidth(), 1 / this.dpr);
+    }
+    const frame = this.frame(view, layout);
+    this.marked = drawMarks(this.marks, frame, h, this.host.matches(), this.marked);
+    if (rowCss >= LABEL_ROW && layout.perRow === 1) {
+      drawBarLabels(ctx, frame, painted.raw.map((e) => e.data as RawWindow & { colorBy: string }), (m) => this.host.legend(m));
     }
     ctx.restore();
-    this.gutter(ctx, rows, rh);
-    this.drawAxis(s, e);
+    drawGutter(ctx, frame, h, this.host.source(), this.choice.order === "grid");
+    drawAxis(this.axis, view, this.width, this.host.clockHz());
     this.drawOverlay();
+    const final = painted.blocks > 0 && painted.exact === painted.blocks;
+    this.describe(layout);
+    this.host.drew(painted, final, performance.now() - began);
+    if (painted.deferred) this.host.again();
+    return painted;
   }
 
-  /** Whether rows are tall enough to label bars (then windows carry operation names). */
-  wantsLabels(): boolean {
-    return rowHeight(this.host.rows().length) >= 12;
-  }
-
-  /** Operation names (or the colour class name) on bars wide enough to hold some text. */
-  private labels(ctx: CanvasRenderingContext2D, data: WindowData & { mode: "raw" }, s: number, k: number, rh: number) {
-    const legend = this.host.legend(data.colorBy);
-    ctx.font = "10px sans-serif";
-    ctx.fillStyle = "#fff";
-    ctx.textBaseline = "middle";
-    for (let i = 0; i < data.count; i++) {
-      const w = (data.x1[i] - data.x0[i]) * k;
-      if (w < 50 || (data.flags[i] & 0x80) === 0) continue;
-      const x = Math.max(GUTTER + (data.start + data.x0[i] - s) * k, GUTTER) + 3;
-      const name =
-        data.labels && data.labelIndex ? data.labels[data.labelIndex[i]] : (legend[(data.flags[i] & 31) - 1] ?? "");
-      ctx.fillText(fit(ctx, name, w - 6), x, data.row[i] * rh + rh / 2);
+  /** What the rows show, on the root for tests and benchmarks: the first tiles on screen, tiles per row, row height. */
+  private describe(layout: Layout): void {
+    if (this.described === layout) return; // attributes written only when the rows change
+    this.described = layout;
+    const rows = this.host.source().rows;
+    const d = this.root.dataset;
+    const shown: number[] = [];
+    for (let s = 0; s < Math.min(40, layout.pinnedRows + layout.scrolledRows); s++) {
+      shown.push(rows[layout.members[layout.offsets[displayRowAt(layout, s)]]]);
     }
+    d.tiles = JSON.stringify(shown);
+    d.perRow = String(layout.perRow);
+    d.rowPx = String(layout.rowPx);
+    d.pinned = String(layout.pinnedRows);
+    d.order = this.choice.order;
   }
 
-  private gutter(ctx: CanvasRenderingContext2D, rows: number[], rh: number): void {
-    ctx.fillStyle = "#fff";
-    ctx.fillRect(0, 0, GUTTER - 2, this.plotHeight);
-    ctx.fillStyle = "#555";
-    ctx.font = "10px sans-serif";
-    ctx.textBaseline = "top";
-    ctx.textAlign = "right";
-    const every = Math.max(1, Math.ceil(12 / rh));
-    for (let r = 0; r < rows.length; r += every) ctx.fillText(`${rows[r]}`, GUTTER - 5, r * rh);
-    ctx.textAlign = "left";
-  }
-
-  private drawAxis(s: number, e: number): void {
-    const ctx = sizeCanvas(this.axis, this.width, AXIS);
-    ctx.clearRect(0, 0, this.width, AXIS);
-    ctx.fillStyle = "#555";
-    ctx.strokeStyle = "#999";
-    ctx.font = "10px sans-serif";
-    ctx.textBaseline = "top";
-    const k = pixelsPerCycle([s, e], this.width);
-    for (const t of ticks(s, e, Math.max(2, Math.floor(this.plotWidth() / 90)))) {
-      const x = GUTTER + (t - s) * k;
-      ctx.beginPath();
-      ctx.moveTo(x + 0.5, 0);
-      ctx.lineTo(x + 0.5, 4);
-      ctx.stroke();
-      ctx.fillText(cycles(t), x + 2, 5);
-    }
-    ctx.fillText("tile \\ cycles", 0, 5);
+  /** What the layers drawn beside the blocks need to know of this picture. */
+  private frame(view: Range, layout: Layout): Frame {
+    return {
+      view,
+      width: this.width,
+      plotWidth: this.plotWidth(),
+      layout,
+      dpr: this.dpr,
+      screenOf: (row) => screenRowOf(layout, this.displayRowOf(row)),
+    };
   }
 
   drawOverlay(): void {
+    const layout = this.layout();
     const h = this.plotHeight;
     const ctx = sizeCanvas(this.overlay, this.width, h);
     ctx.clearRect(0, 0, this.width, h);
     const [s, e] = this.host.view();
     const k = pixelsPerCycle([s, e], this.width);
-    const rows = this.host.rows();
-    const rh = rowHeight(rows.length);
-    if (this.input.hoverRow >= 0) {
-      ctx.fillStyle = "rgba(0,0,0,0.06)";
-      ctx.fillRect(GUTTER, this.input.hoverRow * rh, this.plotWidth(), Math.max(rh, 1));
+    const rowCss = layout.rowPx / this.dpr;
+    const hover = this.input.hoverScreen;
+    const hoverRow = displayRowAt(layout, hover);
+    if (hoverRow >= 0) {
+      ctx.fillStyle = theme().dark ? "rgba(255,255,255,0.08)" : INK.hoverRow;
+      ctx.fillRect(0, hover * rowCss, this.width, Math.max(rowCss, 1));
+      // The hovered row's label, whatever labels the gutter has room for.
+      ctx.font = "10px sans-serif";
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "right";
+      const y = Math.min(Math.max(hover * rowCss + rowCss / 2, 6), h - 6);
+      ctx.fillStyle = theme().background;
+      ctx.fillRect(0, y - 6, GUTTER - 2, 12);
+      ctx.fillStyle = theme().outline;
+      ctx.fillText(rowLabel(layout, hoverRow, this.host.source().rows), GUTTER - 5, y);
+      ctx.textAlign = "left";
     }
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, 0, this.plotWidth(), h);
+    ctx.clip(); // nothing spills into the labels
     const sel = this.host.selected();
     if (sel) {
-      const row = rows.indexOf(sel.tile);
-      if (row >= 0) {
+      const row = this.host.source().rows.indexOf(sel.tile);
+      const screen = row < 0 ? -1 : screenRowOf(layout, this.displayRowOf(row));
+      if (screen >= 0) {
         const x = GUTTER + (sel.offset - s) * k;
         const w = Math.max(sel.duration * k, 2);
-        ctx.strokeStyle = "#111";
+        ctx.strokeStyle = theme().outline;
         ctx.lineWidth = 1.5;
-        ctx.strokeRect(x, row * rh - 1, w, Math.max(rh, 1) + 2);
+        ctx.strokeRect(x, screen * rowCss - 1, w, Math.max(rowCss, 1) + 2);
       }
     }
     const at = this.host.at();
     if (at !== null && at >= s && at <= e) {
       const x = GUTTER + (at - s) * k;
-      ctx.strokeStyle = "#d00";
+      ctx.strokeStyle = theme().cursor;
       ctx.lineWidth = 1;
       ctx.beginPath();
       ctx.moveTo(x + 0.5, 0);
@@ -228,10 +381,90 @@ export class Timeline {
     }
     const drag = this.input.dragged;
     if (drag) {
-      ctx.fillStyle = "rgba(40,110,220,0.15)";
-      ctx.strokeStyle = "rgba(40,110,220,0.8)";
+      ctx.fillStyle = INK.drag;
+      ctx.strokeStyle = INK.dragEdge;
       ctx.fillRect(drag.x, 0, drag.width, h);
       ctx.strokeRect(drag.x + 0.5, 0.5, drag.width, h - 1);
     }
+    const ruler = this.input.ruler.range();
+    const clock = this.host.clockHz();
+    if (ruler) {
+      const x0 = GUTTER + (ruler[0] - s) * k;
+      const x1 = GUTTER + (ruler[1] - s) * k;
+      ctx.fillStyle = INK.ruler;
+      ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), h);
+      ctx.strokeStyle = INK.rulerEdge;
+      ctx.lineWidth = 1;
+      for (const x of [x0, x1]) {
+        ctx.beginPath();
+        ctx.moveTo(x + 0.5, 0);
+        ctx.lineTo(x + 0.5, h);
+        ctx.stroke();
+      }
+      const text = rulerText(ruler[0], ruler[1], clock);
+      ctx.font = "11px sans-serif";
+      ctx.textBaseline = "top";
+      const tw = ctx.measureText(text).width + 8;
+      const tx = Math.min(Math.max(GUTTER + 2, (x0 + x1) / 2 - tw / 2), this.width - tw - 2);
+      ctx.fillStyle = "rgba(255,255,255,0.92)";
+      ctx.fillRect(tx, 4, tw, 16);
+      ctx.fillStyle = INK.rulerEdge;
+      ctx.fillText(text, tx + 4, 6);
+      this.measure.textContent = `ruler: ${text} (from ${Math.round(ruler[0]).toLocaleString("en-US")} to ${Math.round(ruler[1]).toLocaleString("en-US")})`;
+      this.measure.dataset.delta = String(Math.round(ruler[1]) - Math.round(ruler[0]));
+    } else if (this.measure.textContent) {
+      this.measure.textContent = "";
+      delete this.measure.dataset.delta;
+    }
+    ctx.restore();
+    const p = this.input.pointer;
+    if (p) {
+      const d = this.displayRowOf(p.row);
+      const tiles = d >= 0 ? membersOf(layout, d).map((r) => this.host.source().rows[r]) : [];
+      this.readout.textContent = readoutText(p.x, clock, tiles);
+    } else {
+      this.readout.textContent = "";
+    }
+  }
+
+  /** The view or rows changed: the overlay follows, and what is under a resting mouse is asked again. */
+  viewChanged(): void {
+    this.input.moved();
+  }
+
+  /** The ruler, cleared (Escape); true when there was one. */
+  clearRuler(): boolean {
+    if (!this.input.ruler.active) return false;
+    this.input.ruler.clear();
+    this.drawOverlay();
+    return true;
+  }
+
+  /** The level the view is drawn at (for the status line). */
+  level(): number {
+    return levelFor(this.host.view(), this.pixels(), this.host.span());
+  }
+
+  /** The coarsest level of the profile. */
+  top(): number {
+    return topLevel(this.host.span());
+  }
+
+  /** The kernel row of a physical tile id (-1 when there is none). */
+  rowOfTile(tile: number): number {
+    return this.host.source().rows.indexOf(tile);
+  }
+
+  // ---- layers of other modules (the selected area, highlights) --------------------------------
+
+  /** Put `canvas` over the bars and under the overlay, which keeps the mouse; returns the overlay. */
+  addLayer(canvas: HTMLCanvasElement): HTMLCanvasElement {
+    this.overlay.before(canvas);
+    return this.overlay;
+  }
+
+  /** What a layer drawn in step with the timeline needs: the canvases' CSS size and the row layout. */
+  geometry(): { width: number; height: number; layout: Layout } {
+    return { width: this.width, height: this.plotHeight, layout: this.layout() };
   }
 }

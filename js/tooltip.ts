@@ -1,16 +1,21 @@
 // The hover tooltip: asks the kernel about the sample under the mouse and shows the answer
-// to the latest question only (the mouse has moved on from the earlier ones).
+// to the latest question only (the mouse has moved on from the earlier ones). Profile
+// strings in it are neutralised and cut to its width (text.ts); the inspector shows them whole.
 
-import { clear, el } from "./dom";
+import { clear, el, placeTip } from "./dom";
 import { grouped, ms } from "./format";
 import type { HoverReply, HoverRequest, SampleInfo } from "./protocol";
-import type { Vocabulary } from "./vocabulary";
+import { fontOf, setFittedText } from "./text";
+import { kernelLabel, type Vocabulary } from "./vocabulary";
+
+/** Widest line of the tooltip (CSS pixels, inside its padding). */
+export const TOOLTIP_TEXT_PX = 420;
 
 export interface TooltipHost {
   send(request: HoverRequest): void;
   clockHz(): number;
-  /** Where the widget's root is on the page (the tooltip is placed relative to it). */
-  origin(): { left: number; top: number };
+  /** Where the widget's root is on the page (the tooltip is placed relative to it, and kept inside its width). */
+  origin(): { left: number; top: number; width?: number };
 }
 
 export class Tooltip {
@@ -48,15 +53,20 @@ export class Tooltip {
     const tip = this.root;
     clear(tip);
     const c = this.host.clockHz();
+    const title = el("div", "ipu-nb-tooltip-title");
+    const kernel = el("div", "ipu-nb-tooltip-kernel");
     tip.append(
-      el("div", "ipu-nb-tooltip-title", s.operation || "(no operation)"),
-      el("div", undefined, `${s.kind}${s.inactive ? " (inactive)" : ""} · ${s.kernel ? `kernel ${s.kernel}` : this.words.no_kernel}`),
+      title,
+      kernel,
       el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
       el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
     );
-    const origin = this.host.origin();
-    tip.style.left = `${this.client.x - origin.left + 14}px`;
-    tip.style.top = `${this.client.y - origin.top + 14}px`;
-    tip.hidden = false;
+    tip.hidden = false; // measured in its own font, which it has once shown
+    if (s.operation) setFittedText(title, s.operation, TOOLTIP_TEXT_PX, fontOf(title));
+    else title.textContent = "(no operation)";
+    const kind = `${s.kind}${s.inactive ? " (inactive)" : ""}`;
+    const line = `${kind} · ${s.kernel ? "kernel " : ""}${kernelLabel(s.kernel, this.words)}`;
+    setFittedText(kernel, line, TOOLTIP_TEXT_PX, fontOf(kernel));
+    placeTip(tip, this.client.x, this.client.y, this.host.origin());
   }
 }

@@ -1,19 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { RawWindowReply } from "./protocol";
+import type { BlocksReply } from "./protocol";
 import { installFakeDom } from "./testing/fake-dom";
 import { type Trip, Trips } from "./trips";
-import type { WindowData } from "./types";
 
-const reply = (id: number): RawWindowReply => ({
-  type: "window", view: "v", id, color_by: "kernel", filtered: true, mode: "raw", start: 0, end: 10, count: 0,
+const done = (id: number, stale = false): BlocksReply => ({
+  type: "blocks", view: "v", id, stale, count: 5, matched: 2, cost_ms: [1.5, 2],
 });
-const data: WindowData = {
-  mode: "raw", start: 0, end: 10, count: 0, x0: new Float32Array(), x1: new Float32Array(), row: new Uint16Array(),
-  flags: new Uint8Array(), sample: new Uint32Array(), labels: null, labelIndex: null, colorBy: "kernel",
-};
+const ask = { level: 4, blocks: [1, 2], prefetch: false };
 
-test("trips record wait, round trip and decode per request, on the root as benchmarks read them", () => {
+test("trips record wait, round trip and kernel cost per request, on the root as benchmarks read them", () => {
   const dom = installFakeDom();
   try {
     let clock = 100;
@@ -22,37 +18,60 @@ test("trips record wait, round trip and decode per request, on the root as bench
     trips.changed();
     clock = 104;
     trips.changed(); // still the same wait
-    trips.sent(1);
+    trips.sent(1, ask);
     assert.equal(root.dataset.requestId, "1");
+    trips.block(1, 3);
+    trips.block(1, 2);
     clock = 150;
-    const rt = trips.answered(reply(1), data, { arrived: 140, decoded: 150, drawMs: 3 });
-    assert.equal(rt, 46);
+    const trip = trips.answered(done(1));
+    assert.equal(trip?.roundTripMs, 46);
     const records = (root as unknown as { ipuTrips: Trip[] }).ipuTrips;
     assert.equal(records, trips.records);
     const { sentEpochMs, arrivedEpochMs, ...rest } = records[0];
-    assert.deepEqual(rest, { id: 1, mode: "raw", waitMs: 4, roundTripMs: 46, decodeMs: 10, drawMs: 3 });
-    assert.equal(arrivedEpochMs - sentEpochMs, 36);
-    assert.deepEqual(
-      { ...root.dataset },
-      { requestId: "1", windowId: "1", roundTripMs: "46.0", drawMs: "3.0", mode: "raw", colorBy: "kernel", filtered: "true", firstDrawAt: root.dataset.firstDrawAt },
-    );
-    const first = root.dataset.firstDrawAt;
-    assert.ok(Number(first) > 1.6e12);
+    assert.deepEqual(rest, {
+      id: 1, level: 4, blocks: 2, prefetch: false, waitMs: 4, roundTripMs: 46, decodeMs: 5, kernelMs: [1.5, 2], stale: false,
+    });
+    assert.equal(arrivedEpochMs - sentEpochMs, 46);
+    assert.deepEqual({ ...root.dataset }, { requestId: "1", inFlight: "true", answeredId: "1", roundTripMs: "46.0" });
     trips.changed();
     trips.settled(); // nothing sent: the next wait starts afresh
     clock = 200;
     trips.changed();
     clock = 210;
-    trips.sent(2);
-    trips.answered(reply(2), data, { arrived: 220, decoded: 221, drawMs: 1 });
+    trips.sent(2, ask);
+    trips.answered(done(2, true));
     assert.equal(records[1].waitMs, 10);
-    assert.equal(root.dataset.firstDrawAt, first);
+    assert.equal(records[1].stale, true);
+    assert.equal(trips.answered(done(99)), null); // not ours
     for (let id = 3; id < 260; id++) {
-      trips.sent(id);
-      trips.answered(reply(id), data, { arrived: 0, decoded: 0, drawMs: 0 });
+      trips.sent(id, ask);
+      trips.answered(done(id));
     }
     assert.equal(records.length, 200);
     assert.equal(records.at(-1)!.id, 259);
+  } finally {
+    dom.uninstall();
+  }
+});
+
+test("frames are recorded; the first complete picture with blocks marks the first draw", () => {
+  const dom = installFakeDom();
+  try {
+    const root = document.createElement("div");
+    const trips = new Trips(root, () => 5);
+    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1 }, "a");
+    assert.equal(root.dataset.firstDrawAt, undefined);
+    assert.equal(root.dataset.windowId, undefined);
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
+    assert.ok(Number(root.dataset.firstDrawAt) > 1.6e12);
+    assert.equal(root.dataset.final, "true");
+    assert.equal(root.dataset.mode, "raw");
+    assert.equal(trips.frames.length, 2);
+    assert.equal(root.dataset.windowId, "1");
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
+    assert.equal(root.dataset.windowId, "1"); // the same picture again
+    trips.drew({ level: 2, final: true, blocks: 1, exact: 1, standIns: 0, mode: "raw", drawMs: 2 }, "b");
+    assert.equal(root.dataset.windowId, "2");
   } finally {
     dom.uninstall();
   }

@@ -1,50 +1,82 @@
-// Timing records of window requests, kept on the root element for benchmarks and tests
-// (benchmarks/bench_widget.py and tests/browser read them):
-//   root.ipuTrips            the latest 200 `Trip`s
-//   data-request-id          id of the latest request sent
-//   data-window-id           id of the latest reply drawn, with data-round-trip-ms, data-draw-ms,
-//                            data-mode, data-color-by and data-filtered as that reply answered
-//   data-first-draw-at       wall clock (ms since the epoch) of the first reply drawn
+// Timing records of block requests and drawn frames, kept on the root element for
+// benchmarks and tests (benchmarks/bench_widget.py and tests/browser read them):
+//   root.ipuTrips            the latest 200 `Trip`s (one per request answered)
+//   root.ipuFrames           the latest 400 `Frame`s (one per picture drawn)
+//   data-request-id          id of the latest request sent; data-answered-id of the latest answered,
+//                            with data-round-trip-ms; data-in-flight "true" while one is out
+//   data-window-id           how many complete pictures of a new view or state were drawn (whether
+//                            the kernel was asked or the cache held them): tests wait on it, data-color-by
+//                            and data-filtered as its blocks answered
+//   data-first-draw-at       wall clock (ms since the epoch) of the first complete picture
+//   data-level, data-final,  the level of the latest picture, whether it was complete, and
+//   data-mode                "raw" when every block of it came from raw intervals (else "lod")
 
+import type { Ask } from "./prefetch";
+import type { BlocksReply } from "./protocol";
 import type { RequestLog } from "./requests";
-import type { WindowReply } from "./protocol";
-import type { WindowData } from "./types";
 
-/** One window request as the widget saw it. */
+/** One block request as the widget saw it. */
 export interface Trip {
   id: number;
-  mode: string;
+  level: number;
+  blocks: number;
+  prefetch: boolean;
   sentEpochMs: number; // wall clock, to line up with the kernel's log
   arrivedEpochMs: number;
   waitMs: number; // view change → request sent (waiting for an earlier reply)
-  roundTripMs: number; // request sent → reply decoded
-  decodeMs: number; // reply arrived → decoded
+  roundTripMs: number; // request sent → closing reply arrived
+  decodeMs: number; // decoding its blocks
+  /** What the kernel spent on each block (summary and encoding), milliseconds. */
+  kernelMs: number[];
+  stale: boolean;
+}
+
+/** One picture as drawn. */
+export interface Frame {
+  at: number; // performance.now() when drawn
+  level: number;
+  /** Every block of the view drawn from its exact answer for the current filters and colours. */
+  final: boolean;
+  /** Blocks in view; of them drawn exactly, and drawn from another level or state. */
+  blocks: number;
+  exact: number;
+  standIns: number;
+  /** "raw" when every block came from raw intervals, else "lod" (summaries drawn). */
+  mode: string;
   drawMs: number;
 }
 
 const KEEP = 200;
+const KEEP_FRAMES = 400;
 /** Sent times kept for replies; more means replies were lost (a kernel restart). */
 const OUTSTANDING = 100;
 
-/** When a reply arrived and was decoded (`performance.now()` times) and how long drawing it took. */
-export interface ReplyTimes {
-  arrived: number;
-  decoded: number;
-  drawMs: number;
+interface Sent {
+  at: number;
+  wait: number;
+  ask: Ask;
+  decodeMs: number;
+}
+
+function set(d: DOMStringMap, name: string, value: string): void {
+  if (d[name] !== value) d[name] = value;
 }
 
 export class Trips implements RequestLog {
   readonly records: Trip[] = [];
+  readonly frames: Frame[] = [];
   private changedAt = 0; // when the view first changed since the last request (0: none pending)
-  private lastSent = 0;
-  private sentTimes = new Map<number, number>();
-  private waits = new Map<number, number>();
+  private sent_ = new Map<number, Sent>();
+  private pictured = "";
+  private pictures = 0;
 
   constructor(
     private root: HTMLElement,
     private now: () => number = () => performance.now(),
   ) {
-    (root as HTMLElement & { ipuTrips?: Trip[] }).ipuTrips = this.records;
+    const r = root as HTMLElement & { ipuTrips?: Trip[]; ipuFrames?: Frame[] };
+    r.ipuTrips = this.records;
+    r.ipuFrames = this.frames;
   }
 
   changed(): void {
@@ -55,46 +87,68 @@ export class Trips implements RequestLog {
     this.changedAt = 0;
   }
 
-  sent(id: number): void {
+  sent(id: number, ask: Ask): void {
     const at = this.now();
-    if (this.sentTimes.size > OUTSTANDING) {
-      this.sentTimes.clear();
-      this.waits.clear();
-    }
-    this.lastSent = at;
-    this.sentTimes.set(id, at);
-    this.waits.set(id, at - (this.changedAt || at));
+    if (this.sent_.size > OUTSTANDING) this.sent_.clear();
+    this.sent_.set(id, { at, wait: at - (this.changedAt || at), ask, decodeMs: 0 });
     this.changedAt = 0;
     this.root.dataset.requestId = String(id);
+    this.root.dataset.inFlight = "true";
   }
 
-  /** Record the reply drawn; returns its round trip (request sent → reply decoded) in ms. */
-  answered(reply: WindowReply, data: WindowData, times: ReplyTimes): number {
+  /** A block of request `id` was decoded (and kept) in `ms`. */
+  block(id: number, ms: number): void {
+    const s = this.sent_.get(id);
+    if (s) s.decodeMs += ms;
+  }
+
+  /** Record request `reply.id` answered; returns its record (null for a request not sent by this view). */
+  answered(reply: BlocksReply): Trip | null {
     const id = reply.id ?? -1;
-    const sent = this.sentTimes.get(id) ?? this.lastSent;
-    const wait = this.waits.get(id) ?? 0;
-    this.sentTimes.delete(id);
-    this.waits.delete(id);
-    const roundTrip = times.decoded - sent;
-    this.records.push({
+    const s = this.sent_.get(id);
+    if (!s) return null;
+    this.sent_.delete(id);
+    const arrived = this.now();
+    const roundTrip = arrived - s.at;
+    const trip: Trip = {
       id,
-      mode: data.mode,
-      sentEpochMs: performance.timeOrigin + sent,
-      arrivedEpochMs: performance.timeOrigin + times.arrived,
-      waitMs: wait,
+      level: s.ask.level,
+      blocks: s.ask.blocks.length,
+      prefetch: s.ask.prefetch,
+      sentEpochMs: performance.timeOrigin + s.at,
+      arrivedEpochMs: performance.timeOrigin + arrived,
+      waitMs: s.wait,
       roundTripMs: roundTrip,
-      decodeMs: times.decoded - times.arrived,
-      drawMs: times.drawMs,
-    });
+      decodeMs: s.decodeMs,
+      kernelMs: reply.cost_ms,
+      stale: reply.stale,
+    };
+    this.records.push(trip);
     if (this.records.length > KEEP) this.records.shift();
     const d = this.root.dataset;
-    d.windowId = String(id);
+    d.answeredId = String(id);
     d.roundTripMs = roundTrip.toFixed(1);
-    d.drawMs = times.drawMs.toFixed(1);
-    d.mode = data.mode;
-    d.colorBy = data.colorBy; // what the kernel answered with (tests check it follows the controls)
-    d.filtered = String(reply.filtered);
-    if (!d.firstDrawAt) d.firstDrawAt = String(Date.now());
-    return roundTrip;
+    return trip;
+  }
+
+  /** Whether a request is out (set after each request ends, when the next may have gone). */
+  inFlight(out: boolean): void {
+    set(this.root.dataset, "inFlight", String(out));
+  }
+
+  /** A picture of `what` (the view and state) was drawn. */
+  drew(frame: Omit<Frame, "at">, what = ""): void {
+    this.frames.push({ at: this.now(), ...frame });
+    if (this.frames.length > KEEP_FRAMES) this.frames.shift();
+    // Only what changed: every attribute written costs the page a style pass.
+    const d = this.root.dataset;
+    set(d, "level", String(frame.level));
+    set(d, "mode", frame.mode);
+    set(d, "final", String(frame.final));
+    if (!d.firstDrawAt && frame.final && frame.blocks > 0) d.firstDrawAt = String(Date.now());
+    if (frame.final && what !== this.pictured) {
+      this.pictured = what;
+      d.windowId = String(++this.pictures);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // Shapes shared by the front-end modules: the synced traits and the decoded windows
 // (the kernel's messages are in protocol.ts).
 
+import type { FindingRow } from "./findings";
 import type { Vocabulary } from "./vocabulary";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
@@ -9,10 +10,28 @@ export type MetadataFilter = [name: string, value: string | null];
 export interface Filters {
   kind: string | null;
   kernel: string | null;
+  /** Exact operation names (any of them); the flame graph's focus sets one. */
+  operation: string[];
   operation_contains: string | null;
   tiles: number[];
   phases: number[];
   metadata: MetadataFilter[];
+  /** Samples overlapping `[start, end)` (set from Python; the front end keeps it as it is). */
+  window: [start: number, end: number] | null;
+}
+
+/** The filters that select every sample. */
+export function noFilters(): Filters {
+  return {
+    kind: null,
+    kernel: null,
+    operation: [],
+    operation_contains: null,
+    tiles: [],
+    phases: [],
+    metadata: [],
+    window: null,
+  };
 }
 
 /** The read-only `info` trait: facts about the profile and the names the front end offers. */
@@ -30,6 +49,26 @@ export interface Info {
   kernels: string[];
   /** Read it through `vocabularyOf(info)`, which checks it. */
   vocabulary: Vocabulary;
+  /** The widget has a baseline profile (`ProfileWidget(after, baseline=before)`). */
+  baseline?: boolean;
+}
+
+/** The `selection` trait: offsets `[start, end)` on physical tiles `tiles` (null: every tile). */
+export interface Area {
+  start: number;
+  end: number;
+  tiles: number[] | null;
+}
+
+/** The `tracks` trait: the timeline's row layout (js/tracks.ts `TrackChoice`, its tiles filter aside). */
+export interface Tracks {
+  order: "physical" | "logical" | "grid";
+  /** Physical tile ids shown first. */
+  pinned: number[];
+  /** Tiles in view (0: all). */
+  rows: number;
+  /** First unpinned tile position on screen. */
+  scroll: number;
 }
 
 export interface Traits {
@@ -43,7 +82,15 @@ export interface Traits {
   /** One of `info.vocabulary.color_bys`. */
   color_by: string;
   info: Info;
+  selection: Area | null;
+  tracks: Tracks;
+  /** Which profile is shown: the one given first or its baseline. */
+  showing: Showing;
+  /** The findings panel's entries (js/findings.ts). */
+  finding_rows: FindingRow[];
 }
+
+export type Showing = "after" | "baseline";
 
 export interface RawWindow {
   mode: "raw";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { between, centre, clampView, MIN_WIDTH, pan, zoomAt } from "./view";
+import { between, centre, clampView, MIN_WIDTH, pan, showing, zoomAt } from "./view";
 
 test("zoom keeps the anchored cycle in place", () => {
   const v = zoomAt([0, 1000], 0.5, 0.25, 1000);
@@ -24,4 +24,11 @@ test("pan and centre stay inside [0, span] and keep the width", () => {
   assert.deepEqual(centre([0, 200], 990, 1000), [800, 1000]);
   assert.deepEqual(between(700, 300, 1000), [300, 700]);
   assert.deepEqual(clampView([-50, 50], 1000), [0, 100]);
+});
+
+test("a search match is shown: the view stays when it holds it, else centres on it, or widens for a long one", () => {
+  assert.deepEqual(showing([100, 200], 120, 130, 1000), [100, 200]);
+  assert.deepEqual(showing([100, 200], 500, 510, 1000), [455, 555]);
+  assert.deepEqual(showing([100, 200], 300, 400, 1000), [290, 410]);
+  assert.deepEqual(showing([100, 200], 990, 999, 1000), [900, 1000]); // clamped into the profile
 });

@@ -37,3 +37,15 @@ export function centre(view: Range, at: number, span: number): Range {
   const half = (view[1] - view[0]) / 2;
   return clampView([at - half, at + half], span);
 }
+
+/**
+ * The view that shows `[a, b]` (a search match): the same view when it is inside already,
+ * else one of the same width centred on it, or, when it is wider than most of the view, it
+ * with a tenth of its width each side.
+ */
+export function showing(view: Range, a: number, b: number, span: number): Range {
+  const [s, e] = view;
+  if (b - a > 0.8 * (e - s)) return clampView([a - (b - a) * 0.1, b + (b - a) * 0.1], span);
+  if (a >= s && b <= e) return [s, e];
+  return centre(view, (a + b) / 2, span);
+}

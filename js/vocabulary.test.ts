@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { classColours, GREY } from "./colors";
+import { classColours, theme } from "./colors";
 import { Controls } from "./controls";
 import { Disposers } from "./disposers";
 import { crumbs } from "./flame";
@@ -18,7 +18,7 @@ const words: Vocabulary = {
   no_kernel: "<none>",
   missing: "<absent>",
 };
-const none: Filters = { kind: null, kernel: null, operation_contains: null, tiles: [], phases: [], metadata: [] };
+const none: Filters = { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [], window: null };
 
 test("the vocabulary is read from info and checked", () => {
   assert.deepEqual(vocabularyOf({ tiles: 3, vocabulary: words }), words);
@@ -86,7 +86,7 @@ test("the kernel placeholder labels crumbs and greys the legend's kernel-less cl
   assert.equal(kernelLabel("gemm", words), "gemm");
   assert.deepEqual(crumbs({ ...none, kernel: "" }, words).map((c) => c.label), ["all", "<none>"]);
   const colours = classColours("kernel", ["gemm", "<none>"], words.no_kernel);
-  assert.deepEqual(colours[2], [150, 150, 150]);
-  assert.notDeepEqual(colours[1], [150, 150, 150]);
-  assert.deepEqual(colours[0], GREY);
+  assert.deepEqual(colours[2], theme().noKernel);
+  assert.notDeepEqual(colours[1], theme().noKernel);
+  assert.deepEqual(colours[0], theme().grey);
 });

@@ -46,6 +46,30 @@ def test_ipu_open_stores_the_profile_and_shows_the_widget(shell, profile_path):
     assert [o.data.keys() >= {"application/vnd.jupyter.widget-view+json"} for o in captured.outputs] == [True]
 
 
+def test_ipu_open_binds_the_widget_so_its_selections_read_back(shell, profile_path):
+    from ipu_nb import ProfileWidget
+    from ipu_nb._magics import DEFAULT_WIDGET_NAME
+
+    shell.user_ns.pop(DEFAULT_WIDGET_NAME, None)
+    result, captured = run(shell, f"%ipu_open {profile_path}")
+    assert result.success
+    widget = shell.user_ns[DEFAULT_WIDGET_NAME]
+    assert DEFAULT_WIDGET_NAME == "ipu_widget"
+    assert isinstance(widget, ProfileWidget) and widget.profile is shell.user_ns["profile"]
+    assert captured.stdout.startswith("profile in `profile`, widget in `ipu_widget`: read its selections with")
+    # The displayed widget is the bound one: a selection made on it reads back from the variable.
+    (output,) = captured.outputs
+    assert output.data["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
+    shell.run_cell("ipu_widget.filters = {'kind': 'compute'}")
+    assert shell.run_cell("ipu_widget.filtered.equals(profile.filter(kind='compute'))").result is True
+
+    result, captured = run(shell, f"%ipu_open {profile_path} -o p2 -w w2")
+    assert result.success and isinstance(shell.user_ns["w2"], ProfileWidget)
+    assert shell.user_ns["w2"].profile is shell.user_ns["p2"] and shell.user_ns["w2"] is not widget
+    assert "widget in `w2`" in captured.stdout and "profile in `p2`" in captured.stdout
+    assert shell.user_ns[DEFAULT_WIDGET_NAME] is widget  # -w leaves the default name alone
+
+
 def test_ipu_open_with_a_name_and_no_widget_shows_the_escaped_summary(shell, profile_path):
     result, captured = run(shell, f"%ipu_open {profile_path} -o other --no-widget")
     assert result.success
@@ -149,6 +173,11 @@ def test_the_table_is_shown_exactly_once(shell, profile_path, cell, explicit, ec
         ("%ipu_open {missing}", "ipu_open: profile not found:"),
         ("%ipu_open {corrupt}", "ipu_open: "),
         ("%ipu_open {profile} -o 1bad", "ipu_open: -o expects a Python variable name"),
+        ("%ipu_open {profile} -w 1bad", "ipu_open: -w expects a Python variable name, got '1bad'"),
+        ("%ipu_open {profile} -w class", "ipu_open: -w expects a Python variable name, got 'class'"),
+        ("%ipu_open {profile} -o lambda", "ipu_open: -o expects a Python variable name, got 'lambda'"),
+        ("%ipu_open {profile} -w w --no-widget", "ipu_open: -w names the widget's variable; with --no-widget"),
+        ("%ipu_open {profile} -o same -w same", "ipu_open: -o and -w both name 'same'"),
     ],
 )
 def test_errors_print_one_line_and_no_traceback(shell, profile_path, tmp_path, cell, message):

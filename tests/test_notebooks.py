@@ -21,8 +21,8 @@ def small_profile(tmp_path_factory) -> Path:
     return ipu_nb.demo_profile_path("small", directory=tmp_path_factory.mktemp("data"), progress=False)
 
 
-def test_there_is_a_quickstart():
-    assert "quickstart.ipynb" in [p.name for p in NOTEBOOKS]
+def test_there_is_a_quickstart_and_a_comparison_notebook():
+    assert {"quickstart.ipynb", "compare.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -84,6 +84,13 @@ def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, 
     exports = sorted(output.iterdir())
     assert exports, "the notebook exported nothing"
     kinds = {check_export(p) for p in exports}
-    if path.stem == "quickstart":
+    if path.stem in ("quickstart", "compare"):
         assert {"html", "png", "svg"} <= kinds
+    if path.stem == "compare":
+        report = (output / "compare-report.html").read_text(encoding="utf-8")
+        assert 'class="ipu-nb-repr ipu-nb-findings"' in report  # the findings table
+        assert "attribution of the phase-cycle delta" in report  # the comparison
+        assert report.count('class="ipu-nb-spec"') == 6  # waterfall, heat-map, distribution, 3 superstep charts
+        outputs = "".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
+        assert "--scale-kernel=gelu_c16_to_a8=1.8" in outputs  # the pair came from the command line knob
     assert not (tmp_path / "ipu-nb-output").exists()  # nothing written to the default folder

@@ -1,6 +1,7 @@
 """The Altair charts behind the public facade `ipu_nb.charts`.
 
 `common` holds the shared inputs (profile or result, sizes, kind colours, field names),
-`data` the per-chart frames, `groups` and `samples` the chart builders, `export` the
-spec, PNG/SVG/HTML saving.
+`data` the per-chart frames, `grid` the physical tile grid every heat-map draws on,
+`groups` and `samples` the chart builders of one profile, `deltas` those of two profiles
+compared, `steps` those of the superstep analytics, `export` the spec, PNG/SVG/HTML saving.
 """

@@ -8,6 +8,7 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import label, label_frame
+from .._model.vocabulary import GROUP_FIELDS
 
 __all__ = [
     "KIND_COLORS",
@@ -86,21 +87,7 @@ def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Ser
 
 
 #: QueryResult.groups columns (snake_case) to the JSON field names charts show (docs/reference/query.md#key-order).
-_SPEC_NAMES = {
-    "sample_count": "sampleCount",
-    "tile_count": "tileCount",
-    "phase_count": "phaseCount",
-    "phase_cycles": "phaseCycles",
-    "phase_ms": "phaseMs",
-    "work_cycles": "workCycles",
-    "average_active_tiles": "averageActiveTiles",
-    "mean_cycles": "meanCycles",
-    "p50_cycles": "p50Cycles",
-    "p95_cycles": "p95Cycles",
-    "maximum_cycles": "maximumCycles",
-    "first_offset": "firstOffset",
-    "last_offset": "lastOffset",
-}
+_SPEC_NAMES = {column: field for column, field in GROUP_FIELDS.items() if column != field}
 
 
 def spec_names(groups: pl.DataFrame) -> pl.DataFrame:

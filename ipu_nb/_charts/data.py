@@ -22,6 +22,7 @@ __all__ = [
     "active_tiles_frame",
     "distribution_frame",
     "gantt_frame",
+    "grid_position",
     "spec_percentile",
     "tile_grid_frame",
 ]
@@ -34,6 +35,11 @@ ACTIVE_KINDS: tuple[str, ...] = ("compute", "exchange", "synchronization")
 
 #: Groupings of samples by name (a samples DataFrame may also be grouped by any of its columns).
 SAMPLE_GROUPS = ("kind", "kernel", "operation", "phase", "tile")
+
+
+def grid_position(tile: pl.Expr) -> list[pl.Expr]:
+    """``row`` and ``column`` of a physical tile id on the C600 grid."""
+    return [(tile // GRID_COLUMNS).alias("row"), (tile % GRID_COLUMNS).alias("column")]
 
 
 def _busy() -> pl.Expr:
@@ -94,8 +100,7 @@ def tile_grid_frame(samples: pl.DataFrame, tiles: pl.Series | None = None) -> pl
         .with_columns(
             (pl.col("cycles") / window if window else pl.lit(0.0)).alias("share"),
             (pl.col("busy_cycles") / window if window else pl.lit(0.0)).alias("busy_share"),
-            (pl.col("tile") // GRID_COLUMNS).alias("row"),
-            (pl.col("tile") % GRID_COLUMNS).alias("column"),
+            *grid_position(pl.col("tile")),
         )
         .sort("tile")
     )

@@ -8,32 +8,12 @@ profile strings, exports too instead of aborting the process inside vl-convert.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import altair as alt
+from .spec import Chart, to_spec, vegalite_version
 
-from .._html.sanitize import safe_spec
+__all__ = ["save"]
 
-__all__ = ["save", "to_spec", "vegalite_version"]
-
-Chart = alt.TopLevelMixin
 _SAVE_FORMATS = (".png", ".svg", ".pdf", ".html", ".json")
-
-
-def to_spec(chart: Chart) -> dict[str, Any]:
-    """The chart's Vega-Lite spec as a dict, without the ``$schema`` URL (nothing to fetch), safe to render."""
-    spec = chart.to_dict()
-    spec.pop("$schema", None)
-    return safe_spec(spec)
-
-
-def vegalite_version() -> str | None:
-    """The Vega-Lite version Altair writes, as vl-convert spells it (``"v6.4"``), if vl-convert has it."""
-    import vl_convert as vlc
-
-    major_minor = "v" + ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-    known = {f"v{v}" for v in vlc.get_vegalite_versions()}
-    return major_minor if major_minor in known else None
 
 
 def save(chart: Chart, path: str | Path, *, scale: float = 2.0, title: str | None = None) -> Path:

@@ -8,12 +8,11 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names, label, tooltip_title
-from .._query.index import int_extreme
 from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
 from .data import (
     ACTIVE_KINDS,
-    GRID_COLUMNS,
     SAMPLE_GROUPS,
+    Distribution,
     active_tiles_frame,
     distribution_frame,
     gantt_frame,
@@ -21,11 +20,12 @@ from .data import (
     metadata_entries,
     tile_grid_frame,
 )
+from .grid import grid_chart
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
 
-__all__ = ["active_tiles", "duration_distribution", "gantt", "tile_heatmap"]
+__all__ = ["active_tiles", "duration_distribution", "ecdf_chart", "gantt", "tile_heatmap"]
 
 _HEATMAP_VALUES = ("busy_share", "share", "cycles", "busy_cycles", "samples")
 
@@ -50,48 +50,25 @@ def tile_heatmap(
         raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
     samples, tiles, _ = samples_of(source, flags)
     grid = tile_grid_frame(samples, tiles)
-    rows = max(23, int_extreme(grid.get_column("row")) + 1) if grid.height else 23
     share = value in ("busy_share", "share")
     title = value.replace("_", " ")
-    return (
-        alt.Chart(chart_data(grid))
-        .mark_rect(stroke="white", strokeWidth=0.5)
-        .encode(
-            x=alt.X(
-                "column:O",
-                title="column",
-                scale=alt.Scale(domain=list(range(GRID_COLUMNS))),
-                axis=alt.Axis(values=list(range(0, GRID_COLUMNS, 8)), labelAngle=0),
-            ),
-            y=alt.Y(
-                "row:O",
-                title="row",
-                scale=alt.Scale(domain=list(range(rows))),
-                axis=alt.Axis(values=list(range(0, rows, 2))),
-            ),
-            color=alt.Color(
-                f"{value}:Q",
-                title=title,
-                scale=alt.Scale(scheme="viridis", domain=[0, 1]) if share else alt.Scale(scheme="viridis"),
-                legend=alt.Legend(format=".0%" if share else "~s"),
-            ),
-            tooltip=[
-                alt.Tooltip("tile:Q", title="physical tile"),
-                alt.Tooltip("row:O"),
-                alt.Tooltip("column:O"),
-                alt.Tooltip("samples:Q", format=","),
-                alt.Tooltip("cycles:Q", format=","),
-                alt.Tooltip("busy_cycles:Q", format=","),
-                alt.Tooltip("busy_share:Q", format=".1%"),
-                alt.Tooltip("share:Q", format=".1%"),
-            ],
-        )
-        .properties(
-            title=f"{title} per tile (physical grid, {grid.height} tiles)",
-            width=GRID_COLUMNS * cell,
-            height=rows * cell,
-        )
+    color = alt.Color(
+        f"{value}:Q",
+        title=title,
+        scale=alt.Scale(scheme="viridis", domain=[0, 1]) if share else alt.Scale(scheme="viridis"),
+        legend=alt.Legend(format=".0%" if share else "~s"),
     )
+    tooltip = [
+        alt.Tooltip("tile:Q", title="physical tile"),
+        alt.Tooltip("row:O"),
+        alt.Tooltip("column:O"),
+        alt.Tooltip("samples:Q", format=","),
+        alt.Tooltip("cycles:Q", format=","),
+        alt.Tooltip("busy_cycles:Q", format=","),
+        alt.Tooltip("busy_share:Q", format=".1%"),
+        alt.Tooltip("share:Q", format=".1%"),
+    ]
+    return grid_chart(grid, color, tooltip, f"{title} per tile (physical grid, {grid.height} tiles)", cell=cell)
 
 
 def duration_distribution(
@@ -129,29 +106,7 @@ def duration_distribution(
     )
     title = f"duration distribution by {label(group_by)} ({shown} groups)"
     if style == "ecdf":
-        curve = (
-            alt.Chart(chart_data(dist.ecdf))
-            .mark_line(interpolate="step-after")
-            .encode(
-                x=alt.X("duration:Q", title="duration (cycles)", scale=x_scale),
-                y=alt.Y("fraction:Q", title="fraction of samples ≤ duration", scale=alt.Scale(domain=[0, 1])),
-                color=group_color,
-                tooltip=["group:N", alt.Tooltip("duration:Q", format=","), alt.Tooltip("fraction:Q", format=".1%")],
-            )
-        )
-        marks = dist.markers.with_columns(pl.when(pl.col("stat") == "p50").then(0.5).otherwise(0.95).alias("fraction"))
-        points = (
-            alt.Chart(chart_data(marks))
-            .mark_point(filled=True, size=60)
-            .encode(
-                x="cycles:Q",
-                y="fraction:Q",
-                color=group_color,
-                shape=alt.Shape("stat:N", title="percentile"),
-                tooltip=["group:N", "stat:N", alt.Tooltip("cycles:Q", format=","), "samples:Q"],
-            )
-        )
-        return alt.layer(curve, points).properties(title=title, width=560, height=320)
+        return ecdf_chart(dist, group_color, x_scale, "group").properties(title=title)
     combined = pl.concat(
         [
             dist.histogram.with_columns(pl.lit("bin").alias("layer")),
@@ -203,6 +158,39 @@ def duration_distribution(
         .resolve_scale(y="independent")
         .properties(title=title)
     )
+
+
+def ecdf_chart(dist: Distribution, color: alt.Color, x_scale: alt.Scale, group_title: str) -> alt.LayerChart:
+    """The groups' cumulative duration distributions, with p50 and p95 as points (``group_title`` names a group)."""
+    group = alt.Tooltip("group:N", title=group_title)
+    curve = (
+        alt.Chart(chart_data(dist.ecdf))
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=alt.X("duration:Q", title="duration (cycles)", scale=x_scale),
+            y=alt.Y("fraction:Q", title="fraction of samples ≤ duration", scale=alt.Scale(domain=[0, 1])),
+            color=color,
+            tooltip=[group, alt.Tooltip("duration:Q", format=","), alt.Tooltip("fraction:Q", format=".1%")],
+        )
+    )
+    marks = dist.markers.with_columns(pl.when(pl.col("stat") == "p50").then(0.5).otherwise(0.95).alias("fraction"))
+    points = (
+        alt.Chart(chart_data(marks))
+        .mark_point(filled=True, size=60)
+        .encode(
+            x="cycles:Q",
+            y="fraction:Q",
+            color=color,
+            shape=alt.Shape("stat:N", title="percentile"),
+            tooltip=[
+                group,
+                alt.Tooltip("stat:N", title="percentile"),
+                alt.Tooltip("cycles:Q", format=","),
+                alt.Tooltip("samples:Q", format=","),
+            ],
+        )
+    )
+    return alt.layer(curve, points).properties(width=560, height=320)
 
 
 def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: Any) -> alt.Chart:

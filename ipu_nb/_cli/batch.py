@@ -23,7 +23,7 @@ from .flags import add_query_flags, cli_error, query_filters, write_output
 if TYPE_CHECKING:
     import polars as pl
 
-    from .._fleet import Fleet
+    from .._fleet.fleet import Fleet
 
 __all__ = ["add_fleet_flags", "dask_client", "failure_lines", "open_fleet", "register", "run"]
 
@@ -105,7 +105,8 @@ def dask_client(address: str | None) -> Iterator[Any]:
 
 def open_fleet(args: argparse.Namespace, profiles: list[str], exit_code: int = 1) -> Fleet:
     """The command's `Fleet` of `profiles`, labelled by ``--label-from``; no usable profiles is one line."""
-    from .._fleet import Fleet, FleetError
+    from .._fleet.errors import FleetError
+    from .._fleet.fleet import Fleet
 
     try:
         return Fleet(profiles, labels=args.label_from, workers=args.workers)

@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     """Compare, apply the gate, print the verdict; 0 pass, 1 regressed, 2 trouble."""
     import polars as pl
 
-    from .._fleet import FleetError
+    from .._fleet.errors import FleetError
     from .._fleet.gate import format_threshold, regressed
     from .._load import ProfileFormatError
     from .._one_line import one_line

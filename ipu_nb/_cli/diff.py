@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from . import CliError
-from .flags import add_query_flags, cli_error, query_filters, write_output
+from .flags import add_query_flags, query_errors, query_filters, write_output
 
 __all__ = ["register", "run"]
 
@@ -79,10 +79,9 @@ def _renames(pairs: list[tuple[str, str]]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """Compare the two profiles; the output is built in full before any of it is written."""
     from .._compare import compare
-    from .._query import QueryError
 
     renames = _renames(args.renames)
-    try:
+    with query_errors():
         comparison = compare(
             args.before,
             args.after,
@@ -94,7 +93,5 @@ def run(args: argparse.Namespace) -> int:
         )
         render = comparison.to_json if args.json else comparison.to_text
         text = render(limit=args.limit, sort_by=args.sort_by)
-    except QueryError as exc:
-        raise cli_error(exc) from None
     write_output(text)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .flags import cli_error, unsigned, write_output
+from .flags import add_limit_flag, add_profile_argument, query_errors, write_output
 
 __all__ = ["register", "run_findings"]
 
@@ -22,14 +22,8 @@ def register(subparsers: Any) -> None:
         ),
         allow_abbrev=False,
     )
-    parser.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
-    parser.add_argument(
-        "--limit",
-        type=unsigned(64, "limit"),
-        default=20,
-        metavar="N",
-        help="at most N findings; 0 = all (default: 20)",
-    )
+    add_profile_argument(parser)
+    add_limit_flag(parser, "findings")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the text table")
     parser.set_defaults(func=run_findings)
 
@@ -37,12 +31,9 @@ def register(subparsers: Any) -> None:
 def run_findings(args: argparse.Namespace) -> int:
     """Run `profile-findings`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import QueryError
     from .._supersteps.detectors import findings
 
-    try:
+    with query_errors():
         found = findings(open_profile(args.profile), limit=args.limit)
-    except QueryError as exc:
-        raise cli_error(exc) from None
     write_output(found.to_json() if args.json else found.to_text())
     return 0

@@ -11,9 +11,10 @@ same spellings. ``--operation``, ``--window`` and ``--clip`` are ipu-nb extensio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS
@@ -25,8 +26,11 @@ if TYPE_CHECKING:
 __all__ = [
     "FILTERS_TITLE",
     "add_filter_flags",
+    "add_limit_flag",
+    "add_profile_argument",
     "add_query_flags",
     "cli_error",
+    "query_errors",
     "query_filters",
     "refuse_clip",
     "unsigned",
@@ -80,6 +84,22 @@ def _metadata_filter(text: str) -> tuple[str, str | None]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``PROFILE`` argument every command that reads one profile takes."""
+    parser.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
+
+
+def add_limit_flag(group: Any, what: str, note: str = "") -> None:
+    """``--limit N``: at most N `what` (default 20, 0 for all), parsed as the runtime parses a u64."""
+    group.add_argument(
+        "--limit",
+        type=unsigned(64, "limit"),
+        default=20,
+        metavar="N",
+        help=f"at most N {what}; 0 = all (default: 20){note}",
+    )
+
+
 def add_filter_flags(parser: argparse.ArgumentParser, title: str = FILTERS_TITLE) -> None:
     """Add the filter flags (``--kind`` … ``--at``) to `parser`, in a group named `title`."""
     filters = parser.add_argument_group(title)
@@ -95,24 +115,16 @@ def add_filter_flags(parser: argparse.ArgumentParser, title: str = FILTERS_TITLE
     filters.add_argument(
         "--operation-contains", metavar="S", dest="operation_contains", help="case-sensitive substring of operation"
     )
-    filters.add_argument(
-        "--tile",
-        type=unsigned(32, "tile"),
-        action="append",
-        default=[],
-        metavar="N",
-        dest="tiles",
-        help="physical tile id (repeatable: any of them)",
-    )
-    filters.add_argument(
-        "--phase",
-        type=unsigned(32, "phase"),
-        action="append",
-        default=[],
-        metavar="N",
-        dest="phases",
-        help="phase number (repeatable: any of them)",
-    )
+    for flag, what in (("tile", "physical tile id"), ("phase", "phase number")):
+        filters.add_argument(
+            f"--{flag}",
+            type=unsigned(32, flag),
+            action="append",
+            default=[],
+            metavar="N",
+            dest=f"{flag}s",
+            help=f"{what} (repeatable: any of them)",
+        )
     filters.add_argument(
         "--metadata",
         type=_metadata_filter,
@@ -174,9 +186,7 @@ def add_query_flags(
         help=sort_help
         or f"order groups by one of: {', '.join(SORT_BYS)}, descending except name (default: phase-cycles)",
     )
-    shape.add_argument(
-        "--limit", type=unsigned(64, "limit"), default=20, metavar="N", help="at most N groups; 0 = all (default: 20)"
-    )
+    add_limit_flag(shape, "groups")
     if samples:
         shape.add_argument(
             "--samples",
@@ -229,6 +239,17 @@ def query_filters(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("operation", "tiles", "phases", "metadata"):
         values[name] = tuple(values[name])
     return values
+
+
+@contextlib.contextmanager
+def query_errors() -> Iterator[None]:
+    """A `QueryError` inside becomes the command line's error: exit 2 for a usage error, else 1 (as profile-query)."""
+    from .._query import QueryError
+
+    try:
+        yield
+    except QueryError as exc:
+        raise cli_error(exc) from None
 
 
 def cli_error(exc: QueryError) -> CliError:

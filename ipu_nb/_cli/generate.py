@@ -49,6 +49,18 @@ def _version(text: str) -> int:
     return value
 
 
+def _scale(text: str) -> tuple[str, float]:
+    """``NAME=FACTOR``: a kernel name and a positive factor (the name is checked by the generator)."""
+    name, sep, factor = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected KERNEL=FACTOR, got {text!r}")
+    try:
+        value = float(factor)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid factor {factor!r} in {text!r}") from None
+    return name, value
+
+
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
     """Show `(default: …)` only for knobs with a concrete default (the others say it in words)."""
 
@@ -113,6 +125,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=_natural, default=0, metavar="N", help="random seed (same seed, same file)")
     parser.add_argument(
+        "--scale-kernel",
+        type=_scale,
+        action="append",
+        default=None,
+        metavar="KERNEL=FACTOR",
+        help="make KERNEL's samples take FACTOR times as long, as a compiler change would (0 < FACTOR <= 100; "
+        "repeatable); later samples move, since phases end when their slowest tile ends",
+    )
+    parser.add_argument(
         "--schema-version",
         type=_version,
         default=3,
@@ -140,6 +161,13 @@ def _knobs(args: argparse.Namespace) -> dict[str, object]:
         "base_cycle": args.base_cycle,
     }
     knobs.update({name: value for name, value in given.items() if value is not None})
+    scale: dict[str, float] = {}
+    for name, factor in args.scale_kernel or ():
+        if name in scale:
+            raise CliError(f"--scale-kernel gives {name!r} twice", 2)
+        scale[name] = factor
+    if scale:
+        knobs["scale_kernel"] = scale
     return {**knobs, "seed": args.seed, "schema_version": args.schema_version}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .flags import add_query_flags, cli_error, query_filters, write_output
+from .flags import add_profile_argument, add_query_flags, query_errors, query_filters, write_output
 
 __all__ = ["register", "run_inspect", "run_query"]
 
@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         ),
         allow_abbrev=False,
     )
-    query.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
+    add_profile_argument(query)
     add_query_flags(query)
     query.set_defaults(func=run_query)
 
@@ -37,16 +37,16 @@ def register(subparsers: Any) -> None:
         ),
         allow_abbrev=False,
     )
-    inspect.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
+    add_profile_argument(inspect)
     inspect.set_defaults(func=run_inspect)
 
 
 def run_query(args: argparse.Namespace) -> int:
     """Run `profile-query`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import Query, QueryError, make_query, query, require_metadata_key
+    from .._query import Query, make_query, query, require_metadata_key
 
-    try:
+    with query_errors():
         q = make_query(
             Query(),
             group_by=args.group_by,
@@ -59,8 +59,6 @@ def run_query(args: argparse.Namespace) -> int:
         )
         require_metadata_key(q)
         result = query(open_profile(args.profile), q)
-    except QueryError as exc:
-        raise cli_error(exc) from None
     write_output(result.to_json() if args.json else result.to_text())
     return 0
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import CliError, positive_int
+
+if TYPE_CHECKING:
+    from .._model.profile import Profile
 
 __all__ = ["register", "run"]
 
@@ -15,9 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "profile-render",
         help="write a self-contained HTML report (summary, key charts, longest samples)",
         description=(
-            "Write one offline HTML file: the profile summary, time by kernel and by kind, active tiles "
-            "over time, the phase waterfall, busy share per physical tile, duration distributions and the "
-            "longest samples. No external URL: Vega is inlined."
+            "Write one offline HTML file: the profile summary, its ranked findings (straggler tiles, imbalanced "
+            "phases and kernels, long tails...: ipu-nb profile-findings), time by kernel and by kind, active tiles "
+            "over time, the phase waterfall, busy share per physical tile, recoverable cycles per superstep, "
+            "critical tiles, duration distributions and the longest samples. With --baseline, also the "
+            "comparison with that profile (ipu-nb profile-diff). No external URL: Vega is inlined."
         ),
     )
     parser.add_argument("profile", type=Path, metavar="PROFILE", help="the profile file (.capnp)")
@@ -26,6 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--top", type=positive_int, default=20, metavar="N", help="groups per chart/table (default 20)")
     parser.add_argument(
         "--samples", type=positive_int, default=25, metavar="N", help="longest samples listed (default 25)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="BEFORE",
+        help="also compare with this profile (before -> PROFILE): the groups by kernel, the delta waterfall and "
+        "the delta per tile",
     )
     parser.add_argument("--static", action="store_true", help="inline SVG images instead of interactive charts")
     parser.set_defaults(func=run)
@@ -38,17 +51,26 @@ def run(args: argparse.Namespace) -> int:
     from .._html.report import save_report
     from .._load import open_profile
     from .._query import Query, query
+    from .._supersteps import findings
 
     profile = open_profile(args.profile)
+    baseline = open_profile(args.baseline) if args.baseline is not None else None
     # Its HTML shows the header, the kernel table and the longest samples with their metadata.
     by_kernel = query(profile, Query(group_by="kernel", limit=args.top, samples=args.samples))
-    items: list[object] = [profile, by_kernel, charts.breakdown(by_kernel, top=args.top)]
+    items: list[object] = [profile]
+    if profile.sample_count:
+        items += ["Findings, ranked by the cycles at stake (ipu-nb profile-findings):", findings(profile)]
+    if baseline is not None:
+        items += _comparison_items(baseline, profile, args)
+    items += [by_kernel, charts.breakdown(by_kernel, top=args.top)]
     items.append(charts.breakdown(profile, by="kind", measure="workCycles", top=args.top))
     if profile.sample_count:
         items += [
             charts.active_tiles(profile),
             charts.phase_waterfall(profile),
             charts.tile_heatmap(profile, "busy_share"),
+            charts.recoverable_cycles(profile),
+            charts.critical_tiles(profile),
             charts.duration_distribution(profile, "kind"),
         ]
     title = args.title or f"ipu-nb report: {args.profile.name}"
@@ -56,3 +78,21 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(args.output)
     return 0
+
+
+def _comparison_items(before: Profile, after: Profile, args: argparse.Namespace) -> list[object]:
+    """The report's comparison section: the groups by kernel, their delta waterfall, the delta per tile."""
+    from .. import charts
+    from .._compare import ComparisonError, compare
+
+    try:
+        by_kernel = compare(before, after, by="kernel")
+        by_tile = compare(before, after, by="tile")
+    except ComparisonError as exc:
+        raise CliError(f"--baseline {args.baseline}: {exc}") from None
+    return [
+        f"Compared with {args.baseline} (before) -> {args.profile} (after):",
+        by_kernel,
+        charts.delta_waterfall(by_kernel, limit=args.top),
+        charts.delta_heatmap(by_tile),
+    ]

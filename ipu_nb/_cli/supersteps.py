@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .flags import add_filter_flags, cli_error, query_filters, refuse_clip, unsigned, write_output
+from .flags import (
+    add_filter_flags,
+    add_limit_flag,
+    add_profile_argument,
+    query_errors,
+    query_filters,
+    refuse_clip,
+    write_output,
+)
 
 __all__ = ["register", "run_supersteps"]
 
@@ -30,7 +38,7 @@ def register(subparsers: Any) -> None:
         ),
         allow_abbrev=False,
     )
-    parser.add_argument("profile", metavar="PROFILE", help="cycle-profile file (.capnp) written by the runtime")
+    add_profile_argument(parser)
     add_filter_flags(parser)
     shape = parser.add_argument_group("output")
     shape.add_argument(
@@ -42,13 +50,7 @@ def register(subparsers: Any) -> None:
         help=f"row order, one of: {', '.join(SORT_KEYS)}; descending except execution, ties in execution "
         "order (default: execution)",
     )
-    shape.add_argument(
-        "--limit",
-        type=unsigned(64, "limit"),
-        default=20,
-        metavar="N",
-        help="at most N rows; 0 = all (default: 20); the header's totals cover every superstep",
-    )
+    add_limit_flag(shape, "rows", "; the header's totals cover every superstep")
     shape.add_argument("--json", action="store_true", help="print JSON instead of the text table")
     refuse_clip(parser)
     parser.set_defaults(func=run_supersteps)
@@ -57,17 +59,14 @@ def register(subparsers: Any) -> None:
 def run_supersteps(args: argparse.Namespace) -> int:
     """Run `profile-supersteps`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import QueryError
     from .._supersteps.output import StepsReport, steps_json, steps_text
     from .._supersteps.source import filter_query
     from .._supersteps.structure import measure
 
-    try:
+    with query_errors():
         q = filter_query(**query_filters(args))
         profile = open_profile(args.profile)
         measured = measure(profile, q)
-    except QueryError as exc:
-        raise cli_error(exc) from None
     steps = measured.steps.drop("_step")
     shown = steps
     key = SORT_KEYS[args.sort_by]

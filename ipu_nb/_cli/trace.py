@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from . import output_path
-from .flags import add_filter_flags, cli_error, query_filters
+from .flags import add_filter_flags, query_errors, query_filters
 
 __all__ = ["register", "run"]
 
@@ -37,14 +37,12 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Export the trace and print a one-line summary (unless --quiet)."""
     from .. import open_profile
-    from .._query import QueryError, filters_only
+    from .._query import filters_only
     from .._trace import write_trace
 
     target = output_path(args.output)
-    try:
+    with query_errors():
         q = filters_only(**query_filters(args))
-    except QueryError as exc:
-        raise cli_error(exc) from None
     began = time.perf_counter()
     profile = open_profile(args.profile)
     written = write_trace(profile, target, q)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._model.vocabulary import camel
 from .._query.render import pretty_json, rust_debug_str
 from .align import FIELDS, STATUSES
 
@@ -47,11 +48,6 @@ TABLE_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("maxAfter", "maximum_cycles_after", "int"),
 )
 _FLOAT_FIELDS = frozenset(("mean_cycles", "phase_ms"))
-
-
-def _camel(snake: str) -> str:
-    head, *rest = snake.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 def _cell(value: Any, fmt: str) -> str:
@@ -95,7 +91,7 @@ def _group(row: dict[str, Any]) -> dict[str, Any]:
     for field in (*FIELDS[:4], "phase_ms", *FIELDS[4:]):
         for side in ("before", "after"):
             value = row[f"{field}_{side}"]
-            record[_camel(f"{field}_{side}")] = float(value) if value is not None and field in _FLOAT_FIELDS else value
+            record[camel(f"{field}_{side}")] = float(value) if value is not None and field in _FLOAT_FIELDS else value
     record["phaseCyclesDelta"] = row["phase_cycles_delta"]
     record["workCyclesDelta"] = row["work_cycles_delta"]
     ratio = row["phase_cycles_ratio"]

@@ -6,13 +6,7 @@ dead workers), `results` (tidy frames), `comparison` (`FleetComparison`, baselin
 `parquet` (the dataset layout, `scan_parquet`), `gate` (the regression rule of
 ``profile-check``), `errors`, and `fleet` (`Fleet`). Every answer comes from the query
 core (`ipu_nb.query`, `ipu_nb.compare`) run on one profile at a time.
+
+The package imports nothing itself: `Profile.to_parquet` reaches `labels` and `parquet`
+without pulling in `fleet` (and through it the compare layer above the model).
 """
-
-from __future__ import annotations
-
-from .comparison import FleetComparison
-from .errors import FleetError, LabelError
-from .fleet import Fleet
-from .parquet import ParquetDataset, scan_parquet
-
-__all__ = ["Fleet", "FleetComparison", "FleetError", "LabelError", "ParquetDataset", "scan_parquet"]

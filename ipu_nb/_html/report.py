@@ -58,6 +58,10 @@ def _vega_bundle(vl_version: str | None) -> str:
     return bundle.replace("<!--", "<\\!--")
 
 
+#: ipu-nb objects a report shows through their notebook repr (each escapes every profile string).
+_REPR_ITEMS = ("Profile", "QueryResult", "Comparison", "Findings")
+
+
 def _is_chart(item: object) -> bool:
     import altair as alt
 
@@ -69,7 +73,7 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
     from .reprs import STYLE, frame_html
 
     if _is_chart(item):
-        from ..charts import to_spec, vegalite_version
+        from .._charts.spec import to_spec, vegalite_version
 
         spec = to_spec(item)  # type: ignore[arg-type]
         if static:
@@ -89,11 +93,11 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
     if isinstance(item, pl.DataFrame):
         return f'<div class="ipu-nb-item">{STYLE}<div class="ipu-nb-repr">{frame_html(item)}</div></div>', False
     repr_html = getattr(item, "_repr_html_", None)
-    if type(item).__name__ in ("Profile", "QueryResult") and callable(repr_html):
+    if type(item).__name__ in _REPR_ITEMS and callable(repr_html):
         return f'<div class="ipu-nb-item">{repr_html()}</div>', False  # escaped by ipu_nb._html
     raise TypeError(
         f"cannot put a {type(item).__name__} in a report: pass Altair charts, polars DataFrames, "
-        "Profiles, QueryResults or plain text"
+        "Profiles, QueryResults, Comparisons, Findings or plain text"
     )
 
 
@@ -111,7 +115,7 @@ def report_html(
         needs_vega |= vega
     head_script = ""
     if needs_vega:
-        from ..charts import vegalite_version
+        from .._charts.spec import vegalite_version
 
         head_script = f"<script>{_vega_bundle(vegalite_version())}</script>"
     desc = f'<p class="ipu-nb-description">{html_text(description)}</p>' if description else ""
@@ -140,10 +144,12 @@ def save_report(
     ----------
     path : str or Path
         Where to write the ``.html`` file (parent folders are created).
-    *items : Altair chart, polars DataFrame, Profile, QueryResult or str
+    *items : Altair chart, polars DataFrame, Profile, QueryResult, Comparison, Findings or str
         In order: charts are drawn interactively (or as inline SVG with
-        ``static``), DataFrames as tables (first 50 rows), Profiles and
-        QueryResults as their summaries, strings as paragraphs. All text escaped.
+        ``static``), DataFrames as tables (first 50 rows), Profiles,
+        QueryResults and Comparisons as their summaries, `Findings` as the
+        ranked table of sentences with their cycles at stake, strings as
+        paragraphs. All text escaped.
     title, description : str
         Page heading and an optional line under it.
     static : bool, default False
@@ -159,6 +165,9 @@ def save_report(
     >>> path = ipu_nb.save_report("report.html", charts.breakdown(profile), title="MLP")
     >>> path.name, "<title>MLP</title>" in path.read_text(encoding="utf-8")
     ('report.html', True)
+    >>> found = ipu_nb.findings(profile)
+    >>> ipu_nb.save_report("findings.html", found, charts.recoverable_cycles(profile), title="MLP findings").name
+    'findings.html'
     """
     path = Path(path)
     document = report_html(items, title=title, description=description, static=static)

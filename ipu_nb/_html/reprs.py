@@ -34,6 +34,8 @@ STYLE = """<style>
 .ipu-nb-repr .ipu-nb-clip { display: inline-block; max-width: 36em; overflow: hidden;
   text-overflow: ellipsis; vertical-align: bottom; }
 .ipu-nb-repr .ipu-nb-note { color: #777; font-size: 12px; }
+.ipu-nb-repr table.ipu-nb-table td.ipu-nb-wrap {
+  text-align: left; white-space: normal; min-width: 24em; max-width: 64em; }
 </style>"""
 
 # Query-result table columns: (JSON field, docs/reference/query.md#key-order; heading; format).
@@ -73,6 +75,11 @@ def _cell(value: Any, fmt: str) -> str:
         return f"<td>{html_text(f'{float(value):.6f}')}</td>"
     if fmt == "2f":
         return f"<td>{html_text(f'{float(value):,.2f}')}</td>"
+    if fmt == "wrap":  # running text (a sentence): wrapped, never clipped
+        return f'<td class="ipu-nb-text ipu-nb-wrap">{html_text(value)}</td>'
+    if fmt == "code":
+        shown = html_text(value)
+        return f'<td class="ipu-nb-text" title="{shown}"><code class="ipu-nb-clip">{shown}</code></td>'
     if fmt == "meta":
         entries = value if isinstance(value, list) else []
         text = ", ".join(f"{e.get('name')}={e.get('value')}" for e in entries if isinstance(e, dict))

@@ -6,7 +6,9 @@ Targets and their rules:
   browser, HTML): `label`. XML 1.0 cannot hold most C0 controls or U+FFFE/U+FFFF
   (vl-convert aborts the process on them); Vega's expression parser rejects U+2028
   and U+2029 inside string literals ("Unexpected token ILLEGAL"); other controls,
-  noncharacters and bidi overrides are invisible or reorder what is drawn. Each of
+  noncharacters and bidi controls (marks, embeddings, overrides, isolates: a name
+  can make ``exe.lenrek_mmeg`` read as "gemm_kernel.exe") are invisible or reorder
+  what is drawn. Each of
   these becomes a visible ``\\u{hex}`` (as Rust writes it); a backslash run that
   would make a literal ``\\u{`` look like one is doubled, so the escape is
   injective. Labels are bounded (vl-convert's time to fit a drawn label grows
@@ -63,11 +65,14 @@ MAX_LABEL = 500
 
 # Code points a label shows as \u{hex}: C0 controls (tab, LF and CR too: drawn text collapses them),
 # DEL and C1, surrogates (a Python str may hold them; UTF-8 cannot), line/paragraph separators,
-# bidi embeddings, overrides and isolates, and the noncharacters.
+# the bidi marks (ALM, LRM, RLM), embeddings, overrides and isolates, and the noncharacters.
+# The widget's front end shows profile strings by the same rule (js/text.ts, `displayText`).
 _ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),
     (0x007F, 0x009F),
     (0xD800, 0xDFFF),
+    (0x061C, 0x061C),
+    (0x200E, 0x200F),
     (0x2028, 0x202E),
     (0x2066, 0x2069),
     (0xFDD0, 0xFDEF),

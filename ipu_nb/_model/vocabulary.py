@@ -24,6 +24,7 @@ __all__ = [
     "GroupBy",
     "SortBy",
     "VocabularyInfo",
+    "camel",
     "widget_vocabulary",
 ]
 
@@ -96,6 +97,12 @@ SCALAR_FIELDS: dict[str, str] = {
     "profile_span_ms": "profileSpanMs",
     "at_offset": "atOffset",
 }
+
+
+def camel(name: str) -> str:
+    """A column name as a report's JSON key: ``span_cycles`` -> ``spanCycles``, ``p50_cycles`` -> ``p50Cycles``."""
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
 
 
 class VocabularyInfo(TypedDict):

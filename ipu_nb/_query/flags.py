@@ -95,12 +95,22 @@ def _int(value: Any, what: str, maximum: int) -> int:
     return value
 
 
+def _listed(value: Any, error: str) -> list[Any]:
+    """The items of a list-like flag value; a string, bytes or anything that does not iterate raises ``error``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise QueryError(error)
+    try:
+        return list(value)
+    except TypeError:  # iterable in type only, like a 0-d numpy array
+        raise QueryError(error) from None
+
+
 def _ints(value: Any, what: str) -> tuple[int, ...]:
     if value is None:
         return ()
-    items = [value] if isinstance(value, (int, np.integer)) else value
-    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-        raise QueryError(f"{what} must be an integer or a list of integers, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return (_int(value, what, _U32_MAX),)
+    items = _listed(value, f"{what} must be an integer or a list of integers, got {value!r}")
     return tuple(_int(v, what, _U32_MAX) for v in items)
 
 
@@ -127,12 +137,11 @@ def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
         value = list(value.items())
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and not isinstance(value[1], tuple):
         value = [value]
-    if isinstance(value, bytes) or not isinstance(value, Iterable):
-        raise QueryError(
-            f"metadata must be 'name', 'name=value', a (name, value) pair or a list of them, got {value!r}"
-        )
+    items = _listed(
+        value, f"metadata must be 'name', 'name=value', a (name, value) pair or a list of them, got {value!r}"
+    )
     pairs = []
-    for item in value:
+    for item in items:
         if isinstance(item, str):
             pairs.append(parse_metadata_filter(item))
             continue
@@ -152,9 +161,12 @@ def _strs(value: Any, what: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         return (value,)
-    items = tuple(value) if isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)) else None
-    if items is None or not all(isinstance(v, str) for v in items):
-        raise QueryError(f"{what} must be a string or a list of strings, got {value!r}")
+    error = f"{what} must be a string or a list of strings, got {value!r}"
+    if isinstance(value, Mapping):
+        raise QueryError(error)
+    items = tuple(_listed(value, error))
+    if not all(isinstance(v, str) for v in items):
+        raise QueryError(error)
     return items
 
 
@@ -162,11 +174,10 @@ def _window(value: Any) -> tuple[int, int] | None:
     """A window as ``(start, end)`` offsets, ``start < end`` (docs/reference/query.md#window)."""
     if value is None:
         return None
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise QueryError(f"window must be a (start, end) pair of integers, got {value!r}")
-    items = tuple(value)
+    error = f"window must be a (start, end) pair of integers, got {value!r}"
+    items = [] if isinstance(value, Mapping) else _listed(value, error)
     if len(items) != 2:
-        raise QueryError(f"window must be a (start, end) pair of integers, got {value!r}")
+        raise QueryError(error)
     start, end = _int(items[0], "window start", _U64_MAX), _int(items[1], "window end", _U64_MAX)
     if start >= end:
         raise QueryError(f"window start must be less than its end, got ({start}, {end})")

@@ -149,6 +149,12 @@ class Findings:
 
         return findings_json(self)
 
+    def _repr_html_(self) -> str:
+        """The findings table, every string escaped (also what `ipu_nb.save_report` shows)."""
+        from .output import findings_html
+
+        return findings_html(self)
+
     def __repr__(self) -> str:
         lines = [f"<Findings: {len(self.items)} over a span of {self.profile_span_cycles:,} cycles>"]
         lines += [f"  {rank}. [{f.category}] {f.message}" for rank, f in enumerate(self.items[:10], 1)]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._model.vocabulary import camel
 from .._query.render import pretty_json, rust_debug_str  # the serde_json writer `profile-query --json` uses
 from .structure import ms_values
 from .text import cycles_text, ms_text, percent_text
@@ -22,7 +23,15 @@ from .text import cycles_text, ms_text, percent_text
 if TYPE_CHECKING:
     from .detectors import Findings
 
-__all__ = ["StepsReport", "findings_json", "findings_markdown", "findings_text", "steps_json", "steps_text"]
+__all__ = [
+    "StepsReport",
+    "findings_html",
+    "findings_json",
+    "findings_markdown",
+    "findings_text",
+    "steps_json",
+    "steps_text",
+]
 
 #: The order `profile-supersteps` text prints the superstep columns in, and how.
 _STEP_TEXT = (
@@ -64,12 +73,6 @@ _TEXT_SOURCE = {
     "kernel": "dominant_kernel",
     "operation": "dominant_operation",
 }
-
-
-def camel(name: str) -> str:
-    """``span_cycles`` → ``spanCycles``: JSON keys are the frame's column names in camelCase."""
-    head, *rest = name.split("_")
-    return head + "".join(word.capitalize() for word in rest)
 
 
 @dataclass(frozen=True)
@@ -191,3 +194,39 @@ def findings_markdown(found: Findings) -> str:
             f"{markdown_text(percent_text(f.share))} | {markdown_code(f.flags)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+#: The columns of the findings table in HTML: (field, heading, cell format of `ipu_nb._html.reprs`).
+_HTML_COLUMNS = (
+    ("rank", "#", "int"),
+    ("category", "category", "text"),
+    ("message", "finding", "wrap"),
+    ("cycles", "cycles at stake", "int"),
+    ("ms", "ms", "text"),
+    ("share", "of the span", "text"),
+    ("flags", "profile-query flags", "code"),
+)
+
+
+def findings_html(found: Findings) -> str:
+    """The findings as an escaped HTML block: a summary line, then one table row per finding, best first."""
+    from .._html.reprs import STYLE, summary_html, table_html
+
+    s = _findings_scalars(found)
+    summary = summary_html(
+        [
+            ("findings", f"{len(found.items):,}"),
+            ("tiles", f"{s['tileCount']:,}"),
+            ("samples", f"{s['sampleCount']:,}"),
+            ("spanCycles", f"{s['profileSpanCycles']:,}"),
+            ("spanMs", f"{s['profileSpanMs']:.6f}"),
+        ]
+    )
+    rows = [
+        {**f.record(rank), "ms": ms_text(f.ms), "share": percent_text(f.share)} for rank, f in enumerate(found.items, 1)
+    ]
+    if not rows:
+        body = '<div class="ipu-nb-note">No findings above the thresholds.</div>'
+    else:
+        body = table_html(rows, _HTML_COLUMNS, total=len(rows))
+    return f'{STYLE}<div class="ipu-nb-repr ipu-nb-findings">{summary}{body}</div>'

@@ -69,6 +69,7 @@ class Command:
     calls: tuple[tuple[str, float], ...] = ()  # step-granularity kernel calls (kernel, share); () = one call
     worker_count: object = 6
     active_commands: object = 1
+    placement: int = 0  # which data layout the command works on (its tiles' share of the work follows it)
 
     def kernel_calls(self) -> tuple[tuple[str, float], ...]:
         return self.calls or ((self.kernel, 1.0),)

@@ -11,15 +11,18 @@ core's JSON escaping, and every line is assembled by polars, a chunk of samples 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._model.profile import Profile
 from .._query import index_of
 from .._query.render import json_string
 from .layout import TRACE_PID_OFFSET, TRACE_TID_OFFSET, column_of, microseconds, row_of, trace_nanoseconds
+
+if TYPE_CHECKING:
+    from .._model.profile import Profile
 
 __all__ = ["sample_events", "track_events"]
 

@@ -12,15 +12,17 @@ import json
 import os
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 import polars as pl
 
 from .. import _progress
 from .._files import atomic_output
-from .._model.profile import Profile
 from .._query import Query, filter_mask
 from .events import sample_events, track_events
+
+if TYPE_CHECKING:
+    from .._model.profile import Profile
 
 __all__ = ["CHUNK_SAMPLES", "GZIP_LEVEL", "Written", "write_trace"]
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._query import FILTERS, Query, QueryError, make_query
+from .protocol import MAX_SAFE_INTEGER
 
 __all__ = ["FILTER_KEYS", "empty_filters", "filters_of", "filters_query", "normalise_filters"]
 
@@ -21,7 +22,16 @@ FILTER_KEYS: tuple[str, ...] = tuple(name for name in FILTERS if name != "at")
 
 def empty_filters() -> dict[str, Any]:
     """The `filters` value that selects every sample."""
-    return {"kind": None, "kernel": None, "operation_contains": None, "tiles": [], "phases": [], "metadata": []}
+    return {
+        "kind": None,
+        "kernel": None,
+        "operation_contains": None,
+        "tiles": [],
+        "phases": [],
+        "metadata": [],
+        "operation": [],
+        "window": None,
+    }
 
 
 def normalise_filters(value: Any) -> dict[str, Any]:
@@ -30,8 +40,10 @@ def normalise_filters(value: Any) -> dict[str, Any]:
     Metadata filters become ``[name, value]`` pairs (value None: "has an entry named
     name"), the form the front end sends and shows; ``"name"`` / ``"name=value"``
     strings are accepted for convenience and split at the first ``=``, as the CLI does,
-    so a name containing ``=`` needs the pair form. Tiles and phases become sorted
-    lists without repeats; an empty ``kind`` or ``operation_contains`` means no filter.
+    so a name containing ``=`` needs the pair form. Tiles, phases and ``operation`` (exact
+    operation names, any of them; a single name is accepted) become sorted lists without
+    repeats; ``window`` becomes ``[start, end]``; an empty ``kind`` or ``operation_contains``
+    means no filter.
 
     Raises
     ------
@@ -51,7 +63,7 @@ def normalise_filters(value: Any) -> dict[str, Any]:
     out = empty_filters()
     for key in FILTER_KEYS:
         v = value.get(key)
-        if key in ("kind", "operation_contains") and v == "":
+        if key in ("kind", "operation_contains") and isinstance(v, str) and not v:
             v = None
         if key == "metadata" and not (v is None or isinstance(v, (str, list, tuple, Mapping))):
             raise QueryError(
@@ -62,8 +74,13 @@ def normalise_filters(value: Any) -> dict[str, Any]:
             checked = getattr(make_query(**{key: v}), key)
         except QueryError as error:
             raise QueryError(f"filters[{key!r}]: {error}") from None
-        if key in ("tiles", "phases"):
+        if key in ("tiles", "phases", "operation"):
             checked = sorted(set(checked))
+        elif key == "window" and checked is not None:
+            if checked[1] > MAX_SAFE_INTEGER:
+                limit = f"at most {MAX_SAFE_INTEGER} (the integers a browser holds exactly)"
+                raise QueryError(f"filters['window']: the end must be {limit}, got {checked[1]}")
+            checked = list(checked)
         elif key == "metadata":
             checked = [list(pair) for pair in dict.fromkeys(checked)]
         out[key] = checked
@@ -72,7 +89,8 @@ def normalise_filters(value: Any) -> dict[str, Any]:
 
 def filters_query(filters: Mapping[str, Any]) -> Query:
     """The `Query` (filters only) that normalised `filters` stand for."""
-    return make_query(**{**filters, "metadata": tuple((name, value) for name, value in filters["metadata"])})
+    pairs = tuple((name, value) for name, value in filters["metadata"])
+    return make_query(**{**filters, "metadata": pairs})
 
 
 def filters_of(q: Query) -> dict[str, Any]:

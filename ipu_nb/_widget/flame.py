@@ -13,18 +13,35 @@ from .protocol import FlameMetadata, FlameNode, FlameTree
 __all__ = ["flame_tree"]
 
 
-FLAME_KEYS = (("kind",), ("kernel",), ("phase", "epoch"), ("operation",))
+#: The levels below the root. A node's path holds one filter per level (``phase`` selects every
+#: epoch of a phase, so the phase level groups by phase alone): focusing a node selects exactly it.
+FLAME_KEYS = ("kind", "kernel", "phase", "operation")
 
 
-def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: float = 1 / 1500) -> FlameTree:
-    """Summed durations of the matching samples: kind → kernel → phase/epoch → operation.
+def _phase_name(phase: int, epochs: int, epoch: int) -> str:
+    """``phase P/E`` as the query core names a (phase, epoch) group; one node covers every epoch of a phase."""
+    return f"phase {phase}/{epoch}" if epochs == 1 else f"phase {phase} ({epochs} epochs)"
 
-    Nodes below ``min_share`` of the total are merged into one ``…`` node per parent, so
-    the tree stays small at any profile size. When the query's filters name an operation, its
-    metadata entries (name and value apart, summed over the samples carrying each) come
-    as a separate list, since entries of one sample overlap.
+
+def flame_tree(
+    profile: Profile,
+    mask: np.ndarray | None,
+    q: Query,
+    min_share: float = 1 / 4000,
+    samples: pl.DataFrame | None = None,
+) -> FlameTree:
+    """Summed durations of the matching samples: kind → kernel → phase → operation.
+
+    Each node's ``path`` holds the filters selecting exactly its samples. Nodes below
+    ``min_share`` of the total are merged into one ``…`` node per parent (path None), so
+    the tree stays small at any profile size (a 1/4000 share is under a pixel of any screen;
+    ~1,600 nodes for the full-size demo profile); the front end merges what is narrower than
+    a pixel at its width. When the query's filters name an operation (exactly or by substring),
+    its metadata entries (name and value apart, summed over the samples carrying each) come
+    as a separate list, since entries of one sample overlap. `samples` (default
+    ``profile.samples``) are the rows to sum ``duration`` over: an area's, its clipped cycles.
     """
-    samples = profile.samples
+    samples = profile.samples if samples is None else samples
     ids = samples.get_column("sample").to_numpy()
     if mask is not None:
         samples = samples.filter(pl.Series(mask[ids]))
@@ -37,31 +54,32 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
     parents: dict[tuple, int] = {(): 0}
     kept_parents: pl.DataFrame | None = None
     cols: list[str] = []
-    for depth, keys in enumerate(FLAME_KEYS, start=1):
+    for depth, key in enumerate(FLAME_KEYS, start=1):
         parent_cols = list(cols)
-        cols = [*cols, *keys]
-        level = base.group_by(cols).agg(pl.col("value").sum())
+        cols = [*cols, key]
+        level = base.group_by(cols).agg(
+            pl.col("value").sum(), epochs=pl.col("epoch").n_unique(), epoch=pl.col("epoch").min()
+        )
         if kept_parents is not None:
             level = level.join(kept_parents, on=parent_cols, how="semi", nulls_equal=True)
-        big = level.filter(pl.col("value") >= floor).sort("value", descending=True)
+        big = level.filter(pl.col("value") >= floor).sort(["value", *cols], descending=[True, *([False] * len(cols))])
         small = level.filter(pl.col("value") < floor)
         kept_parents = big.select(cols)
         next_parents: dict[tuple, int] = {}
         for row in big.iter_rows(named=True):
             parent = parents[tuple(row[c] for c in parent_cols)]
             path = dict(nodes[parent]["path"] or {})
-            if keys == ("phase", "epoch"):
-                name = f"phase {row['phase']}/{row['epoch']}"
-                path["phase"] = row["phase"]
+            value = row[key]
+            path[key] = value
+            if key == "phase":
+                name = _phase_name(value, row["epochs"], row["epoch"])
             else:
-                value = row[keys[0]]
-                name = value if keys != ("kernel",) or value else NO_KERNEL
-                path[keys[0]] = value
+                name = value if key != "kernel" or value else NO_KERNEL
             next_parents[tuple(row[c] for c in cols)] = len(nodes)
             nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
         if small.height:
             rest = (
-                small.group_by(parent_cols).agg(pl.col("value").sum())
+                small.group_by(parent_cols).agg(pl.col("value").sum()).sort(parent_cols)
                 if parent_cols
                 else small.select(pl.col("value").sum())
             )
@@ -70,7 +88,7 @@ def flame_tree(profile: Profile, mask: np.ndarray | None, q: Query, min_share: f
                 nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
         parents = next_parents
     out: FlameTree = {"total": total, "nodes": nodes, "metadata": []}
-    if q.operation_contains and samples.height:
+    if (q.operation or q.operation_contains) and samples.height:
         out["metadata"] = _metadata_totals(profile, samples)
     return out
 

@@ -1,8 +1,8 @@
 """Messages from the widget's front end, checked before the widget acts on them.
 
 The browser is untrusted input: every field of every message is type- and range-checked
-here, so the widget only ever acts on a `Window`, `Hover`, `Pick`, `Groups` or `Hello`
-whose numbers are finite integers inside the profile (offsets within the view limit,
+here, so the widget only ever acts on a `Window`, `Hover`, `Pick`, `Groups`, `Hello`,
+`Blocks`, `Search`, `Fit` or `Code` whose numbers are finite integers inside the profile (offsets within the view limit,
 rows within the timeline, request ids within the integers a browser holds exactly).
 Anything else raises `MessageError`, which the widget answers with an error reply.
 """
@@ -13,19 +13,30 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .protocol import REQUEST_TYPES, ReplyAddress
+from .._model.vocabulary import COLOR_BYS
+from .._query import QueryError
+from .filters import normalise_filters
+from .lod.blocks import MAX_BLOCK_BINS, MAX_LEVEL
+from .protocol import MAX_SAFE_INTEGER, REQUEST_TYPES, ReplyAddress
 
 __all__ = [
+    "FIT_BY",
+    "MAX_BLOCKS",
     "MAX_PIXELS",
     "MAX_SAFE_INTEGER",
+    "MAX_SEARCH_TEXT",
     "MESSAGE_TYPES",
     "MIN_VIEW_WIDTH",
+    "Blocks",
+    "Code",
+    "Fit",
     "Groups",
     "Hello",
     "Hover",
     "Limits",
     "MessageError",
     "Pick",
+    "Search",
     "Window",
     "check_integer",
     "check_range",
@@ -34,12 +45,16 @@ __all__ = [
     "view_limit",
 ]
 
-MAX_SAFE_INTEGER = 2**53 - 1
-"""The largest integer a browser's Number holds exactly (``Number.MAX_SAFE_INTEGER``)."""
 MIN_VIEW_WIDTH = 8
 """The narrowest view the front end zooms to (``MIN_WIDTH`` in js/view.ts), so a view may end there."""
 MAX_PIXELS = 65_536
 """Widest drawing a window request may ask for (the answer uses at most `lod.MAX_BINS` cells a row)."""
+MAX_BLOCKS = 64
+"""Most cache blocks one ``blocks`` request may ask for."""
+MAX_SEARCH_TEXT = 1000
+"""Longest text a search may look for."""
+FIT_BY = ("matching", "sample", "phase")
+"""What a ``fit`` request may zoom to (`ProfileWidget.zoom_to`'s keywords)."""
 _MAX_VIEW_ID = 200
 """Longest front-end view id echoed back in replies (the front end's ids are ~10 characters)."""
 
@@ -103,7 +118,51 @@ class Hello:
     """``{"type": "hello"}``: a new view opened; send every side view."""
 
 
-Message = Window | Hover | Pick | Groups | Hello
+@dataclass(frozen=True)
+class Blocks:
+    """``{"type": "blocks"}``: cache blocks ``blocks`` of ``level`` (``bins`` cells a row), answered
+    for the ``filters`` and ``color_by`` the front end held; ``[start, end)`` is its view."""
+
+    view: str | None
+    id: int | None
+    level: int
+    bins: int
+    blocks: tuple[int, ...]
+    labels: bool
+    filters: dict[str, Any]
+    color_by: str
+    start: int
+    end: int
+    showing: str | None = None
+    """The profile the front end showed (``"after"`` / ``"baseline"``; None: not said)."""
+
+
+@dataclass(frozen=True)
+class Search:
+    """``{"type": "search"}``: samples matching the filters whose operation or kernel contains ``text``."""
+
+    id: int | None
+    text: str
+    case_sensitive: bool
+
+
+@dataclass(frozen=True)
+class Fit:
+    """``{"type": "fit"}``: the range to zoom to, ``by`` one of `FIT_BY` (``value``: the sample or phase)."""
+
+    id: int | None
+    by: str
+    value: int | None
+
+
+@dataclass(frozen=True)
+class Code:
+    """``{"type": "code"}``: send ``widget.to_code()`` (the "copy as code" button)."""
+
+    id: int | None
+
+
+Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit | Code
 #: The ``type`` of every message the front end may send (`ipu_nb._widget.protocol.FromFrontEnd`).
 MESSAGE_TYPES = REQUEST_TYPES
 
@@ -197,7 +256,67 @@ def parse_message(content: Any, limits: Limits) -> Message:
         return Pick(row=_row(content, kind, limits), x=_offset(content, kind, limits))
     if kind == "groups":
         return Groups(id=_request_id(content, kind))
+    if kind == "blocks":
+        return _blocks(content, limits)
+    if kind == "search":
+        text = _field(content, "text", kind)
+        if not isinstance(text, str) or len(text) > MAX_SEARCH_TEXT:
+            raise MessageError(
+                f"search text must be a string of at most {MAX_SEARCH_TEXT} characters, got {_shown(text)}"
+            )
+        case = content.get("case_sensitive", True)
+        if not isinstance(case, bool):
+            raise MessageError(f"search case_sensitive must be true or false, got {_shown(case)}")
+        return Search(id=_request_id(content, kind), text=text, case_sensitive=case)
+    if kind == "fit":
+        by = _field(content, "by", kind)
+        if by not in FIT_BY:
+            raise MessageError(f"fit by must be one of {', '.join(FIT_BY)}, got {_shown(by)}")
+        value = content.get("value")
+        if by != "matching":
+            value = check_integer(value, f"fit {by}", 0, MAX_SAFE_INTEGER)
+        return Fit(id=_request_id(content, kind), by=by, value=value)
+    if kind == "code":
+        return Code(id=_request_id(content, kind))
     return Hello()
+
+
+def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
+    kind = "blocks"
+    level = check_integer(_field(content, "level", kind), "blocks level", 0, MAX_LEVEL)
+    bins = check_integer(_field(content, "bins", kind), "blocks bins", 1, MAX_BLOCK_BINS)
+    wanted = _field(content, "blocks", kind)
+    if not isinstance(wanted, list) or not 1 <= len(wanted) <= MAX_BLOCKS:
+        raise MessageError(f"blocks must be a list of 1..{MAX_BLOCKS} block indices, got {_shown(wanted)}")
+    last = max(0, (limits.end - 1) // (bins << level))  # blocks start inside the profile
+    indices = tuple(check_integer(k, "block index", 0, last) for k in wanted)
+    labels = content.get("labels", False)
+    if not isinstance(labels, bool):
+        raise MessageError(f"blocks labels must be true or false, got {_shown(labels)}")
+    color_by = _field(content, "color_by", kind)
+    if color_by not in COLOR_BYS:
+        raise MessageError(f"blocks color_by must be one of {', '.join(COLOR_BYS)}, got {_shown(color_by)}")
+    try:
+        filters = normalise_filters(_field(content, "filters", kind))
+    except QueryError as error:
+        raise MessageError(f"blocks filters: {error}") from None
+    start, end = check_range(_field(content, "start", kind), _field(content, "end", kind), "blocks view", limits.end)
+    showing = content.get("showing")
+    if showing is not None and showing not in ("after", "baseline"):
+        raise MessageError(f"blocks showing must be 'after' or 'baseline', got {_shown(showing)}")
+    return Blocks(
+        view=_view_id(content, kind),
+        id=_request_id(content, kind),
+        level=level,
+        bins=bins,
+        blocks=indices,
+        labels=labels,
+        filters=filters,
+        color_by=color_by,
+        start=start,
+        end=end,
+        showing=showing,
+    )
 
 
 def reply_address(content: Any) -> ReplyAddress:

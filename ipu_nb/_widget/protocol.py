@@ -19,19 +19,31 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import NotRequired
 
 __all__ = [
+    "MAX_SAFE_INTEGER",
     "REPLY_TYPES",
     "REQUEST_TYPES",
+    "AreaPush",
+    "AreaSample",
     "AtSummary",
+    "BlocksReply",
+    "BlocksRequest",
+    "CodeReply",
+    "CodeRequest",
     "ErrorReply",
+    "FindingRow",
+    "FitReply",
+    "FitRequest",
     "FlameMetadata",
     "FlameNode",
     "FlamePush",
     "FlameTree",
     "FromFrontEnd",
+    "GroupDelta",
     "GroupRow",
     "GroupsReply",
     "GroupsRequest",
     "HelloRequest",
+    "HighlightPush",
     "HoverReply",
     "HoverRequest",
     "LodHeader",
@@ -42,11 +54,16 @@ __all__ = [
     "ReplyAddress",
     "SampleDetail",
     "SampleInfo",
+    "SearchReply",
+    "SearchRequest",
     "ToFrontEnd",
     "VocabularyInfo",
     "WindowReply",
     "WindowRequest",
 ]
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a browser's Number holds exactly (``Number.MAX_SAFE_INTEGER``)."""
 
 # ---- from the front end -------------------------------------------------------------------
 
@@ -94,9 +111,63 @@ class HelloRequest(TypedDict):
     type: Literal["hello"]
 
 
-FromFrontEnd = WindowRequest | HoverRequest | PickRequest | GroupsRequest | HelloRequest
+class BlocksRequest(TypedDict):
+    """Cache blocks ``blocks`` of ``level`` (``bins`` cells a row), for the ``filters`` and ``color_by``
+    the front end holds; ``[start, end)`` is its view (answered by `WindowReply`s, then a `BlocksReply`)."""
+
+    type: Literal["blocks"]
+    view: NotRequired[str]
+    id: NotRequired[int]
+    level: int
+    bins: int
+    blocks: list[int]
+    labels: NotRequired[bool]
+    filters: dict[str, Any]
+    color_by: str
+    start: int
+    end: int
+    showing: NotRequired[str]
+    """With a baseline: the profile shown (``"after"`` / ``"baseline"``); other answers are stale."""
+
+
+class SearchRequest(TypedDict):
+    """Samples matching the filters whose operation or kernel contains ``text`` (answered by `SearchReply`)."""
+
+    type: Literal["search"]
+    id: NotRequired[int]
+    text: str
+    case_sensitive: NotRequired[bool]
+
+
+class FitRequest(TypedDict):
+    """The range to zoom to: ``by`` "matching" (the filters), "sample" or "phase" (``value``); a `FitReply`."""
+
+    type: Literal["fit"]
+    id: NotRequired[int]
+    by: Literal["matching", "sample", "phase"]
+    value: NotRequired[int]
+
+
+class CodeRequest(TypedDict):
+    """The "copy as code" button: send ``widget.to_code()`` (answered by `CodeReply`)."""
+
+    type: Literal["code"]
+    id: NotRequired[int]
+
+
+FromFrontEnd = (
+    WindowRequest
+    | HoverRequest
+    | PickRequest
+    | GroupsRequest
+    | HelloRequest
+    | BlocksRequest
+    | SearchRequest
+    | FitRequest
+    | CodeRequest
+)
 #: The ``type`` tags of `FromFrontEnd`.
-REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello")
+REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code")
 
 # ---- to the front end -----------------------------------------------------------------------
 
@@ -143,6 +214,40 @@ class WindowReply(TypedDict):
     compressed: NotRequired[Literal["xor-runs"] | None]
     runs: NotRequired[int]
     labels: NotRequired[list[str]]
+    level: NotRequired[int]
+    block: NotRequired[int]
+
+
+class BlocksReply(TypedDict):
+    """A `BlocksRequest` answered: its blocks went out before as `WindowReply`s (``stale``: none did,
+    the kernel held other filters or colours); ``count``/``matched``: samples in the request's view."""
+
+    type: Literal["blocks"]
+    view: str | None
+    id: int | None
+    stale: bool
+    count: int
+    matched: int
+    cost_ms: list[float]
+
+
+class SearchReply(TypedDict):
+    """The first ``sent`` of ``count`` matches by offset. Buffers: start, end (f64), row (u16), sample (u32)."""
+
+    type: Literal["search"]
+    id: int | None
+    text: str
+    case_sensitive: bool
+    count: int
+    sent: int
+
+
+class FitReply(TypedDict):
+    """The range a `FitRequest` zooms to, or None when there is nothing to fit."""
+
+    type: Literal["fit"]
+    id: int | None
+    view: list[int] | None
 
 
 class SampleInfo(TypedDict):
@@ -230,9 +335,12 @@ class FlameTree(TypedDict):
 
 
 class FlamePush(FlameTree):
-    """`FlameTree` as sent."""
+    """`FlameTree` as sent; ``area``: of the selected area (its clipped cycles), not of every matching sample."""
 
     type: Literal["flame"]
+    area: NotRequired[bool]
+    deltas: NotRequired[list[int | None]]
+    """With a baseline: each node's after − before cycles on its path (None: a merged node)."""
 
 
 class OverviewPush(TypedDict):
@@ -263,6 +371,34 @@ class GroupsReply(TypedDict):
     group_by: str
     error: str | None
     rows: list[GroupRow]
+    area: NotRequired[bool]
+    """The rows are the selected area's (``widget.selection_groups``, clipped cycles)."""
+    deltas: NotRequired[list["GroupDelta | None"]]
+    """With a baseline: each row's phase cycles before and after (``compare(baseline, after)``); None: no such group."""
+
+
+class GroupDelta(TypedDict):
+    """A group's Δ columns: its `Comparison.groups` status and phase cycles (before/after null where absent)."""
+
+    status: str
+    before: int | None
+    after: int | None
+    delta: int
+    ratio: float | None
+
+
+class FindingRow(TypedDict):
+    """One entry of the findings panel (``widget.finding_rows``): a ranked finding and the state that shows it."""
+
+    rank: int
+    category: str
+    subject: str
+    message: str
+    cycles: int
+    ms: float
+    share: float
+    filters: dict[str, Any]
+    view: list[int]
 
 
 class ReplyAddress(TypedDict, total=False):
@@ -280,6 +416,84 @@ class ErrorReply(ReplyAddress):
     message: str
 
 
-ToFrontEnd = WindowReply | HoverReply | PanelPush | FlamePush | OverviewPush | GroupsReply | ErrorReply
+class AreaSample(TypedDict):
+    """One of an area's longest samples: its own interval, and its cycles inside the area."""
+
+    sample: int
+    tile: int
+    offset: int
+    duration: int
+    clipped_cycles: int
+    kind: str
+    operation: str
+    kernel: str
+    phase: int
+    epoch: int
+
+
+class AreaPush(TypedDict):
+    """The selected area (``widget.selection``, None when cleared) and what it holds.
+
+    ``window`` and ``tiles`` are the area within the filters (None: it misses them, or no
+    tiles filter); ``count``, ``tiles_hit`` and ``cycles`` count the matching samples overlapping
+    it, the tiles they are on and their clipped cycles; ``longest`` the top samples by clipped
+    cycles. The groups and flame graph of the area come as `GroupsReply` / `FlamePush` with ``area``."""
+
+    type: Literal["area"]
+    selection: dict[str, Any] | None
+    window: list[int] | None
+    tiles: list[int] | None
+    count: int
+    tiles_hit: int
+    cycles: int
+    longest: list[AreaSample]
+
+
+class HighlightPush(TypedDict):
+    """``widget.highlight(frame)``: ``count`` samples marked, the first ``sent`` by offset in the buffers
+    (start, end f64; row u16; sample id u32), as a search reply's; ``count`` 0 clears."""
+
+    type: Literal["highlight"]
+    count: int
+    sent: int
+
+
+class CodeReply(TypedDict):
+    """The answer to a `CodeRequest`: the Python reproducing the view."""
+
+    type: Literal["code"]
+    id: int | None
+    code: str
+
+
+ToFrontEnd = (
+    WindowReply
+    | HoverReply
+    | PanelPush
+    | FlamePush
+    | OverviewPush
+    | GroupsReply
+    | ErrorReply
+    | BlocksReply
+    | SearchReply
+    | FitReply
+    | AreaPush
+    | HighlightPush
+    | CodeReply
+)
 #: The ``type`` tags of `ToFrontEnd`.
-REPLY_TYPES: tuple[str, ...] = ("window", "hover", "panel", "flame", "overview", "groups", "error")
+REPLY_TYPES: tuple[str, ...] = (
+    "window",
+    "hover",
+    "panel",
+    "flame",
+    "overview",
+    "groups",
+    "error",
+    "blocks",
+    "search",
+    "fit",
+    "area",
+    "highlight",
+    "code",
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -18,20 +19,33 @@ import numpy as np
 import polars as pl
 import traitlets
 
+from .._compare import Comparison
 from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
+from .._query.index import ProfileIndex
+from .._query.plan import longest as _longest
+from .._query.window import clip_to_window as _clip_to_window
+from .._supersteps import Findings
 from . import lod as _lod
+from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
+from .code import view_code
 from .filters import empty_filters, filters_query, normalise_filters
+from .findings_panel import finding_rows
 from .flame import flame_tree
+from .highlight import highlight_ids
 from .messages import (
     MAX_SAFE_INTEGER,
+    Blocks,
+    Code,
+    Fit,
     Groups,
     Hello,
     Hover,
     Limits,
     MessageError,
     Pick,
+    Search,
     Window,
     check_integer,
     check_range,
@@ -40,21 +54,39 @@ from .messages import (
     view_limit,
 )
 from .protocol import (
+    AreaPush,
+    AreaSample,
     AtSummary,
+    BlocksReply,
+    CodeReply,
     ErrorReply,
+    FitReply,
+    FlamePush,
     FlameTree,
     GroupRow,
     GroupsReply,
+    HighlightPush,
     HoverReply,
     OverviewPush,
     PanelPush,
     ReplyAddress,
     SampleDetail,
     SampleInfo,
+    SearchReply,
     ToFrontEnd,
     WindowReply,
 )
+from .selection import (
+    SelectionError,
+    area_groups,
+    area_query,
+    normalise_selection,
+    selection_groups,
+    selection_samples,
+)
 from .side_views import RECOVERABLE, SideViews, in_kernel
+from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
+from .timeline import extent, fit, row_positions, search_rows, timeline_matches
 
 __all__ = ["ProfileWidget"]
 
@@ -67,6 +99,16 @@ GROUP_ROWS = 12
 TOP = 10
 WINDOW_PIXELS = 8192
 """Widest window answered; wider requests are answered at this width (summaries use fewer bins still)."""
+SEARCH_LIMIT = 100_000
+"""Most search matches sent (the first by offset; the reply counts them all)."""
+ANSWERS_KEPT = 48
+"""Encoded window and block answers kept for the current filters (each well under 2 MB)."""
+FIT_MARGIN = 0.05
+"""Room left on each side of what `ProfileWidget.zoom_to` fits, as a fraction of its width."""
+AREA_LONGEST = 10
+"""Longest samples of a selected area the side panel lists."""
+HIGHLIGHT_SENT = 200_000
+"""Most highlighted samples whose places are sent (the first by offset; the push counts them all)."""
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -131,10 +173,11 @@ class ProfileWidget(anywidget.AnyWidget):
 
     filters = traitlets.Dict(default_value=empty_filters()).tag(sync=True)
     """dict: ``kind``, ``kernel``, ``operation_contains`` (str or None), ``tiles``, ``phases``
-    (lists of int) and ``metadata``, all ANDed. ``metadata`` holds ``[name, value]`` pairs
-    (value None: "has an entry named name"); ``"name"`` and ``"name=value"`` strings are
-    accepted and split at the first ``=`` as the CLI does, so names containing ``=`` need
-    a pair. Values are stored normalised (pairs, sorted tiles and phases)."""
+    (lists of int), ``metadata``, ``operation`` (exact operation names, any of them: what a
+    flame-graph focus sets) and ``window`` (``[start, end]`` or None), all ANDed. ``metadata``
+    holds ``[name, value]`` pairs (value None: "has an entry named name"); ``"name"`` and
+    ``"name=value"`` strings are accepted and split at the first ``=`` as the CLI does, so
+    names containing ``=`` need a pair. Values are stored normalised (pairs, sorted lists)."""
     at = _Integer(None, allow_none=True).tag(sync=True)
     """int or None: the cursor, a per-tile offset in cycles, ``0 <= at <= 2**53 - 1`` (what the
     browser holds exactly; default None). An offset at or beyond the span is allowed and, as
@@ -153,17 +196,48 @@ class ProfileWidget(anywidget.AnyWidget):
     """str: timeline colours, "kind" (default) or "kernel"."""
     info = traitlets.Dict(read_only=True).tag(sync=True)
     """dict: header facts the front end shows (tiles, samples, span, clock, rows, legends)."""
+    selection = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    """dict or None: the selected area, ``{"start": int, "end": int, "tiles": list[int] | None}``:
+    offsets ``[start, end)`` on those physical tiles (None: every tile). Alt+drag on the
+    timeline (or drag with the area tool) selects one; setting it here draws it. Read what it
+    holds with `selection_samples` and `selection_groups`."""
+    tracks = traitlets.Dict(default_value=default_tracks()).tag(sync=True)
+    """dict: the timeline's row layout, ``order`` ("physical", "logical" or "grid"), ``pinned``
+    (physical tile ids shown first), ``rows`` (tiles in view, 0: all) and ``scroll`` (first
+    unpinned tile position on screen); the front end keeps it up to date."""
+    showing = traitlets.Enum(SHOWING, default_value="after").tag(sync=True)
+    """str: which profile the timeline and side views show, ``"after"`` (the one given first) or
+    ``"baseline"`` (needs ``baseline=``); flipping keeps the view, rows and filters (key ``B``)."""
+    finding_rows = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    """list: the findings panel's entries, ``ipu_nb.findings`` of the shown profile, best first
+    (each with the ``filters`` and ``view`` that show it; `show_finding` applies one)."""
 
-    def __init__(self, profile: Profile, **traits: Any) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        baseline: Profile | str | Path | None = None,
+        allow_clock_mismatch: bool = False,
+        state: dict[str, Any] | None = None,
+        **traits: Any,
+    ) -> None:
         if not isinstance(profile, Profile):
             raise TypeError(f"ProfileWidget(profile): expected an ipu_nb.Profile, got {type(profile).__name__}")
         if not _BUNDLE.exists():
             raise FileNotFoundError(
                 f"the widget's front end {_BUNDLE} is missing: run `npm ci && npm run build` in the ipu-nb checkout"
             )
-        self._profile = profile
-        self._index = _lod.build_index(profile.samples, profile.tiles)
-        self._lookup = index_of(profile)  # sample id -> row, metadata of samples
+        self._allow_clock_mismatch = bool(allow_clock_mismatch)
+        self._after = profile
+        self._baseline = (
+            None
+            if baseline is None
+            else baseline_profile(baseline, profile, allow_clock_mismatch=self._allow_clock_mismatch)
+        )
+        self._sides: dict[str, tuple[Profile, _lod.TimelineIndex, ProfileIndex]] = {}
+        self._findings: dict[str, Findings] = {}
+        self._comparisons: dict[Query, Comparison] = {}
+        self._bind("after")
         self._mask: np.ndarray | None = None
         self._sorted_mask: np.ndarray | None = None
         self._filters_query = Query()
@@ -176,35 +250,149 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale: set[str] = set()
         self._picking = False
         self._side = SideViews(self._send_error, threaded=in_kernel())
+        self._areas: dict[str, pl.DataFrame] = {}
+        self._highlighted: np.ndarray | None = None  # positions in the timeline index
         span = max(self._index.span, 1)
+        if state is not None:
+            traits = self._merged_state(state, traits)
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
+        if traits.get("showing") == "baseline" and self._baseline is None:
+            raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
         super().__init__(**traits)
-        kernels = profile.samples.get_column("kernel").cast(pl.String).unique().sort().to_list()
-        self.set_trait(
-            "info",
-            {
-                "tiles": profile.tile_count,
-                "samples": profile.sample_count,
-                "span": self._index.span,
-                "clock_hz": profile.clock_hz,
-                "granularity": profile.granularity,
-                "rows": self._index.row_tiles.tolist(),
-                "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
-                "kernels": kernels[:500],
-                "vocabulary": widget_vocabulary(),
-            },
-        )
+        self.set_trait("info", self._info())
         self._update_mask()
         self.on_msg(self._on_message)
-        # What the front end asks for right after its first window (overview, flame graph,
-        # group table: ~0.25 s on a full-size profile), computed now while nothing else
-        # runs: done later on the worker thread, it would slow down the first zoom or click.
+        # What the front end asks for right after its first picture (overview, flame graph,
+        # group table, metadata order: about a second on a full-size profile, a minute at
+        # ten million samples) is prepared on the worker thread, so the timeline is drawn
+        # first; the views it is asked for later find it done (inline outside a kernel).
+        self._side.submit("warm-up", self._warm_up)
+        self._stale.clear()  # the front end's hello asks for every view
+
+    def _warm_up(self) -> None:
+        """Compute the side views of the initial state once, ahead of the front end asking."""
         self._overview_active()
         self._flame()
         self._groups(self.query)
         self._metadata_of(np.zeros(0, dtype=np.int64))
-        self._stale.clear()  # the front end's hello asks for every view
+
+    def _info(self) -> dict[str, Any]:
+        """The header facts of the shown profile (the `info` trait)."""
+        profile = self._profile
+        kernels = (
+            profile.samples.get_column("kernel").unique().cast(pl.String).sort().to_list()
+        )  # distinct first: cheap
+        return {
+            "tiles": profile.tile_count,
+            "samples": profile.sample_count,
+            "span": self._index.span,
+            "clock_hz": profile.clock_hz,
+            "granularity": profile.granularity,
+            "rows": self._index.row_tiles.tolist(),
+            **row_positions(profile, self._index),
+            "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
+            "kernels": kernels[:500],
+            "vocabulary": widget_vocabulary(),
+            "baseline": self._baseline is not None,
+        }
+
+    # ---- the baseline (issue 13) and the findings (issue 14) -------------------------------------
+
+    def _bind(self, which: str) -> None:
+        """Make `which` ("after" or "baseline") the profile every view reads (its index built once)."""
+        side = self._sides.get(which)
+        if side is None:
+            profile = self._after if which == "after" else self._baseline
+            assert profile is not None
+            side = (profile, _lod.build_index(profile.samples, profile.tiles), index_of(profile))
+            self._sides[which] = side
+        self._profile, self._index, self._lookup = side  # _lookup: sample id -> row, metadata of samples
+        self._tile_ids = frozenset(self._index.row_tiles.tolist())
+
+    @traitlets.validate("showing")
+    def _valid_showing(self, proposal: Any) -> str:
+        if proposal["value"] == "baseline" and self._baseline is None:
+            raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
+        return proposal["value"]
+
+    @traitlets.observe("showing")
+    def _showing_changed(self, change: Any) -> None:
+        """Show the other profile at the same view, rows and filters (what no longer fits is dropped)."""
+        self._side.wait()  # no side view of the old profile in flight
+        self._bind(change["new"])
+        self._flames.clear()
+        self._group_rows.clear()
+        self._areas.clear()
+        self._active_overview = None
+        self.set_trait("info", self._info())
+        limit = self._limits.end
+        start, end = self.view
+        if end > limit:
+            self.view = [max(0, min(start, limit - 8)), limit]
+        if self.selected is not None and not self._is_sample(self.selected):
+            self.selected = None
+        if self.selection is not None:
+            try:
+                normalise_selection(self.selection, self._tile_ids, limit)
+            except SelectionError:  # the area lies beyond this profile's span or tiles
+                self.set_trait("selection", None)
+        self._update_mask()
+        for name in ("overview", "flame", "panel", "findings"):
+            self._side.submit(name, getattr(self, f"_send_{name}"))
+        if self.selection is not None:
+            self._side.submit("area", self._send_area)
+
+    @property
+    def baseline(self) -> Profile | None:
+        """The profile compared with (``baseline=``), or None."""
+        return self._baseline
+
+    @property
+    def comparison(self) -> Comparison:
+        """``ipu_nb.compare(baseline, profile, by=group_by, <the filters>)``: what the Δ columns show.
+
+        Raises
+        ------
+        ValueError
+            The widget has no baseline.
+        """
+        if self._baseline is None:
+            raise ValueError("this widget has no baseline: ProfileWidget(profile, baseline=before)")
+        q = self.query
+        found = self._comparisons.get(q)
+        if found is None:
+            found = comparison_of(self._baseline, self._after, q, allow_clock_mismatch=self._allow_clock_mismatch)
+            _remember(self._comparisons, q, found, size=4)
+        return found
+
+    @property
+    def findings(self) -> Findings:
+        """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
+        from .._supersteps import findings
+
+        found = self._findings.get(self.showing)
+        if found is None:
+            found = findings(self._profile)
+            self._findings[self.showing] = found
+        return found
+
+    def _send_findings(self) -> None:
+        self.set_trait("finding_rows", finding_rows(self.findings))
+
+    def show_finding(self, rank: int) -> list[int]:
+        """Apply finding `rank` (1 = best) of `finding_rows`: its filters, then zoom to its supersteps.
+
+        Returns the new `view`. Raises `ValueError` for a rank with no finding.
+        """
+        found = self.findings
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= len(found):
+            raise ValueError(f"show_finding(rank): a rank in 1..{len(found)}, got {rank!r}")
+        state = found[rank - 1].state
+        start, end = state["view"]
+        limit = self._limits.end
+        self.filters = state["filters"]
+        return self.zoom_to(range=(min(start, limit - 1), min(max(end, start + 1), limit)))
 
     # ---- traits -----------------------------------------------------------------------------
 
@@ -244,12 +432,27 @@ class ProfileWidget(anywidget.AnyWidget):
     @traitlets.validate("selected")
     def _valid_selected(self, proposal: Any) -> int | None:
         sid = proposal["value"]
-        if sid is not None and not self._is_sample(sid):
+        # The range first: an id beyond int64 cannot be looked up (numpy would overflow).
+        if sid is not None and not (0 <= sid <= MAX_SAFE_INTEGER and self._is_sample(sid)):
             raise traitlets.TraitError(
                 f"selected must be None or a sample id of this profile (a value of profile.samples['sample'],"
                 f" 0..{self._profile.sample_count - 1} when the ids are contiguous), got {sid}"
             )
         return sid
+
+    @traitlets.validate("selection")
+    def _valid_selection(self, proposal: Any) -> dict[str, Any] | None:
+        try:
+            return normalise_selection(proposal["value"], self._tile_ids, self._limits.end)
+        except SelectionError as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    @traitlets.validate("tracks")
+    def _valid_tracks(self, proposal: Any) -> dict[str, Any]:
+        try:
+            return normalise_tracks(proposal["value"], self._tile_ids)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
 
     @traitlets.validate("group_by")
     def _valid_group_by(self, proposal: Any) -> str:
@@ -307,6 +510,13 @@ class ProfileWidget(anywidget.AnyWidget):
         # greyed timeline (the view's reaction to a filter change) is drawn first.
         self._update_mask()
         self._stale.update(("flame", "overview", "panel"))
+        if self.selection is not None:
+            self._stale.add("area")  # groups follow too: the front end asks for them
+
+    @traitlets.observe("selection")
+    def _selection_changed(self, change: Any) -> None:
+        for name in ("area", "groups", "flame"):
+            self._side.submit(name, getattr(self, f"_send_{name}"))
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
@@ -364,6 +574,96 @@ class ProfileWidget(anywidget.AnyWidget):
 
         return query(self._profile, self.query).groups
 
+    # ---- the selected area, highlights, the view as code and as state --------------------------
+
+    @property
+    def selection_samples(self) -> pl.DataFrame:
+        """Samples matching the filters that overlap the selected area on its tiles (no rows without one).
+
+        The columns of ``profile.samples`` (file order) plus ``clipped_cycles``, each
+        sample's cycles inside the area's window. The area narrows the filters: a
+        ``window`` or ``tiles`` filter holds as well (`ipu_nb._widget.selection`).
+        """
+        return self._area_samples(self.selection).clone()
+
+    @property
+    def selection_groups(self) -> pl.DataFrame:
+        """The area's aggregate by `group_by`, clipped: ``ipu_nb.query(profile, window=(start, end),
+        clip=True, tiles=..., <the filters>, group_by=...).groups`` (no rows without a selection)."""
+        selection = self.selection
+        return selection_groups(self._profile, self.query, selection, self._area_samples(selection))
+
+    def highlight(self, frame: Any) -> int:
+        """Mark the samples of `frame` (any DataFrame with a ``sample`` column) on the timeline.
+
+        ``highlight(None)`` clears the marks. Returns how many samples are marked. Every
+        id must be a sample of this profile; a view opened later shows the marks too.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Not a DataFrame, no ``sample`` column, or ids that are no sample (named).
+
+        >>> widget.highlight(widget.selection_samples.filter(pl.col("kind") == "exchange"))  # doctest: +SKIP
+        """
+        if frame is None:
+            self._highlighted = None
+        else:
+            self._highlighted = np.flatnonzero(np.isin(self._index.sample, highlight_ids(frame, self._lookup)))
+        self._send_highlight()
+        return 0 if self._highlighted is None else len(self._highlighted)
+
+    def to_code(self) -> str:
+        """The Python that reproduces this view's data with the public API.
+
+        It opens the profile and builds `groups`, `filtered` (``samples``), `at_slice`,
+        `selection_groups` and `selection_samples` from every active filter, the area and the
+        grouping, then the same view as a widget from `state`.
+
+        >>> print(widget.to_code())  # doctest: +SKIP
+        """
+        return view_code(self._profile.path, self.filters, self.query, self.at, self.selection, self.state)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The whole view as a JSON-serialisable dict: ``view``, ``tracks`` (the row layout),
+        ``filters``, ``at``, ``selected``, ``selection``, ``group_by``, ``metadata_key``,
+        ``color_by`` and a ``version``. ``ProfileWidget(profile, state=...)`` or setting it
+        restores the view; a bad value raises `traitlets.TraitError` and changes nothing."""
+        return json.loads(json.dumps({"version": STATE_VERSION, **{k: getattr(self, k) for k in STATE_KEYS}}))
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        try:
+            traits = parse_state(value)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
+        if "filters" in traits:
+            traits["filters"] = self._normalised(traits["filters"])
+        with self.hold_trait_notifications():
+            for key, v in traits.items():
+                setattr(self, key, v)
+
+    def _merged_state(self, state: Any, traits: dict[str, Any]) -> dict[str, Any]:
+        """Constructor traits with those of `state` (a trait in both is refused)."""
+        try:
+            parsed = parse_state(state)
+        except StateError as error:
+            raise traitlets.TraitError(str(error)) from None
+        both = sorted(set(parsed) & set(traits))
+        if both:
+            raise TypeError(f"ProfileWidget: {', '.join(both)} given both in state and as keywords")
+        return {**traits, **parsed}
+
+    def _area_samples(self, selection: dict[str, Any] | None) -> pl.DataFrame:
+        """`selection_samples` for the current filters, kept for the last few areas."""
+        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        frame = self._areas.get(key)
+        if frame is None:
+            frame = selection_samples(self._profile, self._filtered[1], selection)
+            _remember(self._areas, key, frame, size=4)
+        return frame
+
     # ---- messages -----------------------------------------------------------------------------
 
     def _row_of(self, sid: int) -> int:
@@ -389,11 +689,26 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._pick(message)
             elif isinstance(message, Groups):
                 self._side.submit("groups", lambda: self._send_groups(message.id))
+            elif isinstance(message, Blocks):
+                self._answer_blocks(message)
+            elif isinstance(message, Search):
+                self._side.submit("search", lambda: self._send_search(message))
+            elif isinstance(message, Fit):
+                fit: FitReply = {"type": "fit", "id": message.id, "view": self._fit(message.by, message.value)}
+                self._push(fit)
+            elif isinstance(message, Code):
+                code: CodeReply = {"type": "code", "id": message.id, "code": self.to_code()}
+                self._push(code)
             elif isinstance(message, Hello):
                 self._stale.clear()
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
+                self._side.submit("findings", self._send_findings)  # last: up to 2 s on a full-size profile
+                if self.selection is not None:
+                    self._side.submit("area", self._send_area)
+                if self._highlighted is not None:
+                    self._send_highlight()
         except RECOVERABLE as error:  # answered, never raised into the kernel
             address = reply_address(content)
             self._send_error(error, address)
@@ -431,9 +746,7 @@ class ProfileWidget(anywidget.AnyWidget):
         if hit is None:
             answer = _lod.window(self._index, key[0], key[1], key[2], self._sorted_mask, self.color_by)
             hit = _lod.encode_window(answer)
-            if len(self._cache) > 16:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = hit
+            _remember(self._cache, key, hit, ANSWERS_KEPT)
         return hit
 
     def _answer_window(self, message: Window) -> None:
@@ -450,17 +763,202 @@ class ProfileWidget(anywidget.AnyWidget):
                 **header,
             },
         )
-        if message.labels and header["mode"] == "raw" and header["count"] <= LABEL_LIMIT:
-            names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
-            reply["labels"] = names
-            buffers = [*buffers, codes.astype("<u4").tobytes()]
-        self._push(reply, buffers)
+        self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
         self._send_stale()
+
+    def _with_labels(self, reply: WindowReply, buffers: list[bytes]) -> list[bytes]:
+        """Add the operation names of a raw reply's samples (when few enough): ``labels`` and one more buffer."""
+        if reply["mode"] != "raw" or reply["count"] > LABEL_LIMIT:
+            return buffers
+        names, codes = self._labels(np.frombuffer(buffers[4], "<u4"))
+        reply["labels"] = names
+        return [*buffers, codes.astype("<u4").tobytes()]
+
+    # ---- cache blocks, search and zoom to fit ----------------------------------------------------
+
+    def _holds(self, filters: dict[str, Any], color_by: str) -> bool:
+        """Whether the kernel's filters and colouring are `filters` (normalised) and `color_by`."""
+        return color_by == self.color_by and filters == self.filters
+
+    def block_answers(
+        self, level: int, bins: int, wanted: tuple[int, ...] | list[int]
+    ) -> list[tuple[int, dict[str, Any], list[bytes], float]]:
+        """Encoded answers for cache blocks `wanted` of `level`: (block, header, buffers, seconds spent).
+
+        Kept per state like `window_answer` (a block asked for again costs nothing).
+        """
+        out: dict[int, tuple[int, dict[str, Any], list[bytes], float]] = {}
+        missing = []
+        for k in wanted:
+            hit = self._cache.get(("block", level, bins, k, self.color_by))
+            if hit is None:
+                missing.append(k)
+            else:
+                out[k] = (k, *hit, 0.0)
+        for block in _lod.blocks(self._index, level, bins, missing, self._sorted_mask, self.color_by):
+            began = time.perf_counter()
+            header, buffers = _lod.encode_window(block.answer)
+            _remember(self._cache, ("block", level, bins, block.index, self.color_by), (header, buffers), ANSWERS_KEPT)
+            out[block.index] = (block.index, header, buffers, block.seconds + time.perf_counter() - began)
+        return [out[k] for k in wanted if k in out]
+
+    def _answer_blocks(self, message: Blocks) -> None:
+        """Send each block asked for as a window reply, then a `BlocksReply` closing the request."""
+        # A flip from Python while a request was on its way: its blocks would be the other profile's.
+        fresh = self._holds(message.filters, message.color_by) and message.showing in (None, self.showing)
+        costs: list[float] = []
+        count = matched = 0
+        if fresh:
+            for k, header, buffers, seconds in self.block_answers(message.level, message.bins, message.blocks):
+                reply = cast(
+                    WindowReply,
+                    {
+                        "type": "window",
+                        "view": message.view,
+                        "id": message.id,
+                        "color_by": self.color_by,
+                        "filtered": self._mask is not None,
+                        **header,
+                        "level": message.level,
+                        "block": k,
+                    },
+                )
+                began = time.perf_counter()
+                self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
+                costs.append(round((seconds + time.perf_counter() - began) * 1000, 2))
+            count, matched = _lod.count_in(self._index, message.start, message.end, self._sorted_mask)
+        done: BlocksReply = {
+            "type": "blocks",
+            "view": message.view,
+            "id": message.id,
+            "stale": not fresh,
+            "count": count,
+            "matched": matched,
+            "cost_ms": costs,
+        }
+        self._push(done)
+        if fresh:
+            self._send_stale()
+
+    def search(self, text: str, case_sensitive: bool = True) -> pl.DataFrame:
+        """Samples matching the filters whose operation or kernel contains `text`, by offset.
+
+        What the search box finds (`ipu_nb._query.search`): ``case_sensitive=False``
+        compares case-folded. The frame is ``profile.samples``' rows.
+
+        >>> widget.search("gemm", case_sensitive=False).height > 0  # doctest: +SKIP
+        True
+        """
+        rows = np.flatnonzero(search_rows(self._profile, text, case_sensitive, self._filtered[2]))
+        return self._profile.samples[pl.Series(rows, dtype=pl.Int64)].sort("offset", "tile")
+
+    def _send_search(self, message: Search) -> None:
+        idx = self._index
+        found = search_rows(self._profile, message.text, message.case_sensitive, self._filtered[2])
+        count, pos = timeline_matches(idx, self._lookup, found, SEARCH_LIMIT)
+        reply: SearchReply = {
+            "type": "search",
+            "id": message.id,
+            "text": message.text,
+            "case_sensitive": message.case_sensitive,
+            "count": count,
+            "sent": len(pos),
+        }
+        self._push(
+            reply,
+            [
+                idx.start[pos].astype("<f8").tobytes(),
+                idx.end[pos].astype("<f8").tobytes(),
+                idx.row[pos].astype("<u2").tobytes(),
+                idx.sample[pos].astype("<u4").tobytes(),
+            ],
+        )
+
+    def _fit(self, by: str, value: int | None, margin: float = FIT_MARGIN) -> list[int] | None:
+        """The view `zoom_to` shows for `by` and `value` (None: nothing to fit)."""
+        found = extent(self._profile, self._index, self._lookup, self._filtered[2], by, value)
+        return None if found is None else fit(found, margin, self._limits.end)
+
+    def zoom_to(
+        self,
+        *,
+        sample: int | None = None,
+        phase: int | None = None,
+        range: tuple[int, int] | list[int] | None = None,
+        matching: bool = False,
+        margin: float = FIT_MARGIN,
+    ) -> list[int]:
+        """Zoom the timeline to one sample, one phase, an offset range, or what the filters match.
+
+        Give exactly one of them. ``sample`` (an id of ``profile.samples["sample"]``) also
+        selects it, so the inspector shows it and its tile row scrolls into view; ``phase``
+        fits every sample of that phase (all tiles, whatever the filters); ``range`` is
+        ``(start, end)`` in per-tile offsets, shown exactly; ``matching=True`` fits the
+        samples matching the filters. `margin` is the room left each side (a fraction of
+        the width fitted). Returns the new `view`.
+
+        Raises
+        ------
+        ValueError
+            Naming the keyword: none or several given, no such sample or phase, no sample
+            matching the filters, or a range outside the profile.
+
+        Examples
+        --------
+        >>> widget.zoom_to(sample=1234)  # doctest: +SKIP
+        >>> widget.zoom_to(phase=17)  # doctest: +SKIP
+        >>> widget.zoom_to(range=(100_000, 250_000))  # doctest: +SKIP
+        >>> widget.filters = {"kernel": "gemm_f32_accumulate_large_rows"}  # doctest: +SKIP
+        >>> widget.zoom_to(matching=True)  # doctest: +SKIP
+        """
+        given = [name for name, v in (("sample", sample), ("phase", phase), ("range", range)) if v is not None]
+        if matching:
+            given.append("matching")
+        if len(given) != 1:
+            raise ValueError(
+                "zoom_to needs exactly one of sample=ID, phase=N, range=(start, end) or matching=True,"
+                f" got {', '.join(given) or 'none'}"
+            )
+        if not (isinstance(margin, (int, float)) and 0 <= margin <= 10):
+            raise ValueError(f"zoom_to margin must be a number in 0..10 (a fraction of the width), got {margin!r}")
+        if range is not None:
+            try:
+                start, end = range
+                view = list(check_range(start, end, "zoom_to range", self._limits.end))
+            except (MessageError, TypeError, ValueError) as error:
+                raise ValueError(
+                    f"zoom_to(range=(start, end)) needs integers 0 <= start < end <= {self._limits.end}: {error}"
+                ) from None
+            self.view = view
+            return view
+        if sample is not None:
+            try:
+                value = check_integer(sample, "zoom_to sample", 0, MAX_SAFE_INTEGER)
+            except MessageError:
+                value = -1
+            found = self._fit("sample", value, margin) if value >= 0 else None
+            if found is None:
+                raise ValueError(f"zoom_to(sample={sample!r}): no sample with that id in this profile")
+            with self.hold_trait_notifications():
+                self.view = found
+                self.selected = value
+            return found
+        if phase is not None:
+            value = check_integer(phase, "zoom_to phase", 0, MAX_SAFE_INTEGER)
+            found = self._fit("phase", value, margin)
+            if found is None:
+                raise ValueError(f"zoom_to(phase={phase!r}): no sample has that phase")
+        else:
+            found = self._fit("matching", None, margin)
+            if found is None:
+                raise ValueError("zoom_to(matching=True): no sample matches the filters")
+        self.view = found
+        return found
 
     def _send_stale(self) -> None:
         """Send the views a filter change left out of date."""
         stale, self._stale = self._stale, set()
-        for name in ("overview", "panel", "flame"):
+        for name in ("overview", "panel", "flame", "area"):
             if name in stale:
                 self._side.submit(name, getattr(self, f"_send_{name}"))
 
@@ -575,32 +1073,48 @@ class ProfileWidget(anywidget.AnyWidget):
         """The metadata entries of the given sample ids."""
         return self._lookup.metadata_of(ids)
 
-    def _groups(self, q: Query) -> tuple[str | None, list[GroupRow]]:
-        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query."""
+    def _groups(self, q: Query, area: pl.DataFrame | None = None) -> tuple[str | None, list[GroupRow]]:
+        """Error (or None) and the top rows of ``query(profile, q).groups``, kept per query; for an
+        area's query, aggregated from its samples `area` (`selection.area_groups`)."""
         from .._query import query
 
         key = dataclasses.replace(q, limit=GROUP_ROWS)
         hit = self._group_rows.get(key)
         if hit is None:
             try:
-                result = query(self._profile, key)
+                groups = query(self._profile, key).groups if area is None else area_groups(self._profile, key, area)
             except QueryError as error:
                 hit = (str(error), [])
             else:
                 columns = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
                 rows: list[GroupRow] = [
                     {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}  # type: ignore[typeddict-item]
-                    for row in result.groups.select(columns).iter_rows(named=True)
+                    for row in groups.select(columns).iter_rows(named=True)
                 ]
                 hit = (None, rows)
             _remember(self._group_rows, key, hit)
         return hit
 
     def _send_groups(self, request_id: Any = None) -> None:
-        """The top groups of `groups` for the side panel (asked for after the timeline is drawn)."""
-        q = self.query
-        error, rows = self._groups(q)
-        reply: GroupsReply = {"type": "groups", "id": request_id, "group_by": q.group_by, "error": error, "rows": rows}
+        """The top groups of `groups` for the side panel (asked for after the timeline is drawn);
+        with a selected area, of `selection_groups`."""
+        q: Query | None = self.query
+        selection = self.selection
+        area = None
+        if selection is not None:
+            q = area_query(self.query, selection)
+            area = self._area_samples(selection)
+        error, rows = (None, []) if q is None else self._groups(q, area)
+        reply: GroupsReply = {
+            "type": "groups",
+            "id": request_id,
+            "group_by": self.group_by,
+            "error": error,
+            "rows": rows,
+            "area": selection is not None,
+        }
+        if self._baseline is not None and selection is None and error is None:
+            reply["deltas"] = group_deltas(self.comparison, [row["name"] for row in rows])
         self._push(reply)
 
     def _flame(self) -> FlameTree:
@@ -612,7 +1126,71 @@ class ProfileWidget(anywidget.AnyWidget):
         return tree
 
     def _send_flame(self) -> None:
-        self._push({"type": "flame", **self._flame()})
+        selection = self.selection
+        tree = self._flame() if selection is None else self._area_flame(selection)
+        push: FlamePush = {
+            "type": "flame",
+            "total": tree["total"],
+            "nodes": tree["nodes"],
+            "metadata": tree["metadata"],
+            "area": selection is not None,
+        }
+        if self._baseline is not None and selection is None:
+            other = self._baseline if self.showing == "after" else self._after
+            push["deltas"] = flame_deltas(tree, other, self._filtered[1], shown=self.showing)
+        self._push(push)
+
+    def _area_flame(self, selection: dict[str, Any]) -> FlameTree:
+        """The flame graph of the area's samples, each counted with its cycles inside the area."""
+        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        tree = self._flames.get(key)
+        if tree is None:
+            frame = self._area_samples(selection)
+            clipped = frame.with_columns(duration=pl.col("clipped_cycles").cast(pl.UInt32))
+            tree = flame_tree(self._profile, None, self._filtered[1], samples=clipped)
+            _remember(self._flames, key, tree)
+        return tree
+
+    def _send_area(self) -> None:
+        """The selected area's summary and longest samples for the side panel (cleared: all None)."""
+        selection = self.selection
+        q = None if selection is None else area_query(self.query, selection)
+        frame = self._area_samples(selection)
+        longest: list[AreaSample] = []
+        if q is not None and q.window is not None and frame.height:
+            # The query core's order of "longest" in a clipped query: most cycles inside the window.
+            top = _longest(_clip_to_window(frame.lazy(), q.window), AREA_LONGEST, clipped=True).collect()
+            longest = [cast(AreaSample, row) for row in top.iter_rows(named=True)]
+        push: AreaPush = {
+            "type": "area",
+            "selection": selection,
+            "window": None if q is None or q.window is None else list(q.window),
+            "tiles": None if q is None or not q.tiles else list(q.tiles),
+            "count": frame.height,
+            "tiles_hit": frame.get_column("tile").n_unique() if frame.height else 0,
+            "cycles": int(frame.get_column("clipped_cycles").sum()) if frame.height else 0,
+            "longest": longest,
+        }
+        self._push(push)
+
+    def _send_highlight(self) -> None:
+        """The highlighted samples' places, the first `HIGHLIGHT_SENT` by offset (none: cleared)."""
+        idx = self._index
+        pos = self._highlighted if self._highlighted is not None else np.zeros(0, np.int64)
+        count = len(pos)
+        if count > HIGHLIGHT_SENT:
+            pos = pos[np.argpartition(idx.start[pos], HIGHLIGHT_SENT - 1)[:HIGHLIGHT_SENT]]
+        pos = pos[np.lexsort((idx.row[pos], idx.start[pos]))]
+        push: HighlightPush = {"type": "highlight", "count": count, "sent": len(pos)}
+        self._push(
+            push,
+            [
+                idx.start[pos].astype("<f8").tobytes(),
+                idx.end[pos].astype("<f8").tobytes(),
+                idx.row[pos].astype("<u2").tobytes(),
+                idx.sample[pos].astype("<u4").tobytes(),
+            ],
+        )
 
 
 def _remember(cache: dict, key: Any, value: Any, size: int = 8) -> None:

@@ -152,6 +152,17 @@ export class FakeElement extends FakeEventTarget {
     }
   }
 
+  /** Insert `nodes` into this element's parent, just before it. */
+  before(...nodes: FakeElement[]): void {
+    const parent = this.parentNode;
+    if (!parent) return;
+    for (const node of nodes) {
+      node.parentNode?.removeChild(node);
+      node.parentNode = parent;
+      parent.children.splice(parent.children.indexOf(this), 0, node);
+    }
+  }
+
   removeChild(node: FakeElement | string): void {
     this.children = this.children.filter((c) => c !== node);
     if (typeof node !== "string") node.parentNode = null;
@@ -165,6 +176,11 @@ export class FakeElement extends FakeEventTarget {
     fakeDocument.activeElement = this;
   }
 
+  /** A text field's selection: the whole of it. */
+  select(): void {
+    this.dataset.selected = "all";
+  }
+
   getBoundingClientRect() {
     return { left: 0, top: 0, right: this.clientWidth, bottom: 400, width: this.clientWidth, height: 400, x: 0, y: 0 };
   }
@@ -173,6 +189,17 @@ export class FakeElement extends FakeEventTarget {
     if (kind !== "2d") return null;
     this.context ??= context2d(this);
     return this.context;
+  }
+
+  /** Every descendant (depth first) with tag `tag` (the only selector supported). */
+  querySelectorAll(tag: string): FakeElement[] {
+    const out: FakeElement[] = [];
+    for (const c of this.children) {
+      if (typeof c === "string") continue;
+      if (c.tagName === tag.toUpperCase()) out.push(c);
+      out.push(...c.querySelectorAll(tag));
+    }
+    return out;
   }
 
   /** Every descendant (depth first) whose class list holds `name`. */
@@ -203,8 +230,20 @@ class FakeOption extends FakeElement {
 
 const fakeDocument = {
   activeElement: null as FakeElement | null,
+  body: new FakeElement("body"),
   createElement: (tag: string) => new FakeElement(tag),
 };
+
+class FakeMutationObserver {
+  static active = new Set<FakeMutationObserver>();
+  constructor(readonly callback: () => void) {}
+  observe(): void {
+    FakeMutationObserver.active.add(this);
+  }
+  disconnect(): void {
+    FakeMutationObserver.active.delete(this);
+  }
+}
 
 class FakeResizeObserver {
   static active = new Set<FakeResizeObserver>();
@@ -227,13 +266,23 @@ export interface FakeDom {
   pendingFrames(): number;
   /** Resize observers still observing. */
   observers(): number;
+  /** Mutation observers still observing. */
+  mutationObservers(): number;
   uninstall(): void;
 }
 
-/** Install the fakes as `window`, `document`, `Option`, `ResizeObserver` and the frame functions. */
+/** Install the fakes as `window`, `document`, `Option`, `ResizeObserver`, `MutationObserver` and the frame functions. */
 export function installFakeDom(): FakeDom {
   const g = globalThis as Record<string, unknown>;
-  const names = ["window", "document", "Option", "ResizeObserver", "requestAnimationFrame", "cancelAnimationFrame"];
+  const names = [
+    "window",
+    "document",
+    "Option",
+    "ResizeObserver",
+    "MutationObserver",
+    "requestAnimationFrame",
+    "cancelAnimationFrame",
+  ];
   const saved = names.map((n) => [n, Object.getOwnPropertyDescriptor(g, n)] as const);
   let clock = 0;
   let nextHandle = 1;
@@ -253,6 +302,7 @@ export function installFakeDom(): FakeDom {
   define("document", fakeDocument);
   define("Option", FakeOption);
   define("ResizeObserver", FakeResizeObserver);
+  define("MutationObserver", FakeMutationObserver);
   define("requestAnimationFrame", (fn: (t: number) => void) => {
     frames.set(nextHandle, fn);
     return nextHandle++;
@@ -284,6 +334,7 @@ export function installFakeDom(): FakeDom {
     pendingTimers: () => timers.size,
     pendingFrames: () => frames.size,
     observers: () => FakeResizeObserver.active.size,
+    mutationObservers: () => FakeMutationObserver.active.size,
     uninstall() {
       for (const [name, descriptor] of saved) {
         if (descriptor) Object.defineProperty(g, name, descriptor);
@@ -291,6 +342,7 @@ export function installFakeDom(): FakeDom {
       }
       targets.clear();
       FakeResizeObserver.active.clear();
+      FakeMutationObserver.active.clear();
     },
   };
 }

@@ -433,7 +433,7 @@ SHORT = [n for n in (*NASTY_NAMES, *ORDINARY_NAMES) if len(label(n)) <= 30]
 
 def test_nasty_names_are_drawn_as_their_labels_and_stay_distinct(nasty_exports):
     out, _ = nasty_exports
-    for chart in ("breakdown-kernel", "histogram-kernel"):  # axis labels, facet headers
+    for chart in ("breakdown-kernel", "histogram-kernel", "delta_waterfall-kernel"):  # axis labels, facet headers
         texts, _ = svg_of(out, chart)
         missing = [label(n) for n in SHORT if label(n) not in texts]
         assert missing == [], chart

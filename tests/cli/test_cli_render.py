@@ -21,6 +21,7 @@ from chart_fixtures import (
 )
 from rendered import parse
 
+import ipu_nb
 from ipu_nb._cli import main
 from ipu_nb._html.sanitize import html_text, label
 
@@ -41,9 +42,16 @@ def test_render_writes_an_offline_report_with_summary_charts_and_samples(profile
     specs = [json.loads(text) for attrs, text in page.scripts if attrs.get("type") == "application/json"]
     titles = [spec.get("title", "") for spec in specs]
     titles = [t if isinstance(t, str) else t.get("text", "") for t in titles]
-    assert len(specs) == 6
-    for expected in ("phaseCycles by kernel", "workCycles by kind", "active tiles", "phase waterfall", "busy share"):
+    assert len(specs) == 8
+    for expected in (
+        "phaseCycles by kernel", "workCycles by kind", "active tiles", "phase waterfall", "busy share",
+        "recoverable cycles per superstep", "critical tiles",
+    ):  # fmt: skip
         assert any(t.startswith(expected) for t in titles), (expected, titles)
+    # the findings, as profile-findings ranks them, each sentence escaped
+    assert "Findings, ranked by the cycles at stake" in document
+    for finding in ipu_nb.findings(ipu_nb.open_profile(profile_path, progress=False)):
+        assert html_text(finding.message) in document
     assert any("duration distribution" in json.dumps(spec) for spec in specs)
     assert "<b>samples</b>=9" in document  # profile summary
     assert "longest samples" in document and document.count("<tr>") >= 3 + 4
@@ -138,14 +146,50 @@ def test_render_of_nasty_names_and_a_nasty_file_name(tmp_path, static):
     if static:
         assert page.scripts == []
         svgs = re.findall(r"<svg\b.*?</svg>", document, flags=re.DOTALL)
-        assert len(svgs) == 6
+        assert len(svgs) == 8
         texts = {node.text for svg in svgs for node in ET.fromstring(svg).iter() if node.text}
         assert {label(n) for n in NASTY_NAMES if len(label(n)) <= 30} & texts  # the kernel breakdown's axis
     else:
         specs = [json.loads(text) for attrs, text in page.scripts if attrs.get("type") == "application/json"]
-        assert len(specs) == 6 and document.lower().count("</script") == 8
+        assert len(specs) == 8 and document.lower().count("</script") == 10
         rows = [row for spec in specs for values in spec.get("datasets", {}).values() for row in values]
         names = {row.get("name") for row in rows}
         assert {label(n) for n in NASTY_NAMES} - {"(no kernel)"} <= names  # every kernel is a group
     for name in NASTY_NAMES:  # the longest-samples table and the kernel table of the HTML reprs
         assert html_text(name) in document, name
+
+
+def test_render_with_a_baseline_adds_the_comparison(tmp_path, capsys):
+    before, after = tmp_path / "before.capnp", tmp_path / "after.capnp"
+    knobs = {"tiles": 16, "layers": 1, "phases": 40, "seed": 2}
+    ipu_nb.generate_profile(before, **knobs)
+    ipu_nb.generate_profile(after, scale_kernel={"gemm_f32_accumulate_large_rows": 1.2}, **knobs)
+    out = tmp_path / "diff.html"
+    assert main(["profile-render", str(after), "--baseline", str(before), "-o", str(out)]) == 0
+    capsys.readouterr()
+    document = out.read_text(encoding="utf-8")
+    page = parse(document)
+    specs = [json.loads(text) for attrs, text in page.scripts if attrs.get("type") == "application/json"]
+    titles = [spec["title"] if isinstance(spec["title"], str) else spec["title"]["text"] for spec in specs]
+    expected = ipu_nb.compare(before, after)
+    s = expected.summary
+    assert any(t.startswith(f"phase-cycle delta by kernel: {s.phase_cycles_before:,} → ") for t in titles)
+    assert any(t.startswith("Δ phaseCycles per tile") for t in titles) and len(specs) == 10
+    assert f"Compared with {before} (before) -&gt; {after} (after):" in document
+    assert "attribution of the phase-cycle delta" in document
+
+
+def test_a_baseline_that_cannot_be_compared_is_one_line(tmp_path, capsys, profile_path):
+    other = tmp_path / "other-clock.capnp"
+    from builders import S, T, columns_from_tiles, write_with_pycapnp
+
+    write_with_pycapnp(columns_from_tiles([T(0, [S(0, 10)])], clock_hz=1000), other)
+    status = main(["profile-render", str(profile_path), "--baseline", str(other), "-o", str(tmp_path / "r.html")])
+    captured = capsys.readouterr()
+    assert status == 1 and captured.out == ""
+    assert captured.err.startswith(f"ipu-nb profile-render: error: --baseline {other}: ") and "clock" in captured.err
+    assert captured.err.count("\n") == 1
+    assert not (tmp_path / "r.html").exists()
+    missing = tmp_path / "missing.capnp"
+    assert main(["profile-render", str(profile_path), "--baseline", str(missing), "-o", str(tmp_path / "r.html")]) == 1
+    assert str(missing) in capsys.readouterr().err

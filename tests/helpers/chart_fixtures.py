@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 
+import ipu_nb
 from ipu_nb import charts
 from ipu_nb._load._frames import build_profile
 from ipu_nb._model.columns import Columns, Strings
@@ -96,11 +97,11 @@ NASTY_NAMES: tuple[str, ...] = (
 
 def shows_safely(char: str) -> bool:
     """An independent statement of what drawn text may hold: an XML 1.0 Char that is no control,
-    line/paragraph separator, bidi embedding/override/isolate, surrogate or noncharacter."""
+    line/paragraph separator, bidi mark/embedding/override/isolate, surrogate or noncharacter."""
     cp = ord(char)
     xml = cp in (0x9, 0xA, 0xD) or 0x20 <= cp <= 0xD7FF or 0xE000 <= cp <= 0xFFFD or 0x10000 <= cp <= 0x10FFFF
     noncharacter = 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
-    bidi = 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
+    bidi = cp in (0x061C, 0x200E, 0x200F) or 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
     return xml and not noncharacter and not bidi and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
 
 
@@ -121,14 +122,19 @@ NASTY_KEY_2 = 'say "hi" \\u{1} \x01 \u2028\\'
 RAW_CHARACTERS = frozenset(c for name in (*NASTY_NAMES, NASTY_KEY_2) for c in name if not shows_safely(c))
 
 
-def nasty_tiles() -> list[T]:
-    """One sample per name (kernel, operation, metadata name and value all that name) over four tiles."""
+def nasty_tiles(stretch: int = 0) -> list[T]:
+    """One sample per name (kernel, operation, metadata name and value all that name) over four tiles.
+
+    ``stretch`` lengthens every third sample by that many cycles (and shortens the next by
+    half as many): an "after" profile to compare with the plain one.
+    """
     names = NASTY_NAMES + ORDINARY_NAMES
     tiles: list[list[S]] = [[] for _ in range(4)]
     for i, name in enumerate(names):
         start = 100 * (i // 4)
         meta = [(NASTY_KEY, name), (NASTY_KEY_2, name), (name, name), ("layer", str(i % 3))]
-        tiles[i % 4].append(S(start, start + 40 + i, "compute", name, name, phase=i, metadata=meta))
+        change = (stretch, -(stretch // 2), 0)[i % 3]
+        tiles[i % 4].append(S(start, start + 40 + i + change, "compute", name, name, phase=i, metadata=meta))
     tiles[0].append(S(10_000, 10_100, "compute", "no kernel here", "", phase=len(names)))  # the empty kernel
     tiles[1].append(S(10_000, 10_050, "exchange", "exchange", "", phase=len(names)))
     return [T(tile, samples) for tile, samples in zip((0, 1, 64, 1471), tiles, strict=True)]
@@ -136,6 +142,11 @@ def nasty_tiles() -> list[T]:
 
 def nasty_profile() -> Profile:
     return profile_from_tiles(nasty_tiles())
+
+
+def nasty_after() -> Profile:
+    """The nasty profile after a change: some samples longer, some shorter (`nasty_tiles`)."""
+    return profile_from_tiles(nasty_tiles(stretch=30))
 
 
 def write_nasty(path: Path) -> Path:
@@ -155,6 +166,17 @@ NASTY_CHARTS: dict[str, Callable[[Profile], object]] = {
     "phase_waterfall": lambda p: charts.phase_waterfall(p),
     "gantt-kernel": lambda p: charts.gantt(p, color="kernel"),
     "gantt-operation": lambda p: charts.gantt(p, color="operation", kind="compute"),
+    "delta_waterfall-kernel": lambda p: charts.delta_waterfall(ipu_nb.compare(p, nasty_after()), limit=100),
+    "delta_waterfall-metadata": lambda p: charts.delta_waterfall(
+        ipu_nb.compare(p, nasty_after(), by="metadata", metadata_key=NASTY_KEY_2), limit=5
+    ),
+    "delta_heatmap": lambda p: charts.delta_heatmap(ipu_nb.compare(p, nasty_after(), by="tile")),
+    "delta_distribution": lambda p: charts.delta_distribution(p, nasty_after(), kernel=NASTY_NAMES[9]),
+    "delta_distribution-ecdf": lambda p: charts.delta_distribution(p, nasty_after(), style="ecdf", kind="compute"),
+    "recoverable_cycles": lambda p: charts.recoverable_cycles(p, kind=None),
+    "critical_tiles": lambda p: charts.critical_tiles(p),
+    "what_if": lambda p: charts.what_if(ipu_nb.what_if(p, {NASTY_NAMES[9]: 0.5, NASTY_NAMES[1]: 2.0})),
+    "what_if-per-superstep": lambda p: charts.what_if(ipu_nb.what_if(p, {NASTY_NAMES[4]: 0.0}), cumulative=False),
 }
 EXPORT_FORMATS = ("html", "svg", "png", "pdf", "json")
 
@@ -185,14 +207,15 @@ NASTY_REPORT_TITLE = "report " + NASTY_NAMES[4] + NASTY_NAMES[9] + NASTY_NAMES[0
 
 
 def save_nasty_report(path: Path, *, static: bool) -> subprocess.CompletedProcess[str]:
-    """`save_report` of every `NASTY_CHARTS` chart, the profile, query results, a table and the names as
-    paragraphs, in a child process (a renderer abort kills only it)."""
+    """`save_report` of every `NASTY_CHARTS` chart, the profile, query results, a table, its findings, a
+    comparison and the names as paragraphs, in a child process (a renderer abort kills only it)."""
     code = (
         "import sys; import chart_fixtures as f; import ipu_nb\n"
         "p = f.nasty_profile()\n"
         "items = [build(p) for build in f.NASTY_CHARTS.values()]\n"
         "items += [p, ipu_nb.query(p, group_by='operation', samples=60), p.samples.head(60)]\n"
         "items += [ipu_nb.query(p, group_by='metadata', metadata_key=f.NASTY_KEY_2, limit=0)]\n"
+        "items += [ipu_nb.findings(p, min_share=0), ipu_nb.compare(p, f.nasty_after())]\n"
         "items += list(f.NASTY_NAMES)\n"
         "ipu_nb.save_report(sys.argv[1], *items, title=f.NASTY_REPORT_TITLE, description='\\n'.join(f.NASTY_NAMES),"
         " static=sys.argv[2] == 'static')\n"

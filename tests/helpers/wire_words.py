@@ -148,6 +148,16 @@ class Sample:
     activities: tuple[tuple[int, int, int], ...] = ()
 
 
+def profile_root(version: int = 3, *, segments: int = 1) -> tuple[Words, Obj]:
+    """A message whose root is a `Profile` struct (two data words, one pointer) with `version` set, and nothing else."""
+    w = Words(segments)
+    root = w.alloc(0, 1)
+    prof = w.struct(0, 2, 1)
+    w.point(0, root, prof)
+    w.set_u32(0, prof.start, 0, version)
+    return w, prof
+
+
 def profile(
     tiles: list[tuple[int, list[Sample]]],
     *,
@@ -157,11 +167,7 @@ def profile(
     far: str | None = None,
 ) -> Words:
     """A whole profile message. `far` puts every sample list and step in segment 1, reached by far pointers."""
-    w = Words(2 if far else 1)
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, version)
+    w, prof = profile_root(version, segments=2 if far else 1)
     w.set(0, prof.start + 1, clock_hz)
     tl = w.composite(0, len(tiles), 1, 1)
     w.point(0, prof.start + 2, tl)

@@ -241,3 +241,34 @@ def test_nasty_report_draws_every_chart_in_chromium(nasty_reports):
     for name in ("breakdown-kernel", "histogram-kernel"):  # axis labels; facet headers (one per kernel)
         assert [label(n) for n in short if label(n) not in charts[name]["texts"]] == [], name
     assert "(no kernel) (2)" in charts["histogram-kernel"]["texts"]
+
+
+# ---------------------------------------------------------------- findings and comparisons
+
+
+def test_findings_and_comparisons_are_escaped_report_sections(tmp_path, hostile):
+    found = ipu_nb.findings(hostile, min_share=0)
+    assert len(found) > 0
+    other = hostile_profile()
+    document = ipu_nb.save_report(
+        tmp_path / "f.html", found, ipu_nb.compare(hostile, other, by="kernel"), title="findings"
+    ).read_text(encoding="utf-8")
+    page = parse(document)
+    assert page.scripts == []  # tables only: no chart, no bundle
+    assert HOSTILE not in document and HOSTILE_KERNEL not in document
+    assert not {t for t, _ in page.tags} & {"img", "iframe", "object", "embed"}
+    for rank, finding in enumerate(found, 1):  # every sentence, its cycles and its query flags, escaped
+        assert html_text(finding.message) in document
+        assert f"<td>{finding.cycles:,}</td>" in document
+        assert f'<code class="ipu-nb-clip">{html_text(finding.flags)}</code>' in document
+        assert f"<td>{rank:,}</td>" in document
+    assert 'class="ipu-nb-repr ipu-nb-findings"' in document
+    assert "attribution of the phase-cycle delta" in document  # the comparison's own repr
+    assert html_text(HOSTILE_KERNEL) in document
+
+
+def test_an_empty_findings_table_says_so(tmp_path):
+    empty = ipu_nb.findings(hostile_profile(), min_share=1.0)
+    assert len(empty) == 0
+    document = ipu_nb.save_report(tmp_path / "e.html", empty).read_text(encoding="utf-8")
+    assert "No findings above the thresholds." in document and "<b>findings</b>=0" in document

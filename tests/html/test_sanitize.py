@@ -46,7 +46,9 @@ def unlabel(text: str) -> str:
     return "".join(out)
 
 
-_TRICKY = st.sampled_from(["\\", "u", "{", "}", "1", "f", "\x00", "\x01", "\u2028", "\ufffe", "\ud800", "\u202e"])
+_TRICKY = st.sampled_from(
+    ["\\", "u", "{", "}", "1", "f", "\x00", "\x01", "\u2028", "\ufffe", "\ud800", "\u202e", "\u200f"]
+)
 _TEXT = st.text(st.one_of(_TRICKY, st.characters()), max_size=40)
 
 
@@ -83,6 +85,8 @@ def test_ordinary_names_are_unchanged_and_every_nasty_one_is_visible():
     assert label("line\u2028sep") == "line\\u{2028}sep"
     assert label("\\u{1}") == "\\\\u{1}" and label("\x01") == "\\u{1}" and label("\\\x01") == "\\\\\\u{1}"
     assert label("bidi\u202eevil") == "bidi\\u{202e}evil"
+    # The bidi marks too (ALM, LRM, RLM): invisible, and they reorder neutral characters around them.
+    assert label("\u200e\u200f\u061c") == "\\u{200e}\\u{200f}\\u{61c}"
     assert label(3) == "3"
 
 

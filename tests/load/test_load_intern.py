@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 from hostile_inputs import overlapping_texts
-from wire_words import BYTE, Sample, Words, far_word, list_word, profile
+from wire_words import BYTE, Sample, far_word, list_word, profile, profile_root
 
 from ipu_nb._load import _intern
 from ipu_nb._load._errors import ProfileFormatError
@@ -167,11 +167,7 @@ def test_entries_declined_midway_continue_on_the_general_path(monkeypatch: pytes
     from ipu_nb._load import _wire
     from ipu_nb._load._reference import decode_reference_bytes
 
-    w = Words(2)
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, prof = profile_root(segments=2)
     tiles = w.composite(0, 1, 1, 1)
     w.point(0, prof.start + 2, tiles)
     samples = w.composite(0, 2, 1, 1)

@@ -23,6 +23,7 @@ from wire_words import (
     far_word,
     list_word,
     profile,
+    profile_root,
     struct_word,
 )
 
@@ -159,11 +160,7 @@ def test_double_far_with_pad_in_a_third_segment(text_path: str) -> None:
 
 def test_empty_profiles_and_null_lists(text_path: str) -> None:
     assert both(profile([]).to_bytes(), text_path=text_path).tile_count == 0
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, _ = profile_root()
     empty = both(w.to_bytes(), text_path=text_path)  # tiles pointer null
     assert (empty.tile_count, empty.sample_count, empty.span_cycles) == (0, 0, 0)
     tiles = both(profile([(1, []), (2, [])]).to_bytes(), text_path=text_path)
@@ -176,11 +173,7 @@ def test_null_texts_read_as_empty_strings(text_path: str) -> None:
 
 
 def test_zero_sized_structs(text_path: str) -> None:
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, prof = profile_root()
     tiles = w.composite(0, 2, 1, 1)
     w.point(0, prof.start + 2, tiles)
     samples = w.composite(0, 3, 0, 0)  # three samples of zero size: every field default
@@ -198,11 +191,7 @@ def test_zero_sized_structs(text_path: str) -> None:
 @pytest.mark.parametrize("es", [VOID, BYTE, TWO, FOUR, EIGHT, POINTER])
 def test_primitive_lists_read_as_struct_lists(es: int, text_path: str) -> None:
     # Schema evolution: List(UInt32) may become List(struct whose @0 is UInt32); pycapnp accepts it too.
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, prof = profile_root()
     width = {VOID: 0, BYTE: 1, TWO: 2, FOUR: 4, EIGHT: 8, POINTER: 8}[es]
     raw = b"".join((v % 256**width).to_bytes(width, "little") for v in (7, 300, 65537)) if width else b""
     if es == POINTER:
@@ -326,11 +315,7 @@ def test_text_errors(text_path: str) -> None:
 
 
 def test_bit_lists_and_bad_composite_tags(text_path: str) -> None:
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, _ = profile_root()
     w.alloc(0, 2)
     bits = w.to_bytes()
     words = _words(bits)
@@ -349,11 +334,7 @@ def test_bit_lists_and_bad_composite_tags(text_path: str) -> None:
 def test_amplification_bombs_hit_the_budget(text_path: str) -> None:
     # Zero-sized struct lists and void lists claim huge counts with no bytes: charged, refused.
     for tag_count, kind in (((1 << 29) - 1, "composite"), ((1 << 29) - 1, "void")):
-        w = Words()
-        root = w.alloc(0, 1)
-        prof = w.struct(0, 2, 1)
-        w.point(0, root, prof)
-        w.set_u32(0, prof.start, 0, 3)
+        w, prof = profile_root()
         if kind == "composite":
             tag = w.alloc(0, 1)
             w.set(0, tag, struct_word(tag_count, 0, 0))
@@ -367,11 +348,7 @@ def test_amplification_bombs_hit_the_budget(text_path: str) -> None:
 def test_composite_tag_count_beyond_the_list_limit(text_path: str) -> None:
     # A tag claiming 2**29 zero-sized elements: Cap'n Proto caps lists at 2**29 - 1 elements. pycapnp's
     # guarded integer types silently wrap this to an empty list; we refuse it (a corrupt tag).
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, prof = profile_root()
     tag = w.alloc(0, 1)
     w.set(0, tag, struct_word(1 << 29, 0, 0))
     w.set(0, prof.start + 2, list_word(tag - (prof.start + 3), COMPOSITE, 0))
@@ -381,11 +358,7 @@ def test_composite_tag_count_beyond_the_list_limit(text_path: str) -> None:
 
 def test_shared_lists_loop_hits_the_budget(text_path: str) -> None:
     # Every one of 4000 tile entries points at the same 500-sample list: 2M samples from ~40 kB.
-    w = Words()
-    root = w.alloc(0, 1)
-    prof = w.struct(0, 2, 1)
-    w.point(0, root, prof)
-    w.set_u32(0, prof.start, 0, 3)
+    w, prof = profile_root()
     tiles = w.composite(0, 4000, 1, 1)
     w.point(0, prof.start + 2, tiles)
     shared = w.composite(0, 500, 1, 1)

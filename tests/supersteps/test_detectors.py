@@ -54,7 +54,7 @@ def test_a_straggler_and_its_phases() -> None:
             "tiles": [5],
             "phases": [],
             "metadata": [],
-            "operation": (),  # the filters added to the query core after the widget's own keys
+            "operation": [],  # the filters added to the query core after the widget's own keys
             "window": None,
         },
         "view": [0, 900],

@@ -21,6 +21,7 @@ from ipu_nb._widget.lod import (
     unpack_cells,
     window,
 )
+from ipu_nb._widget.lod import native as _native
 from ipu_nb._widget.lod import summaries as _summaries
 
 KINDS = ["exchange", "compute", "synchronization", "idle"]
@@ -121,10 +122,19 @@ def assert_summary_matches_brute(profile, index, start, end, bins, rng):
         assert unfiltered.cls[r, j] in allowed, (r, j, best[(r, j)])
 
 
+@pytest.fixture(params=["C", "numpy"])
+def summary_path(request, monkeypatch):
+    """Both summaries of disjoint rows: the C library's one pass (when built) and numpy's blocks."""
+    if request.param == "C" and not _native.NATIVE:
+        pytest.skip("the C library is not built")
+    monkeypatch.setattr(_native, "NATIVE", request.param == "C")
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_contiguous_rows_in_small_blocks_match_brute_force(seed, monkeypatch):
+def test_contiguous_rows_in_small_blocks_match_brute_force(seed, monkeypatch, summary_path):
     """Runtime-like rows (no overlap, no empty samples) take the exact-search, disjoint path."""
-    monkeypatch.setattr(_summaries, "_CHUNK", 7)  # blocks split rows anywhere
+    monkeypatch.setattr(_summaries, "_CHUNK", 7)  # numpy's blocks split rows anywhere
     profile = random_profile(seed + 100, tiles=6, per_tile=60, durations=(1, 3, 50, 400, 5000))
     index = build_index(profile.samples, profile.tiles)
     assert not index.overlaps and not index.empty and index.end_key is not None
@@ -311,3 +321,45 @@ def test_offsets_beyond_the_key_range_are_refused():
     far = profile.samples.with_columns(offset=pl.col("offset") + 2**40)
     with pytest.raises(ValueError, match=r"below 2\*\*40"):
         build_index(far, profile.tiles)
+
+
+@pytest.mark.skipif(not _native.NATIVE, reason="the C library is not built")
+@pytest.mark.parametrize("seed", range(5))
+def test_the_c_summary_is_bit_for_bit_numpys(seed, monkeypatch):
+    """Same arithmetic in the same order: equal cells, coverage sums and classes, filtered or not."""
+    profile = random_profile(seed + 300, tiles=9, per_tile=300, durations=(1, 2, 3, 50, 400, 5000))
+    index = build_index(profile.samples, profile.tiles)
+    assert not index.overlaps
+    rng = random.Random(seed)
+    span = index.span
+    for _ in range(6):
+        start = rng.randrange(0, span)
+        end = start + rng.randrange(1, span)
+        bins = rng.choice([1, 3, 64, 512, 1300])
+        mask = None if rng.random() < 0.3 else np.array([rng.random() < 0.6 for _ in index.sample])
+        colour = rng.choice(["kind", "kernel"])
+        answers = []
+        for native in (True, False):
+            monkeypatch.setattr(_native, "NATIVE", native)
+            answers.append(_summaries.summarise(index, start, end, bins, mask, colour))
+        c, n = answers
+        np.testing.assert_array_equal(c.cls, n.cls)
+        np.testing.assert_array_equal(c.coverage, n.coverage)
+        np.testing.assert_array_equal(c.matched_coverage, n.matched_coverage)
+        assert (c.matched_coverage is c.coverage) == (n.matched_coverage is n.coverage)
+
+
+@pytest.mark.parametrize("shuffle_ids", [False, True])
+def test_the_index_order_is_tile_offset_then_sample(shuffle_ids):
+    """Sorted by physical tile, offset and sample id, whether or not the ids rise with the rows."""
+    profile = random_profile(7, tiles=8, per_tile=80, overlap=True)
+    samples = profile.samples
+    if shuffle_ids:
+        ids = np.random.default_rng(1).permutation(samples.height).astype(np.uint32)
+        samples = samples.with_columns(sample=pl.Series(ids))
+    index = build_index(samples, profile.tiles)
+    expected = samples.sort("tile", "offset", "sample")
+    assert index.sample.tolist() == expected.get_column("sample").to_list()
+    assert index.start.tolist() == expected.get_column("offset").to_list()
+    rows = sorted(profile.tiles.get_column("tile").to_list())
+    assert [rows[r] for r in index.row] == expected.get_column("tile").to_list()

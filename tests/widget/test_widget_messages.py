@@ -93,6 +93,12 @@ GOOD = {
     "pick": {"type": "pick", "row": 5, "x": 1000},
     "groups": {"type": "groups", "id": 9},
     "hello": {"type": "hello"},
+    "blocks": {
+        **{"type": "blocks", "view": "1-abc", "id": 6, "level": 2, "bins": 16, "blocks": [0, 1], "labels": True},
+        **{"filters": {}, "color_by": "kind", "start": 10, "end": 500},
+    },
+    "search": {"type": "search", "id": 7, "text": "op", "case_sensitive": False},
+    "fit": {"type": "fit", "id": 8, "by": "sample", "value": 3},
 }
 HOSTILE_NUMBERS = [
     math.nan,
@@ -140,6 +146,14 @@ NUMERIC_FIELDS = [
     ("pick", "row"),
     ("pick", "x"),
     ("groups", "id"),
+    ("blocks", "level"),
+    ("blocks", "bins"),
+    ("blocks", "start"),
+    ("blocks", "end"),
+    ("blocks", "id"),
+    ("search", "id"),
+    ("fit", "value"),
+    ("fit", "id"),
 ]
 HOSTILE_FIELDS = [
     pytest.param(kind, field, value, id=f"{kind}.{field}={value!r}")
@@ -438,7 +452,10 @@ def test_requests_with_only_their_required_keys_are_accepted() -> None:
 
     from ipu_nb._widget import protocol
 
-    values = {"start": 1, "end": 9, "pixels": 100, "row": 0, "x": 3}
+    values = {
+        **{"start": 1, "end": 9, "pixels": 100, "row": 0, "x": 3},
+        **{"level": 0, "bins": 4, "blocks": [0], "filters": {}, "color_by": "kind", "text": "x", "by": "matching"},
+    }
     for cls in typing.get_args(protocol.FromFrontEnd):
         content = {key: values.get(key) for key in cls.__required_keys__}
         content["type"] = typing.get_args(typing.get_type_hints(cls)["type"])[0]
@@ -456,13 +473,21 @@ def test_every_reply_the_widget_sends_has_its_protocol_keys(widget) -> None:
     widget._on_message(widget, GOOD["groups"], [])
     widget._on_message(widget, GOOD["hello"], [])
     widget._on_message(widget, {"type": "bogus"}, [])
+    blocks = {"type": "blocks", "level": 4, "bins": 8, "blocks": [0, 1], "start": 0, "end": 900}
+    widget._on_message(widget, {**blocks, "filters": widget.filters, "color_by": widget.color_by}, [])
+    widget._on_message(widget, {**blocks, "filters": {}, "color_by": widget.color_by}, [])  # stale
+    widget._on_message(widget, {"type": "search", "id": 1, "text": "op"}, [])
+    widget._on_message(widget, {"type": "fit", "id": 1, "by": "matching"}, [])
+    widget._on_message(widget, {"type": "code", "id": 1}, [])
+    widget.selection = {"start": 0, "end": 900, "tiles": None}
+    widget.highlight(widget.profile.samples.head(3))
     widget._side.wait()
     seen = set()
     for message in widget.sent.messages:
         cls = by_tag[message["type"]]
         assert cls.__required_keys__ <= set(message) <= cls.__required_keys__ | cls.__optional_keys__, message
         seen.add(message["type"])
-    assert seen >= {"window", "hover", "groups", "overview", "flame", "panel", "error"}
+    assert seen == set(protocol.REPLY_TYPES)
 
 
 def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
@@ -498,3 +523,38 @@ def test_a_polars_panic_still_becomes_an_error_reply(widget, monkeypatch) -> Non
     monkeypatch.setattr(widget, "_answer_window", panics)
     reply = refused(widget, GOOD["window"])
     assert "PanicException" in reply["message"]
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_every_last_resort_catch_lets_a_stop_through(widget, monkeypatch, stop) -> None:
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        raise stop()
+
+    with monkeypatch.context() as patch:  # a trait update from the browser
+        patch.setattr(widget, "traits", stopped)
+        with pytest.raises(stop):
+            widget.set_state({"at": 250})
+    with monkeypatch.context() as patch:  # a side view (run inline here, as outside a kernel)
+        patch.setattr(widget, "_at_summary", stopped)
+        with pytest.raises(stop):
+            widget.at = 310
+    with monkeypatch.context() as patch:  # the error reply itself fails to go out
+        patch.setattr(widget, "send", stopped)
+        with pytest.raises(stop):
+            widget._send_error(RuntimeError("first"), {"request": "panel"})
+
+
+def test_every_last_resort_catch_answers_a_polars_panic(widget, monkeypatch) -> None:
+    panic = pl.exceptions.PanicException
+
+    def panics(*args: Any, **kwargs: Any) -> Any:
+        raise panic("boom")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(widget, "traits", panics)
+        widget.set_state({"at": 250})
+    assert widget.sent.messages[-1] == {"type": "error", "request": "update", "message": "PanicException: boom"}
+    assert widget.sent.states[-1] == ["at"], "Python's value is sent back to the browser"
+    with monkeypatch.context() as patch:
+        patch.setattr(widget, "send", panics)
+        widget._send_error(RuntimeError("first"), {"request": "panel"})  # logged, not raised

@@ -9,7 +9,16 @@ import polars as pl
 
 from ..._model.vocabulary import NO_KERNEL, STEP_KINDS
 
-__all__ = ["GREY", "KIND_CLASSES", "MAX_CLASSES", "TimelineIndex", "build_index", "positions", "samples_at"]
+__all__ = [
+    "GREY",
+    "KIND_CLASSES",
+    "MAX_CLASSES",
+    "TimelineIndex",
+    "build_index",
+    "count_in",
+    "positions",
+    "samples_at",
+]
 
 MAX_CLASSES = 31
 """Colour classes 1..31 fit in 5 bits; class 0 (`GREY`) marks samples not matching the filters."""
@@ -94,31 +103,57 @@ class TimelineIndex:
         return int(self.sample[lo + hits[-1]]) if len(hits) else None
 
 
+_LOOKUP_TILES = 1 << 20
+"""Physical ids below this map to rows through a table; larger (hostile) ids are binary-searched."""
+
+
+def _rows_of(row_tiles: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """The timeline row (index into the sorted unique `row_tiles`) of each of `tiles`."""
+    if len(row_tiles) and int(row_tiles[-1]) < _LOOKUP_TILES:
+        table = np.zeros(int(row_tiles[-1]) + 1, dtype=np.int64)
+        table[row_tiles] = np.arange(len(row_tiles))
+        return table[tiles]
+    return np.searchsorted(row_tiles, tiles).astype(np.int64)
+
+
+def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """The permutation sorting samples by timeline row, offset and sample id.
+
+    Files list each tile's samples together, mostly in offset order: a stable sort of one
+    ``row << 40 | offset`` key, which finds those runs, gives the order when sample ids rise
+    with the rows (as the loader numbers them); otherwise the three keys are sorted outright.
+    """
+    if len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        return np.argsort((rows << _KEY_SHIFT) | np.minimum(offsets, (1 << int(_KEY_SHIFT)) - 1), kind="stable")
+    return np.lexsort((ids, offsets, rows))
+
+
 def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
-    """Sort a profile's samples for windowing; done once per widget."""
+    """Sort a profile's samples for windowing; done once per widget (columns taken once, then gathered)."""
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    by = samples.select(
+    columns = samples.select(
         "sample",
-        "tile",
         "offset",
-        "kernel",
+        "inactive",
         end=pl.col("offset") + pl.col("duration").cast(pl.UInt64),
         kind=pl.col("kind").to_physical(),
-        inactive="inactive",
-    ).sort("tile", "offset", "sample")
-    tile = by.get_column("tile").to_numpy()
-    row = np.searchsorted(row_tiles, tile).astype(np.int64)
-    start = by.get_column("offset").to_numpy().astype(np.int64)
-    end = by.get_column("end").to_numpy().astype(np.int64)
-    kind = by.get_column("kind").to_numpy().astype(np.int64)
+        kernel_code=pl.col("kernel").to_physical(),
+    )
+    offsets = columns.get_column("offset").to_numpy().astype(np.int64)
+    rows_in_file = _rows_of(row_tiles, samples.get_column("tile").to_numpy())
+    ids = columns.get_column("sample").to_numpy()
+    order = _order(rows_in_file, offsets, ids)
+    row = rows_in_file[order]
+    start = offsets[order]
+    end = columns.get_column("end").to_numpy().astype(np.int64)[order]
     # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
-    kind_class = (kind + 1).astype(np.uint8)
-    kind_class[by.get_column("inactive").to_numpy()] = KIND_CLASSES.index("idle") + 1
+    kind_class = (columns.get_column("kind").to_numpy() + 1).astype(np.uint8)[order]
+    kind_class[columns.get_column("inactive").to_numpy()[order]] = KIND_CLASSES.index("idle") + 1
 
     # Kernels ranked by total cycles get classes 1..30, the rest share the last one.
     weight = (
-        by.group_by("kernel")
-        .agg(d=(pl.col("end") - pl.col("offset")).sum(), code=pl.col("kernel").to_physical().first())
+        samples.group_by("kernel")
+        .agg(d=pl.col("duration").cast(pl.UInt64).sum(), code=pl.col("kernel").to_physical().first())
         .with_columns(name=pl.col("kernel").cast(pl.String))
         .sort(["d", "name"], descending=[True, False])
     )
@@ -127,22 +162,23 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
     if len(names) > MAX_CLASSES:
         names = [*names[: MAX_CLASSES - 1], "(other kernels)"]
     classes = np.minimum(np.arange(1, len(codes) + 1), MAX_CLASSES).astype(np.uint8)
-    physical = by.get_column("kernel").to_physical().to_numpy().astype(np.int64)
     lookup = np.zeros(int(codes.max()) + 1 if len(codes) else 1, dtype=np.uint8)
     lookup[codes] = classes
-    kernel_class = lookup[physical] if len(physical) else np.zeros(0, dtype=np.uint8)
+    physical = columns.get_column("kernel_code").to_numpy()
+    kernel_class = lookup[physical][order] if len(physical) else np.zeros(0, dtype=np.uint8)
     names = [n if n else NO_KERNEL for n in names]
 
     span = int(end.max()) if len(end) else 0
     if span >= 1 << int(_KEY_SHIFT):
         raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{_KEY_SHIFT}")
     row_max = np.zeros(len(row_tiles), dtype=np.int64)
-    if len(row):
-        np.maximum.at(row_max, row, end - start)
+    if len(row):  # rows are contiguous now: one maximum per run
+        firsts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+        row_max[row[firsts]] = np.maximum.reduceat(end - start, firsts)
     overlaps = bool(np.any((start[1:] < end[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False
     return TimelineIndex(
         row_tiles=row_tiles,
-        sample=by.get_column("sample").to_numpy().astype(np.uint32),
+        sample=ids.astype(np.uint32)[order],
         row=row,
         start=start,
         end=end,
@@ -191,6 +227,15 @@ def positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
         return candidates
     keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
     return candidates if keep.all() else candidates[keep]
+
+
+def count_in(index: TimelineIndex, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
+    """Samples overlapping ``[start, end)``, and those of them `matched` (per sorted position) marks."""
+    pos = positions(index, start, end)
+    count = len(index.key) if isinstance(pos, slice) else len(pos)  # a slice is every sample
+    if matched is None:
+        return count, count
+    return count, int(np.count_nonzero(matched[pos]))
 
 
 def samples_at(index: TimelineIndex, at: int) -> np.ndarray:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import native as _native
 from .index import GREY, TimelineIndex, positions
 
-__all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "window"]
+__all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "summarise", "window"]
 
 RAW_LIMIT = 60_000
 """At most this many intervals are sent raw (15 bytes each); beyond, cells are summarised."""
@@ -106,6 +107,21 @@ def window(
     return _summarise(index, pos, classes, ok, start, end, max(1, min(int(pixels), MAX_BINS)))
 
 
+def summarise(
+    index: TimelineIndex, start: int, end: int, bins: int, matched: np.ndarray | None, color_by: str = "kind"
+) -> LodWindow:
+    """`window`'s summary of ``[start, end)`` in exactly ``bins`` cells a row, however few samples.
+
+    The cache blocks of the timeline (`ipu_nb._widget.lod.blocks`) summarise several
+    neighbouring blocks in one pass: ``bins`` may exceed `MAX_BINS`.
+    """
+    start, end = int(start), int(end)
+    pos = positions(index, start, end)
+    classes = index.classes(color_by)[pos]
+    ok = np.ones(len(classes), dtype=bool) if matched is None else matched[pos]
+    return _summarise(index, pos, classes, ok, start, max(end, start + 1), max(1, int(bins)))
+
+
 def _summarise(
     index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
 ) -> LodWindow:
@@ -187,7 +203,8 @@ def _summarise_disjoint(
     (in ``c1``, the last cell it touches; empty when ``c1 == c0``). Whole cells come from one
     running sum of their owners' keys instead of being listed one by one. Samples go in
     blocks of `_CHUNK` so the temporaries stay small: at a million samples, fresh pages and
-    cache misses cost more than the arithmetic.
+    cache misses cost more than the arithmetic. With the C library (`native`) that loop is
+    one pass over the index in place, with the same arithmetic in the same order.
     """
     rows = index.rows
     cells = rows * bins
@@ -203,7 +220,23 @@ def _summarise_disjoint(
     best = np.zeros(cells, dtype=np.int32)
     whole_key = np.int32(65535 << 8 | 1 << 25)
     clip_start = start > 0  # offsets are never negative
-    for lo in range(0, count, _CHUNK):
+    native = _native.NATIVE and _native.accumulate(
+        None if isinstance(pos, slice) else pos,
+        count,
+        index.start_f,
+        index.end_f,
+        index.row,
+        classes,
+        None if all_ok else ok,
+        start,
+        width,
+        bins,
+        coverage,
+        matched_coverage,
+        best,
+        owner,
+    )
+    for lo in range(0, 0 if native else count, _CHUNK):
         hi = min(lo + _CHUNK, count)
         at = slice(lo, hi) if isinstance(pos, slice) else pos[lo:hi]
         u = np.subtract(index.start_f[at], float(start))

@@ -1,0 +1,128 @@
+"""``widget.to_code()``: the Python that reproduces a widget's view with the public API.
+
+The code opens the profile, then builds what the widget shows (its groups, the samples
+matching its filters, the cursor's samples, the selected area's aggregate and samples) with
+`ipu_nb.query` and `Profile.filter`, naming every active filter, the area and the grouping;
+last, the widget itself from its `state`. Every value goes in as a Python literal
+(``repr``), so profile strings cannot break out of the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._query import Query
+from .filters import FILTER_KEYS
+from .selection import area_query
+
+__all__ = ["view_code"]
+
+
+def _filter_flags(filters: Mapping[str, Any]) -> dict[str, Any]:
+    """The widget's active filters as `ipu_nb.query` keywords (unset ones left out)."""
+    out: dict[str, Any] = {}
+    for key in FILTER_KEYS:
+        value = filters.get(key)
+        if value is None or value == []:
+            continue
+        if key == "metadata":
+            value = [tuple(pair) for pair in value]
+        elif key == "window":
+            value = tuple(value)
+        out[key] = value
+    return out
+
+
+def _ints(values: list[int]) -> str:
+    """A list of ints, runs of four or more consecutive ones as ranges: ``[*range(0, 40), 45]``."""
+    parts: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        if j - i >= 3:
+            parts.append(f"*range({values[i]}, {values[j] + 1})")
+        else:
+            parts.extend(map(str, values[i : j + 1]))
+        i = j + 1
+    if len(parts) == 1 and parts[0].startswith("*"):
+        return f"list({parts[0][1:]})"
+    return f"[{', '.join(parts)}]"
+
+
+def _compact(value: Any) -> str:
+    """`value` as a one-line Python literal (strings through ``repr``, so any text stays data)."""
+    if isinstance(value, list) and value and all(type(v) is int for v in value):
+        return _ints(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_compact(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_compact, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_compact, value)) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def _literal(value: Any) -> str:
+    """A dict one key a line, values compact; anything else compact."""
+    if isinstance(value, dict) and value:
+        return "{\n" + "".join(f"    {k!r}: {_compact(v)},\n" for k, v in value.items()) + "}"
+    return _compact(value)
+
+
+def _grouping(q: Query) -> str:
+    return f"group_by={q.group_by!r}" + (f", metadata_key={q.metadata_key!r}" if q.metadata_key is not None else "")
+
+
+def view_code(
+    path: Path | None,
+    filters: Mapping[str, Any],
+    base: Query,
+    at: int | None,
+    selection: Mapping[str, Any] | None,
+    state: Mapping[str, Any],
+) -> str:
+    """The code for a view: `filters` (the normalised trait), `base` (its `Query`, with the
+    grouping), the cursor `at`, the area `selection` and the widget's `state`."""
+    lines = ["import ipu_nb", ""]
+    if path is None:
+        lines.append("# This profile was not read from a file: bind `profile` to it before running the rest.")
+    else:
+        lines.append(f"profile = ipu_nb.open_profile({str(path)!r})")
+    flags = _filter_flags(filters)
+    lines.append(f"filters = {_literal(flags)}")
+    grouping = _grouping(base)
+    lines += [
+        f"groups = ipu_nb.query(profile, **filters, {grouping}).groups  # widget.groups",
+        "samples = profile.filter(**filters)  # widget.filtered",
+    ]
+    if at is not None:
+        lines.append(f"at_slice = profile.filter(**filters, at={at!r})  # widget.at_slice")
+    if selection is not None:
+        q = area_query(base, selection)
+        if q is None:
+            lines.append(
+                f"# The selected area {dict(selection)!r} misses the filters' window or tiles: it holds no sample."
+            )
+        else:
+            area: dict[str, Any] = {"window": q.window}
+            if q.tiles:
+                area["tiles"] = list(q.tiles)
+            lines += [
+                f"area = {_literal(area)}  # widget.selection, within the filters",
+                "selection_groups = ipu_nb.query(profile, **{**filters, **area}, clip=True,"
+                f" {grouping}).groups  # widget.selection_groups",
+                "selection_samples = profile.filter(**{**filters, **area}, clip=True).drop('metadata')"
+                "  # widget.selection_samples",
+            ]
+    lines += [
+        "",
+        "# The same view in a widget:",
+        f"state = {_literal(dict(state))}",
+        "widget = ipu_nb.ProfileWidget(profile, state=state)",
+        "widget",
+    ]
+    return "\n".join(lines) + "\n"

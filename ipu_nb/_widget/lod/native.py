@@ -1,0 +1,96 @@
+"""The one-pass summary of `summaries._summarise_disjoint` in C (`_summary.c`), through ctypes.
+
+Compiled into the package's C library with the loader's interner (`hatch_build.py`).
+Without it (no C compiler at install time, a stale build, a big-endian machine) `NATIVE` is
+False and the summaries take their numpy path: the same cells, several times slower.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+
+from ..._load._intern import LIBRARY
+
+__all__ = ["NATIVE", "accumulate"]
+
+#: Must equal IPU_SUMMARY_ABI in _summary.c: a library built from older source is not used.
+ABI = 1
+_P, _I, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
+
+
+def _load() -> ctypes.CDLL | None:
+    if sys.byteorder != "little" or not LIBRARY.is_file():
+        return None
+    try:
+        lib = ctypes.CDLL(str(LIBRARY))
+        lib.ipu_summary_abi.restype = _I
+        if lib.ipu_summary_abi() != ABI:
+            return None
+        lib.ipu_summarise_disjoint.restype = _I
+        lib.ipu_summarise_disjoint.argtypes = [_I, _P, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _P, _P, _P, _P]
+    except (OSError, AttributeError):
+        return None
+    return lib
+
+
+_LIB = _load()
+#: Whether the compiled summary is loaded.
+NATIVE = _LIB is not None
+
+
+def _address(array: np.ndarray | None, dtype: type) -> int | None:
+    if array is None:
+        return None
+    assert array.dtype == dtype and array.flags.c_contiguous, (array.dtype, dtype)
+    return int(array.ctypes.data)
+
+
+def accumulate(
+    pos: np.ndarray | None,
+    count: int,
+    start_f: np.ndarray,
+    end_f: np.ndarray,
+    row: np.ndarray,
+    cls: np.ndarray,
+    ok: np.ndarray | None,
+    start: float,
+    width: float,
+    bins: int,
+    coverage: np.ndarray,
+    matched: np.ndarray,
+    best: np.ndarray,
+    owner: np.ndarray,
+) -> bool:
+    """Accumulate the window's `count` candidates into the per-cell arrays; False if C could not run.
+
+    `pos` (int64) indexes `start_f`, `end_f` (float64) and `row` (int64), None meaning 0 ..
+    count - 1; `cls` (uint8) and `ok` (bool, None: all match) are per candidate. The cell
+    arrays are written in place exactly as the numpy loop of `_summarise_disjoint` does.
+    """
+    if _LIB is None:
+        return False
+    if pos is not None:
+        pos = np.ascontiguousarray(pos, dtype=np.int64)
+    cls = np.ascontiguousarray(cls, dtype=np.uint8)
+    ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
+    done = _LIB.ipu_summarise_disjoint(
+        count,
+        _address(pos, np.int64),
+        _address(start_f, np.float64),
+        _address(end_f, np.float64),
+        _address(row, np.int64),
+        _address(cls, np.uint8),
+        _address(ok_bytes, np.uint8),
+        float(start),
+        float(width),
+        bins,
+        int(start > 0),
+        _address(coverage, np.float64),
+        _address(matched, np.float64),
+        _address(best, np.int32),
+        _address(owner, np.int32),
+    )
+    return done == 0

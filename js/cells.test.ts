@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { cellsFromRaw, groupRows, mergeCell } from "./cells";
+import type { RawWindow } from "./types";
+
+const cell = (cls: number, level: number) => cls | (level << 5);
+
+function raw(samples: [row: number, a: number, b: number, cls: number, matched: boolean][], start = 0): RawWindow {
+  const n = samples.length;
+  const out: RawWindow = {
+    mode: "raw", start, end: start + 100, count: n, x0: new Float32Array(n), x1: new Float32Array(n),
+    row: new Uint16Array(n), flags: new Uint8Array(n), sample: Uint32Array.from(samples.map((_, i) => i)),
+    labels: null, labelIndex: null,
+  };
+  samples.forEach(([row, a, b, cls, matched], i) => {
+    out.row[i] = row;
+    out.x0[i] = a - start;
+    out.x1[i] = b - start;
+    out.flags[i] = cls | (matched ? 0x80 : 0);
+  });
+  return out;
+}
+
+test("merged rows show the strongest cell: matching before grey, then the higher coverage", () => {
+  assert.equal(mergeCell(cell(0, 7), cell(2, 1)), cell(2, 1)); // coloured beats grey
+  assert.equal(mergeCell(cell(2, 3), cell(1, 5)), cell(1, 5));
+  assert.equal(mergeCell(cell(3, 4), 0), cell(3, 4)); // empty never wins
+  const cells = Uint8Array.from([cell(1, 2), 0, /* row 1 */ cell(2, 6), cell(0, 7), /* row 2 */ 0, cell(3, 1)]);
+  // Display rows: [row 2, row 0] merged, then [row 1].
+  const out = groupRows(cells, 2, Int32Array.from([0, 2, 3]), Int32Array.from([2, 0, 1]));
+  assert.deepEqual([...out], [cell(1, 2), cell(3, 1), cell(2, 6), cell(0, 7)]);
+});
+
+test("raw intervals re-binned as the kernel summarises: dominant class, coverage in sevenths rounded up", () => {
+  // Bins of 10 cycles from 100: bin 0 = [100, 110), …
+  const cells = cellsFromRaw(
+    raw([
+      [0, 100, 110, 1, true], // fills bin 0
+      [0, 110, 113, 2, true], // 30 % of bin 1 …
+      [0, 113, 120, 3, false], // … and 70 % filtered out: bin 1 shows class 2, 3/10 → level 3
+      [1, 95, 125, 4, true], // starts before the block: bins 0, 1 whole, half of bin 2
+      [1, 300, 310, 4, true], // beyond the 4 bins: nothing
+    ], 90),
+    100, 10, 4, 2,
+  );
+  assert.deepEqual([...cells.subarray(0, 4)], [cell(1, 7), cell(2, 3), 0, 0]);
+  assert.deepEqual([...cells.subarray(4, 8)], [cell(4, 7), cell(4, 7), cell(4, 4), 0]);
+  // Only filtered-out samples: grey, with their whole coverage.
+  const grey = cellsFromRaw(raw([[0, 0, 5, 2, false]]), 0, 10, 1, 1);
+  assert.deepEqual([...grey], [cell(0, 4)]);
+});
+
+test("raw samples in any row order give the same cells", () => {
+  const samples: [number, number, number, number, boolean][] = [
+    [1, 100, 130, 2, true], [0, 105, 108, 1, false], [1, 131, 140, 3, true], [0, 110, 125, 4, true],
+  ];
+  const inOrder = cellsFromRaw(raw([samples[1], samples[3], samples[0], samples[2]]), 100, 10, 4, 2);
+  const shuffled = cellsFromRaw(raw(samples), 100, 10, 4, 2);
+  assert.deepEqual([...shuffled], [...inOrder]);
+  assert.ok(inOrder.some((c) => c !== 0));
+});

@@ -1,0 +1,145 @@
+"""The widget's flame graph (`flame_tree`) against a plain per-sample aggregation, and its exact focus."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+import traitlets
+from builders import S, T, profile_from_tiles
+
+import ipu_nb
+from ipu_nb._query import Query, filter_mask, make_query
+from ipu_nb._widget.filters import FILTER_KEYS, empty_filters, filters_of, filters_query, normalise_filters
+from ipu_nb._widget.flame import flame_tree
+from ipu_nb._widget.widget import ProfileWidget
+
+#: Operations where one name contains another: an exact focus must not take the longer ones.
+OPERATIONS = ("gemm", "gemm block", "big gemm", "copy")
+
+
+@pytest.fixture(scope="module")
+def profile():
+    tiles = []
+    for t in range(6):
+        samples, cursor = [], 0
+        for p in range(5):
+            samples.append(S(cursor, cursor + 40 + t, kind="synchronization", operation="sync", kernel="", phase=2 * p))
+            cursor += 40 + t
+            op = OPERATIONS[(t + p) % len(OPERATIONS)]
+            kernel = "gemm_f32" if "gemm" in op else "copy_u64"
+            duration = 200 + 37 * ((t * 5 + p) % 7)
+            # Phase 3 is run in two epochs on odd tiles: one flame node, as a focus selects both.
+            epoch = 1 if p == 1 and t % 2 else 0
+            meta = [("layer", str(p % 2)), ("op", op)]
+            samples.append(
+                S(cursor, cursor + duration, "compute", op, kernel, phase=2 * p + 1, epoch=epoch, metadata=meta)
+            )
+            cursor += duration
+        tiles.append(T(t, samples))
+    tiles.append(T(7, [S(0, 3, "compute", "tiny op", "tiny_kernel", phase=1)]))
+    return profile_from_tiles(tiles)
+
+
+def plain_sums(profile, keys: tuple[str, ...], rows=None) -> dict[tuple, int]:
+    """Summed durations per value of `keys`, one Python loop over the samples."""
+    out: dict[tuple, int] = defaultdict(int)
+    for row in rows if rows is not None else profile.samples.iter_rows(named=True):
+        out[tuple(row[k] for k in keys)] += row["duration"]
+    return dict(out)
+
+
+def test_every_node_sums_exactly_the_samples_its_path_selects(profile):
+    tree = flame_tree(profile, None, Query(), min_share=0)
+    nodes = tree["nodes"]
+    assert tree["total"] == sum(plain_sums(profile, ()).values()) == nodes[0]["value"]
+    keys = ("kind", "kernel", "phase", "operation")
+    for node in nodes[1:]:
+        path = node["path"]
+        assert path is not None and node["level"] == len(path)
+        level_keys = keys[: node["level"]]
+        assert tuple(path) == level_keys
+        expected = plain_sums(profile, level_keys)[tuple(path[k] for k in level_keys)]
+        assert node["value"] == expected, node
+        # Focusing the node (its path as filters) selects exactly the samples it sums.
+        q = make_query(**{"phases" if k == "phase" else k: v for k, v in path.items()})
+        assert profile.filter(q).get_column("duration").sum() == node["value"], path
+        assert nodes[node["parent"]]["level"] == node["level"] - 1
+
+
+def test_a_phase_run_in_two_epochs_is_one_node_named_for_them(profile):
+    nodes = flame_tree(profile, None, Query(), min_share=0)["nodes"]
+    names = []
+    for node in (n for n in nodes if n["level"] == 3):
+        path = node["path"]
+        epochs = sorted(
+            {r["epoch"] for r in profile.samples.iter_rows(named=True) if all(r[k] == v for k, v in path.items())}
+        )
+        phase = path["phase"]
+        expected = f"phase {phase}/{epochs[0]}" if len(epochs) == 1 else f"phase {phase} ({len(epochs)} epochs)"
+        assert node["name"] == expected
+        names.append(node["name"])
+    assert "phase 3 (2 epochs)" in names and "phase 5/0" in names
+
+
+def test_small_nodes_merge_into_one_per_parent_and_keep_the_sums(profile):
+    tree = flame_tree(profile, None, Query(), min_share=0.05)
+    nodes = tree["nodes"]
+    merged = [n for n in nodes if n["path"] is None]
+    assert merged and all(n["name"] == "…" for n in merged)
+    for i, node in enumerate(nodes):
+        children = [n for n in nodes if n["parent"] == i]
+        if children:
+            assert sum(c["value"] for c in children) == node["value"]
+        assert sum(1 for c in children if c["path"] is None) <= 1
+        if node["path"] is None:  # a merged node is a leaf
+            assert not children
+    # The 3-cycle tiny kernel is far below 5%: it is inside a "…", not a node of its own.
+    assert not any(n["name"] == "tiny_kernel" for n in nodes)
+
+
+def test_focusing_an_operation_is_exact(profile):
+    mask = filter_mask(profile, operation=["gemm"])
+    tree = flame_tree(profile, mask, Query(operation=("gemm",)), min_share=0)
+    ops = {n["name"] for n in tree["nodes"] if n["level"] == 4}
+    assert ops == {"gemm"}  # not "gemm block" nor "big gemm"
+    rows = [r for r in profile.samples.iter_rows(named=True) if r["operation"] == "gemm"]
+    assert tree["total"] == sum(r["duration"] for r in rows)
+    # Its metadata entries come with it (focused exactly, as by substring).
+    layer = {(m["name"], m["value"]): m for m in tree["metadata"]}
+    assert layer[("op", "gemm")]["cycles"] == tree["total"] and layer[("op", "gemm")]["samples"] == len(rows)
+    contains = flame_tree(profile, filter_mask(profile, operation_contains="gemm"), Query(operation_contains="gemm"))
+    assert {n["name"] for n in contains["nodes"] if n["level"] == 4} == {"gemm", "gemm block", "big gemm"}
+
+
+def test_the_widget_filters_carry_exact_operations_and_a_window():
+    assert set(empty_filters()) == set(FILTER_KEYS)
+    f = normalise_filters({"operation": ["b", "a", "b"], "window": (3, 9)})
+    assert f["operation"] == ["a", "b"] and f["window"] == [3, 9]
+    assert normalise_filters({"operation": "gemm"})["operation"] == ["gemm"]
+    assert filters_of(filters_query(f)) == f
+    q = filters_query(f)
+    assert (q.operation, q.window) == (("a", "b"), (3, 9))
+    for bad, message in [
+        ({"operation": [1]}, "operation must be a string or a list of strings"),
+        ({"operation": {"a": 1}}, "operation must be a string or a list of strings"),
+        ({"window": [5, 2]}, "window start must be less than its end"),
+        ({"window": [0, 2**60]}, "at most 9007199254740991"),
+    ]:
+        with pytest.raises(ipu_nb.QueryError, match=message):
+            normalise_filters(bad)
+
+
+def test_a_widget_focused_on_an_operation_agrees_with_the_query_core(profile):
+    widget = ProfileWidget(profile, group_by="operation")
+    widget.filters = {"kind": "compute", "operation": ["gemm"]}
+    expected = ipu_nb.query(profile, operation="gemm", kind="compute", group_by="operation")
+    assert widget.groups.equals(expected.groups)
+    assert widget.groups.get_column("name").to_list() == ["gemm"]
+    assert widget.filtered.equals(profile.filter(operation=["gemm"], kind="compute"))
+    tree = widget._flame()
+    assert tree["total"] == int(np.sum(widget.filtered.get_column("duration").to_numpy()))
+    with pytest.raises(traitlets.TraitError, match="operation must be a string or a list of strings"):
+        widget.filters = {"operation": [3]}
+    assert widget.filters["operation"] == ["gemm"]
