@@ -47,18 +47,32 @@ def query_one(path: str, query: Any) -> Any:
     return run_query(_open(path), query)
 
 
-# One baseline per process, reused by every comparison this worker runs (keyed by the file's identity).
+# One baseline per process, reused by every comparison this worker runs (keyed by the file's identity)
+# and dropped once no comparison has used it for a while: a kept worker does not hold it when idle.
+_BASELINE_IDLE_SECONDS = 30.0
 _baseline_lock = threading.Lock()
 _baseline: dict[tuple[str, int, int, int], Any] = {}
+_baseline_timer: threading.Timer | None = None
+
+
+def _forget_baseline() -> None:
+    with _baseline_lock:
+        _baseline.clear()
 
 
 def _baseline_profile(path: str) -> Any:
+    global _baseline_timer
     stat = os.stat(path)
     key = (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _baseline_lock:
         if key not in _baseline:
             _baseline.clear()
             _baseline[key] = _open(path)
+        if _baseline_timer is not None:
+            _baseline_timer.cancel()
+        _baseline_timer = threading.Timer(_BASELINE_IDLE_SECONDS, _forget_baseline)
+        _baseline_timer.daemon = True
+        _baseline_timer.start()
         return _baseline[key]
 
 

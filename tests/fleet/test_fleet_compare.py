@@ -112,3 +112,28 @@ def test_renames_reach_every_comparison(sweep: list[Path]) -> None:
     renames = {"gemm_f32_init_large_rows": "gemm_f32_init_large_rows"}
     result = Fleet(sweep[:3], workers=1).compare(sweep[0], renames=renames)
     assert_frame_equal(result.groups, _expected_groups(sweep[0], sweep[1:3], renames=renames))
+
+
+def test_a_worker_loads_the_baseline_once_and_drops_it_when_idle(
+    sweep: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from ipu_nb._fleet import tasks
+
+    opened: list[str] = []
+    real_open = tasks._open
+
+    def counting_open(path: str) -> Any:
+        opened.append(path)
+        return real_open(path)
+
+    monkeypatch.setattr(tasks, "_open", counting_open)
+    monkeypatch.setattr(tasks, "_BASELINE_IDLE_SECONDS", 0.2)
+    Fleet(sweep[:4], workers=1).compare(sweep[0])  # in this process: the same code a worker runs
+    assert sorted(opened) == sorted(str(p.absolute()) for p in sweep[:4])  # the baseline once, then each other
+    assert len(tasks._baseline) == 1
+    deadline = time.monotonic() + 10
+    while tasks._baseline and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tasks._baseline == {}
