@@ -73,10 +73,10 @@ class Fleet:
     >>> fleet = ipu_nb.Fleet(["before.capnp", "after.capnp"], labels="{side}.capnp", workers=1)
     >>> for row in fleet.query(kind="compute", limit=2).select("side", "name", "phase_cycles").rows():
     ...     print(row)
-    ('before', 'gemm_f32_accumulate_large_rows', 81430)
-    ('before', 'gemm_f32_init_large_rows', 18900)
-    ('after', 'gemm_f32_accumulate_large_rows', 80329)
-    ('after', 'gemm_f32_init_large_rows', 18920)
+    ('before', 'gemm_f32_accumulate_large_rows', 309421)
+    ('before', 'gemm_f32_init_large_rows', 43559)
+    ('after', 'gemm_f32_accumulate_large_rows', 292984)
+    ('after', 'gemm_f32_init_large_rows', 41307)
     """
 
     def __init__(

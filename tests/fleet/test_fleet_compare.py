@@ -129,11 +129,12 @@ def test_a_worker_loads_the_baseline_once_and_drops_it_when_idle(
         return real_open(path)
 
     monkeypatch.setattr(tasks, "_open", counting_open)
+    monkeypatch.setattr(tasks, "_baseline", {})  # not the one an earlier test left in this process
     monkeypatch.setattr(tasks, "_BASELINE_IDLE_SECONDS", 0.2)
     Fleet(sweep[:4], workers=1).compare(sweep[0])  # in this process: the same code a worker runs
     assert sorted(opened) == sorted(str(p.absolute()) for p in sweep[:4])  # the baseline once, then each other
-    assert len(tasks._baseline) == 1
+    assert len(tasks._baseline) == 1  # kept for the next comparison...
     deadline = time.monotonic() + 10
     while tasks._baseline and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert tasks._baseline == {}
+    assert tasks._baseline == {}  # ...and dropped once none came
