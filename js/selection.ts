@@ -207,7 +207,8 @@ export class AreaSelection {
     if (p.x < GUTTER) return; // the tile labels pin rows
     const area = this.host.area();
     const { width } = this.host.frame();
-    const edge = area ? edgeAt(this.box(area), p.x, p.y, GUTTER + plotWidth(width)) : null;
+    // Shift+drag stays the ruler's, even over an edge.
+    const edge = area && !e.shiftKey ? edgeAt(this.box(area), p.x, p.y, GUTTER + plotWidth(width)) : null;
     if (edge && area) {
       const runs = this.box(area).runs;
       const fixedRow = edge === "top" ? runs[runs.length - 1].last : runs[0].first;

@@ -283,14 +283,15 @@ def test_ruler_readout_ticks_help_tooltip_and_status(lab_page):
     # The tooltip follows a zoom: it describes the sample under the mouse in the new view, not the old one.
     page.mouse.move(box["x"] + GUTTER + 251, box["y"] + 100.5)
     page.wait_for_selector(".ipu-nb-tooltip:not([hidden])", timeout=10_000)
-    shown = page.locator(".ipu-nb-tooltip").inner_text()
+    shown = page.locator(".ipu-nb-tooltip:not(.ipu-nb-flame-tip)").inner_text()
     page.keyboard.press("+")  # around the middle: another sample comes under the mouse
     page.wait_for_function(
-        "(t) => { const e = document.querySelector('.ipu-nb-tooltip'); return !e.hidden && e.textContent !== t; }",
+        "(t) => { const e = document.querySelector('.ipu-nb-tooltip:not(.ipu-nb-flame-tip)');"
+        " return !e.hidden && e.textContent !== t; }",
         arg=shown,
         timeout=10_000,
     )
-    assert f"tile {rows[301]}" in page.locator(".ipu-nb-tooltip").inner_text()
+    assert f"tile {rows[301]}" in page.locator(".ipu-nb-tooltip:not(.ipu-nb-flame-tip)").inner_text()
     # Axis ticks never repeat, zoomed far in too, and carry the time alongside.
     for _ in range(12):
         page.keyboard.press("+")
