@@ -43,7 +43,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["N"], does: "previous search match", action: "previous" },
   { keys: ["p"], does: "pin the selected sample's tile to the top (again: unpin)", action: "pin" },
   { keys: ["0"], does: "whole profile", action: "reset" },
-  { keys: ["Escape"], does: "close help, clear the ruler and search, else whole profile", action: "escape" },
+  { keys: ["Escape"], does: "close the help, else clear the ruler, else the search, else whole profile", action: "escape" },
   { keys: ["?"], does: "this help", action: "help" },
 ];
 
