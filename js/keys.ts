@@ -45,7 +45,11 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["p"], does: "pin the selected sample's tile to the top (again: unpin)", action: "pin" },
   { keys: ["b"], does: "area tool on/off: plain drags select an area instead of zooming", action: "area-tool" },
   { keys: ["0"], does: "whole profile", action: "reset" },
-  { keys: ["Escape"], does: "close help, clear the ruler, the area and search, else whole profile", action: "escape" },
+  {
+    keys: ["Escape"],
+    does: "close the help, else clear the ruler, else the area, else the search, else whole profile",
+    action: "escape",
+  },
   { keys: ["?"], does: "this help", action: "help" },
 ];
 
