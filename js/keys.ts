@@ -47,7 +47,11 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["b"], does: "area tool on/off: plain drags select an area instead of zooming", action: "area-tool" },
   { keys: ["B"], does: "with a baseline: flip the timeline between the profile and its baseline", action: "baseline" },
   { keys: ["0"], does: "whole profile", action: "reset" },
-  { keys: ["Escape"], does: "close help, clear the ruler, the area and search, else whole profile", action: "escape" },
+  {
+    keys: ["Escape"],
+    does: "close the help, else clear the ruler, else the area, else the search, else whole profile",
+    action: "escape",
+  },
   { keys: ["?"], does: "this help", action: "help" },
 ];
 

@@ -185,15 +185,20 @@ export class AreaSelection {
     return true;
   }
 
-  private place(e: MouseEvent): { x: number; y: number; screen: number; cycle: number } {
+  /** Where a mouse event is on the overlay (CSS pixels) and the screen row there (clamped to the rows). */
+  private place(e: MouseEvent): { x: number; y: number; screen: number } {
     const rect = this.overlay.getBoundingClientRect();
-    const { width, layout } = this.host.frame();
+    const { layout } = this.host.frame();
     const x = e.clientX - rect.left;
     const y = e.clientY - rect.top;
     const rowCss = layout.rowPx / (window.devicePixelRatio || 1);
-    const screen = Math.max(0, Math.min(screens(layout) - 1, Math.floor(y / rowCss)));
-    const cx = Math.max(GUTTER, Math.min(x, GUTTER + plotWidth(width)));
-    return { x, y, screen, cycle: cycleAt(cx, this.host.view(), width) };
+    return { x, y, screen: Math.max(0, Math.min(screens(layout) - 1, Math.floor(y / rowCss))) };
+  }
+
+  /** The cycle at overlay x, inside the plot. */
+  private cycleAt(x: number): number {
+    const { width } = this.host.frame();
+    return cycleAt(Math.max(GUTTER, Math.min(x, GUTTER + plotWidth(width))), this.host.view(), width);
   }
 
   private box(area: Area): AreaBox {
@@ -207,7 +212,8 @@ export class AreaSelection {
     if (p.x < GUTTER) return; // the tile labels pin rows
     const area = this.host.area();
     const { width } = this.host.frame();
-    const edge = area ? edgeAt(this.box(area), p.x, p.y, GUTTER + plotWidth(width)) : null;
+    // Shift+drag stays the ruler's, even over an edge.
+    const edge = area && !e.shiftKey ? edgeAt(this.box(area), p.x, p.y, GUTTER + plotWidth(width)) : null;
     if (edge && area) {
       const runs = this.box(area).runs;
       const fixedRow = edge === "top" ? runs[runs.length - 1].last : runs[0].first;
@@ -261,18 +267,16 @@ export class AreaSelection {
   private pending(): Area | null | undefined {
     const g = this.gesture;
     if (!g) return undefined;
-    const { width, layout } = this.host.frame();
-    const view = this.host.view();
+    const { layout } = this.host.frame();
     const rows = this.host.rows();
     if (g.kind === "new") {
       if (Math.abs(g.x1 - g.x0) <= DRAG_PX) return undefined;
-      const [a, b] = [g.x0, g.x1].map((x) => cycleAt(Math.max(GUTTER, Math.min(x, GUTTER + plotWidth(width))), view, width));
-      return areaBetween(a, b, this.host.limit(), tilesOfScreenRows(layout, rows, g.s0, g.s1)) ?? undefined;
+      const tiles = tilesOfScreenRows(layout, rows, g.s0, g.s1);
+      return areaBetween(this.cycleAt(g.x0), this.cycleAt(g.x1), this.host.limit(), tiles) ?? undefined;
     }
     const { from } = g;
     if (Math.abs(g.x - g.x0) <= DRAG_PX && g.s === g.s0) return undefined;
-    const x = Math.max(GUTTER, Math.min(g.x, GUTTER + plotWidth(width)));
-    const at = cycleAt(x, view, width);
+    const at = this.cycleAt(g.x);
     switch (g.edge) {
       case "left":
         return areaBetween(at, from.end, this.host.limit(), from.tiles) ?? from;

@@ -4,9 +4,9 @@ An area is ``{"start": int, "end": int, "tiles": list[int] | None}``: the offset
 ``[start, end)`` (the window rule of `ipu_nb._query.window`) on those physical tiles (None:
 every tile). It narrows the widget's filters and never replaces them: a ``window`` filter
 and the area's window both hold (their intersection), as do a ``tiles`` filter and the
-area's tiles. Everything an area shows is one `Query` (`area_query`) run by the query core,
-so ``widget.selection_groups`` is ``ipu_nb.query(...)`` and ``widget.selection_samples`` is
-`ipu_nb._query.window_samples` by construction.
+area's tiles. Everything an area shows is one `Query` (`area_query`): its samples are the
+query core's `ipu_nb._query.window_samples`, and its groups the core's clipping and
+aggregation of those samples (`area_groups`), equal to ``ipu_nb.query(...)`` for that query.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -751,20 +752,25 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _answer_window(self, message: Window) -> None:
         header, buffers = self.window_answer(message.start, message.end, message.pixels)
+        reply = self._window_reply(message.view, message.id, header)
+        self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
+        self._send_stale()
+
+    def _window_reply(self, view: str | None, request: int | None, header: dict[str, Any], **more: Any) -> WindowReply:
+        """A window reply: the request's address, the state answered, a raw or summary header (and `more`)."""
         # A RawHeader or a LodHeader after the request's address: WindowReply by construction.
-        reply = cast(
+        return cast(
             WindowReply,
             {
                 "type": "window",
-                "view": message.view,
-                "id": message.id,
+                "view": view,
+                "id": request,
                 "color_by": self.color_by,
                 "filtered": self._mask is not None,
                 **header,
+                **more,
             },
         )
-        self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
-        self._send_stale()
 
     def _with_labels(self, reply: WindowReply, buffers: list[bytes]) -> list[bytes]:
         """Add the operation names of a raw reply's samples (when few enough): ``labels`` and one more buffer."""
@@ -782,47 +788,34 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def block_answers(
         self, level: int, bins: int, wanted: tuple[int, ...] | list[int]
-    ) -> list[tuple[int, dict[str, Any], list[bytes], float]]:
+    ) -> Iterator[tuple[int, dict[str, Any], list[bytes], float]]:
         """Encoded answers for cache blocks `wanted` of `level`: (block, header, buffers, seconds spent).
 
-        Kept per state like `window_answer` (a block asked for again costs nothing).
+        Each as soon as it is ready: those kept from before first (per state, like
+        `window_answer`: a block asked for again costs nothing), then the others as computed.
         """
-        out: dict[int, tuple[int, dict[str, Any], list[bytes], float]] = {}
         missing = []
         for k in wanted:
             hit = self._cache.get(("block", level, bins, k, self.color_by))
             if hit is None:
                 missing.append(k)
             else:
-                out[k] = (k, *hit, 0.0)
+                yield (k, *hit, 0.0)
         for block in _lod.blocks(self._index, level, bins, missing, self._sorted_mask, self.color_by):
             began = time.perf_counter()
             header, buffers = _lod.encode_window(block.answer)
             _remember(self._cache, ("block", level, bins, block.index, self.color_by), (header, buffers), ANSWERS_KEPT)
-            out[block.index] = (block.index, header, buffers, block.seconds + time.perf_counter() - began)
-        return [out[k] for k in wanted if k in out]
+            yield block.index, header, buffers, block.seconds + time.perf_counter() - began
 
     def _answer_blocks(self, message: Blocks) -> None:
-        """Send each block asked for as a window reply, then a `BlocksReply` closing the request."""
+        """Send each block asked for as a window reply, as it is ready, then a `BlocksReply` closing the request."""
         # A flip from Python while a request was on its way: its blocks would be the other profile's.
         fresh = self._holds(message.filters, message.color_by) and message.showing in (None, self.showing)
         costs: list[float] = []
         count = matched = 0
         if fresh:
             for k, header, buffers, seconds in self.block_answers(message.level, message.bins, message.blocks):
-                reply = cast(
-                    WindowReply,
-                    {
-                        "type": "window",
-                        "view": message.view,
-                        "id": message.id,
-                        "color_by": self.color_by,
-                        "filtered": self._mask is not None,
-                        **header,
-                        "level": message.level,
-                        "block": k,
-                    },
-                )
+                reply = self._window_reply(message.view, message.id, header, level=message.level, block=k)
                 began = time.perf_counter()
                 self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
                 costs.append(round((seconds + time.perf_counter() - began) * 1000, 2))

@@ -217,7 +217,7 @@ def test_long_names_end_in_an_ellipsis_and_bidi_is_neutralised(lab_page):
         text = title.text_content()
         if name == LONG_OP:
             assert text.endswith("…") and LONG_OP.startswith(text[:-1]) and len(text) < 120
-            assert page.eval_on_selector(".ipu-nb-tooltip", "e => e.getBoundingClientRect().width") <= 460
+            assert tip.evaluate("e => e.getBoundingClientRect().width") <= 460
         else:
             assert text == label(name)
         assert label(kernel) in tip.text_content()
