@@ -301,7 +301,9 @@ def test_ruler_readout_ticks_help_tooltip_and_status(lab_page):
     assert len({c for c, _ in ticks}) == len(ticks) and len({t for _, t in ticks}) == len(ticks), ticks
     assert all(t.endswith(("s", "ms", "µs", "ns")) for _, t in ticks)
     # ? opens the help with every shortcut; Escape closes it (and does not reset the view).
-    zoomed = nb.kernel("widget.view")
+    shown = [int(v) for v in dataset(page)["view"].split(",")]
+    zoomed = nb.poll("widget.view", lambda v: v == shown)  # the trait reaches the kernel after the picture
+    assert zoomed == shown
     page.keyboard.press("?")
     help_box = page.locator(".ipu-nb-help")
     assert help_box.is_visible()
