@@ -30,7 +30,7 @@ def _operation_contains(profile: Profile, text: str) -> pl.Expr:
     """``operation`` contains `text` (case-sensitive), compared by category code where the column has codes."""
     if profile.samples.schema["operation"] != pl.Categorical():
         return pl.col("operation").cast(pl.String).str.contains(text, literal=True)
-    names = profile.samples.select(pl.col("operation").unique()).to_series()
+    names = index_of(profile).distinct("operation")
     hits = names.filter(names.cast(pl.String).str.contains(text, literal=True))
     return pl.col("operation").to_physical().is_in(hits.to_physical().implode())
 
