@@ -149,7 +149,8 @@ def main() -> int:
         env = {**os.environ, "IPU_NB_CACHE": str(work / f"cache-{side}")}
         env.pop("IPU_NB_CACHE_SIZE", None)
         envs[side] = env
-        uncached[side] = {**env, "IPU_NB_CACHE_SIZE": "0"}  # nothing is kept: every run decodes
+        # An empty cache of its own that keeps nothing: every run decodes the file.
+        uncached[side] = {**env, "IPU_NB_CACHE": str(work / f"no-cache-{side}"), "IPU_NB_CACHE_SIZE": "0"}
 
     profiles = args.profile
     if not profiles:  # the demos as the new checkout names them (generated on first use)

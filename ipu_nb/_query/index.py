@@ -86,6 +86,10 @@ class ProfileIndex:
         """Bit width of the largest value of the integer column ``samples[column]``."""
         return self._fact(f"bits.{column}", lambda: _max_bits(self.profile.samples.get_column(column)))
 
+    def distinct(self, column: str) -> pl.Series:
+        """The distinct values of the column ``samples[column]`` (for a string filter to test once each)."""
+        return self._fact(f"distinct.{column}", lambda: self.profile.samples.get_column(column).unique())
+
     def code_bits(self, frame: str, column: str) -> int:
         """Bit width of the largest global code in the string column ``frame.column``."""
 

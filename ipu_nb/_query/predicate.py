@@ -33,7 +33,7 @@ def _operation_where(profile: Profile, keep: Callable[[Any], Any]) -> pl.Expr:
     if profile.samples.schema["operation"] != pl.Categorical():
         expr: pl.Expr = keep(pl.col("operation").cast(pl.String))
         return expr
-    names = profile.samples.select(pl.col("operation").unique()).to_series()
+    names = index_of(profile).distinct("operation")
     hits = names.filter(keep(names.cast(pl.String)))
     return pl.col("operation").to_physical().is_in(hits.to_physical().implode())
 

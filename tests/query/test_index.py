@@ -34,3 +34,11 @@ def test_rows_of_ids_with_and_without_gaps(profiles) -> None:
     odd_ids = odd.samples.get_column("sample").to_list()
     assert [index_of(odd).row_of(i) for i in ids] == [odd_ids.index(i) if i in odd_ids else -1 for i in ids]
     assert index_of(odd).row_of(len(ids) + 100) == -1
+
+
+def test_distinct_values_are_computed_once(profiles) -> None:
+    whole, _ = profiles
+    index = index_of(whole)
+    first = index.distinct("operation")
+    assert sorted(first.cast(pl.String).to_list()) == sorted(set(whole.samples["operation"].cast(pl.String)))
+    assert index.distinct("operation") is first
