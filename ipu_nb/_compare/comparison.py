@@ -283,7 +283,7 @@ def compare(
     --------
     >>> c = ipu_nb.compare("before.capnp", "after.capnp", by="kernel", kind="compute")
     >>> c.groups.filter(pl.col("status") == "changed").select("name", "phase_cycles_delta").rows()
-    [('gemm_f32_accumulate_large_rows', -1101), ('gemm_f32_init_large_rows', 20)]
+    [('gemm_f32_accumulate_large_rows', -16437), ('gemm_f32_init_large_rows', -2252)]
     """
     q = _validated_query(by, metadata_key, filters)
     pairs = normalise_renames(renames)

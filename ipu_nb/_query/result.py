@@ -117,14 +117,14 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     --------
     >>> result = ipu_nb.query(profile, group_by="phase", limit=3, samples=1)
     >>> print(result.to_text(), end="")  # tab-separated, as the runtime prints it
-    tiles=16 samples=384/384 spanCycles=343921 spanMs=0.229281 clockHz=1500000000 at=-
-    name        phases  tiles  samples  phaseCycles  phaseMs   workCycles  avgActiveTiles  mean     p50   p95   max
-    phase 12/0  1       16     32       43307        0.028871  222785      5.14            6962.03  8256  8288  35054
-    phase 10/0  1       16     32       43065        0.028710  220716      5.13            6897.38  8245  8282  34783
-    phase 4/0   1       16     32       43040        0.028693  220397      5.12            6887.41  8247  8282  34784
-    sample tile=450 offset=223727 duration=35054 phase=12/0 kind=synchronization kernel="" operation="sync before ...
+    tiles=16 samples=384/384 spanCycles=461169 spanMs=0.307446 clockHz=1500000000 at=-
+    name        phases  tiles  samples  phaseCycles  phaseMs   workCycles  avgActiveTiles  mean      p50    p95    max
+    phase 14/0  1       16     32       60720        0.040480  487667      8.03            15239.59  16441  16476  44270
+    phase 2/0   1       16     32       60590        0.040393  487998      8.05            15249.94  16452  16487  44132
+    phase 4/0   1       16     32       57896        0.038597  437610      7.56            13675.31  12352  13847  45544
+    sample tile=450 offset=73788 duration=45544 phase=4/0 kind=synchronization kernel="" operation="sync before ...
     >>> result.groups.get_column("phase_cycles").to_list()
-    [43307, 43065, 43040]
+    [60720, 60590, 57896]
     """
     q = make_query(query, **flags)
     require_metadata_key(q)

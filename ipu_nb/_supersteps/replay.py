@@ -206,9 +206,9 @@ def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = 
     --------
     >>> result = ipu_nb.what_if(profile, scale={"gemm_f32_accumulate_large_rows": 0.8})
     >>> result
-    <WhatIf {'gemm_f32_accumulate_large_rows': 0.8}: 581,749 → 533,963 cycles over 16 supersteps (saves 47,786, ...)>
+    <WhatIf {'gemm_f32_accumulate_large_rows': 0.8}: 769,289 → 707,404 cycles over 16 supersteps (saves 61,885, ...)>
     >>> result.saved_cycles, round(result.speedup, 3)
-    (47786, 1.089)
+    (61885, 1.087)
     """
     factors = _validated_scale(profile, scale)
     q = filter_query(query, **filters)

@@ -287,6 +287,6 @@ def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> 
     >>> steps = ipu_nb.supersteps(profile, kind="compute")
     >>> worst = steps.sort("recoverable_cycles", descending=True).head(3)
     >>> worst.select("phase", "span_cycles", "critical_tile").rows()
-    [(13, 34048, 258), (11, 34490, 130), (9, 34296, 64)]
+    [(3, 44952, 386), (9, 44923, 386), (5, 44207, 386)]
     """
     return measure(profile, filter_query(query, **filters)).steps.drop("_step")

@@ -160,8 +160,8 @@ class ProfileWidget(anywidget.AnyWidget):
     >>> widget.filters = {"metadata": ["layer=0"]}  # the same metadata filter, split at the first "="
     >>> widget.filters["metadata"]
     [['layer', '0']]
-    >>> widget.at = 120_000
-    >>> widget.at_slice.height  # layer-0 samples running at cycle 120,000: one compute sample per busy tile
+    >>> widget.at = 150_000
+    >>> widget.at_slice.height  # layer-0 samples running at cycle 150,000: one compute sample per busy tile
     14
     >>> with widget.hold_trait_notifications():
     ...     widget.group_by, widget.metadata_key = "metadata", "layer"

@@ -86,8 +86,10 @@ def test_an_install_opens_a_working_copy(
     assert (tmp_path / "work" / "quickstart.ipynb").read_bytes() == (
         package / "notebooks" / "quickstart.ipynb"
     ).read_bytes()
+    shipped = sorted(p.name for p in (package / "notebooks").glob("*.ipynb"))
+    assert len(shipped) > 1 and all((tmp_path / "work" / name).is_file() for name in shipped)
     err = capsys.readouterr().err
-    assert f"copied quickstart.ipynb to {tmp_path / 'work'}" in err
+    assert f"copied {', '.join(shipped)} to {tmp_path / 'work'}" in err
     (tmp_path / "work" / "quickstart.ipynb").write_text("my edits")
     assert main(["demo", "--profile", str(profile_path)]) == 0
     assert (tmp_path / "work" / "quickstart.ipynb").read_text() == "my edits"
