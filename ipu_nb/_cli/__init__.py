@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .._one_line import one_line
+from .._one_line import command_line_warnings, one_line
 
 __all__ = ["TRACEBACK_ENV", "ArgumentParser", "CliError", "main", "positive_int"]
 
@@ -79,7 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prog = f"ipu-nb {args.command}"
     try:
-        return int(args.func(args) or 0)
+        with command_line_warnings(prog):
+            return int(args.func(args) or 0)
     except CliError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return exc.exit_code

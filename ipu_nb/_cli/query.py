@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
 def run_query(args: argparse.Namespace) -> int:
     """Run `profile-query`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import Query, QueryError, make_query, query, require_metadata_key
+    from .._query import Query, QueryError, check_metadata_key, make_query, query
 
     try:
         q = make_query(
@@ -54,7 +54,7 @@ def run_query(args: argparse.Namespace) -> int:
             clip=args.clip,
             **query_filters(args),
         )
-        require_metadata_key(q)
+        check_metadata_key(q)  # before the profile is read, as the runtime checks its flags first
         result = query(open_profile(args.profile), q)
     except QueryError as exc:
         raise cli_error(exc) from None
