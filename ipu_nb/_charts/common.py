@@ -75,7 +75,7 @@ def samples_of(source: Any, filters: Mapping[str, Any]) -> tuple[pl.DataFrame, p
         samples = profile.filter(base, **filters) if filters or base is not None else profile.samples
         return samples, profile.tiles.get_column("tile"), profile.clock_hz
     if filters:
-        raise TypeError(f"query flags ({', '.join(filters)}) apply to a Profile source; filter the DataFrame instead")
+        raise TypeError(f"filters ({', '.join(filters)}) apply to a Profile source; filter the DataFrame instead")
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if isinstance(source, pl.DataFrame):

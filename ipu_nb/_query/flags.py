@@ -168,7 +168,7 @@ def _refuse_bare_pair(value: tuple[Any, ...] | list[Any]) -> None:
 
 
 def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
-    """The ``metadata`` keyword's conditions (docs/reference/query.md#from-python).
+    """The ``metadata`` keyword's conditions (docs/reference/query.md#metadata-from-python).
 
     A string is one condition; a list or tuple is always a sequence of conditions
     (strings or (name, value) pairs), so a pair goes inside one: ``[("layer", "3")]``;

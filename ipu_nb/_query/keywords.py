@@ -26,7 +26,7 @@ __all__ = ["FILTERS", "FILTER_FLAGS", "FilterFlags", "Filters", "MetadataConditi
 MetadataCondition: TypeAlias = str | tuple[str, str | None]
 #: The ``metadata`` keyword: one condition as a string, a list or tuple of conditions
 #: (all must hold; a pair only ever inside one: ``[("layer", "3")]``), or a
-#: ``{name: value}`` mapping (docs/reference/query.md#from-python).
+#: ``{name: value}`` mapping (docs/reference/query.md#metadata-from-python).
 MetadataFilter: TypeAlias = str | Sequence[MetadataCondition] | Mapping[str, str | None] | None
 
 
