@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
     from ._model.profile import Profile
-    from ._query import Query, QueryError, QueryResult, query
+    from ._query import FilterFlags, Filters, Query, QueryError, QueryFlags, QueryResult, QueryWarning, query
     from ._supersteps import Finding, Findings, WhatIf, findings, supersteps, tile_balance, what_if
     from ._synth.generate import demo_profile_path, generate_columns, generate_profile
     from ._widget.widget import ProfileWidget
@@ -45,9 +45,13 @@ _EXPORTS = {
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
     "open_profile": "._load",
+    "FilterFlags": "._query",
+    "Filters": "._query",
     "Query": "._query",
     "QueryError": "._query",
+    "QueryFlags": "._query",
     "QueryResult": "._query",
+    "QueryWarning": "._query",
     "query": "._query",
     "ProfileWidget": "._widget.widget",
     "save_report": "._html.report",
@@ -70,6 +74,8 @@ __all__ = [
     "Comparison",
     "ComparisonError",
     "ComparisonSummary",
+    "FilterFlags",
+    "Filters",
     "Finding",
     "Findings",
     "Fleet",
@@ -83,7 +89,9 @@ __all__ = [
     "ProfileWidget",
     "Query",
     "QueryError",
+    "QueryFlags",
     "QueryResult",
+    "QueryWarning",
     "UnsupportedSchemaVersionError",
     "WhatIf",
     "__version__",

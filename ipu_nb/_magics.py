@@ -28,7 +28,7 @@ from IPython.core.magic import Magics, line_magic, magics_class, output_can_be_s
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
-from ._one_line import one_line
+from ._one_line import command_line_warnings, one_line
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -76,7 +76,7 @@ def parse_query_args(argv: list[str]) -> tuple[str, Query]:
     parser = subparsers.choices["profile-query"]
     parser.prog = "%ipu_query"
     args = parser.parse_args(argv)
-    flags = {
+    flags: dict[str, Any] = {
         f.name: tuple(value) if isinstance(value, list) else value
         for f in dataclasses.fields(Query)
         if (value := getattr(args, f.name, None)) is not None
@@ -215,7 +215,8 @@ class IpuMagics(Magics):
         source, q = parsed
         profile = self._resolve(source)
         try:
-            result = query(profile, q)
+            with command_line_warnings("ipu_query"):
+                result = query(profile, q)
         except QueryError as exc:
             raise UsageError(f"ipu_query: {one_line(exc)}") from None
         if not silenced and (self.shell is None or not _echoed(self.shell)):

@@ -5,10 +5,11 @@ Every builder reduces the samples to a frame sized by groups, tiles or bins
 never meets Altair's row limit and no chart embeds raw samples (the Gantt
 chart, which draws samples, refuses large selections instead).
 
-Sources: a `Profile` (with optional query flags such as ``kind="compute"`` or
-``phases=(3,)``), a `ProfileWidget` (its profile under its current filters), a
-`QueryResult`, or a polars DataFrame — the samples of a selection
-(``profile.filter(...)``, ``widget.filtered``) or a groups table.
+Sources: a `Profile` (with optional filters, typed keywords as in `ipu_nb.query`, such
+as ``kind="compute"`` or ``phases=(3,)``; the group charts take ``clip`` too), a
+`ProfileWidget` (its profile under its current filters), a `QueryResult`, or a polars
+DataFrame — the samples of a selection (``profile.filter(...)``, ``widget.filtered``) or
+a groups table.
 
 Importing this module switches Altair's CDN-loading ``default`` renderer to the
 offline Jupyter renderer (Vega bundled by vl-convert); `save` and

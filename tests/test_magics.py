@@ -195,6 +195,14 @@ def test_errors_print_one_line_and_no_traceback(shell, profile_path, tmp_path, c
     assert captured.outputs == []
 
 
+def test_an_unused_metadata_key_warns_in_the_flags_words(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    result, captured = run(shell, "r = %ipu_query profile --metadata-key layer")
+    assert result.success
+    assert captured.stderr == "ipu_query: warning: --metadata-key has no effect without --group-by metadata\n"
+    assert shell.user_ns["r"].to_text() == query(shell.user_ns["profile"]).to_text()
+
+
 def test_help_prints_the_flags_and_returns_nothing(shell):
     result, captured = run(shell, "%ipu_query profile --help")
     assert result.success and result.result is None

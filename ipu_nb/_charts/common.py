@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
@@ -9,6 +10,7 @@ import polars as pl
 
 from .._html.sanitize import label, label_frame
 from .._model.vocabulary import GROUP_FIELDS
+from .._query.flags import FILTERS, check_keywords
 
 __all__ = [
     "KIND_COLORS",
@@ -66,14 +68,15 @@ def _is_query_result(source: object) -> bool:
     return type(source).__name__ == "QueryResult" and hasattr(source, "groups")
 
 
-def samples_of(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.Series | None, int]:
-    """(selected samples, all tiles to draw or None, clock Hz or 0) of a chart source."""
+def samples_of(source: Any, filters: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.Series | None, int]:
+    """(selected samples, all tiles to draw or None, clock Hz or 0) of a chart source under `filters`."""
+    check_keywords(filters, FILTERS, "filter")
     profile, base = as_profile(source)
     if profile is not None:
-        samples = profile.filter(base, **flags) if flags or base is not None else profile.samples
+        samples = profile.filter(base, **filters) if filters or base is not None else profile.samples
         return samples, profile.tiles.get_column("tile"), profile.clock_hz
-    if flags:
-        raise TypeError(f"query flags ({', '.join(flags)}) apply to a Profile source; filter the DataFrame instead")
+    if filters:
+        raise TypeError(f"filters ({', '.join(filters)}) apply to a Profile source; filter the DataFrame instead")
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if isinstance(source, pl.DataFrame):
@@ -104,7 +107,7 @@ def group_title(group_by: str, q: Any) -> str:
     return label(f"metadata {key}" if group_by == "metadata" and key is not None else group_by)
 
 
-def groups_of(source: Any, query_flags: dict[str, Any]) -> tuple[pl.DataFrame, str, Any]:
+def groups_of(source: Any, query_flags: Mapping[str, Any]) -> tuple[pl.DataFrame, str, Any]:
     """(groups table, what it is grouped by — a `Query.group_by` value or "group" —, the Query or None)."""
     if _is_query_result(source):
         if query_flags:

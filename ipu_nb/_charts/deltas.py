@@ -15,12 +15,16 @@ import polars as pl
 
 from .._html.sanitize import distinct_names, label
 from .._query.index import int_extreme
+from .._query.keywords import Filters
+from .._query.signature import keyword_signature
 from .common import chart_data, samples_of
 from .data import distribution_frame, grid_position
 from .grid import grid_chart
 from .samples import ecdf_chart
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._compare import Comparison
 
 __all__ = ["DELTA_COLORS", "SIDE_COLORS", "delta_distribution", "delta_heatmap", "delta_waterfall", "waterfall_frame"]
@@ -217,6 +221,7 @@ def delta_heatmap(
     return grid_chart(grid, color, tooltip, title, cell=cell)
 
 
+@keyword_signature(Filters)
 def delta_distribution(
     before: Any,
     after: Any,
@@ -224,11 +229,11 @@ def delta_distribution(
     style: Literal["histogram", "ecdf"] = "histogram",
     bins: int = 40,
     log: bool | None = None,
-    **flags: Any,
+    **filters: Unpack[Filters],
 ) -> alt.LayerChart:
     """The duration distributions of the two profiles' matching samples, overlaid on shared bins.
 
-    ``flags`` are `query`'s filters (``kernel=``, ``kind=``, ``phases=``…), applied to both
+    ``filters`` are `query`'s filters (``kernel=``, ``kind=``, ``phases=``…), applied to both
     sides. The histogram's height is each side's share of its own samples, so sides of
     different sizes compare; p50 and p95 (docs/reference/query.md#percentiles, as ``profile-query`` reports them)
     are marked per side. ``style="ecdf"`` overlays the cumulative distributions instead.
@@ -237,7 +242,7 @@ def delta_distribution(
         raise ValueError(f"style must be histogram or ecdf, got {style!r}")
     sides = []
     for name, source in (("before", before), ("after", after)):
-        samples, _, _ = samples_of(source, flags)
+        samples, _, _ = samples_of(source, filters)
         sides.append(samples.select(pl.col("duration"), side=pl.lit(name)))
     dist = distribution_frame(pl.concat(sides), "side", top=2, bins=bins, log=log)
     x_scale = alt.Scale(type="symlog") if dist.log else alt.Scale(zero=False)
@@ -245,7 +250,7 @@ def delta_distribution(
     side = alt.Color(
         "group:N", title="profile", scale=alt.Scale(domain=sides_order, range=[SIDE_COLORS[s] for s in sides_order])
     )
-    what = ", ".join(f"{key}={value!r}" for key, value in flags.items()) or "all samples"
+    what = ", ".join(f"{key}={value!r}" for key, value in filters.items()) or "all samples"
     counts = {r["group"]: r["samples"] for r in dist.markers.filter(pl.col("stat") == "p50").iter_rows(named=True)}
     title = label(
         f"duration distribution before ({counts.get('before', 0):,} samples) and after "

@@ -9,9 +9,14 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names
+from .._query.flags import FILTER_FLAGS, check_keywords
+from .._query.keywords import FilterFlags
+from .._query.signature import keyword_signature
 from .common import KIND_COLORS, as_profile, chart_data, group_title, groups_of, kind_scale, spec_names
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
     from .._query import QueryResult
 
@@ -26,6 +31,7 @@ _MEASURE_ALIASES = {
 }
 
 
+@keyword_signature(FilterFlags)
 def breakdown(
     source: Profile | QueryResult | pl.DataFrame,
     by: str = "kernel",
@@ -33,15 +39,15 @@ def breakdown(
     *,
     top: int = 20,
     metadata_key: str | None = None,
-    **flags: Any,
+    **filters: Unpack[FilterFlags],
 ) -> alt.LayerChart:
     """Bars of phaseCycles or workCycles per group, coloured and labelled by averageActiveTiles.
 
     Parameters
     ----------
     source : Profile, QueryResult or DataFrame
-        A Profile is queried with ``group_by=by`` and ``flags`` (any `Query` field);
-        a QueryResult or groups DataFrame is drawn as is.
+        A Profile is queried with ``group_by=by`` and ``filters`` (`query`'s filters, and
+        ``clip`` with a ``window``); a QueryResult or groups DataFrame is drawn as is.
     by : {"kernel", "operation", "kind", "phase", "tile", "metadata"}
         Grouping, for a Profile source (``"metadata"`` needs ``metadata_key``).
     measure : {"phaseCycles", "workCycles"}
@@ -54,9 +60,11 @@ def breakdown(
         raise ValueError(f"measure must be phaseCycles or workCycles, got {measure!r}")
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
+    check_keywords(filters, FILTER_FLAGS, "filter")
+    flags: dict[str, Any] = dict(filters)
     if as_profile(source)[0] is not None:
         sort_by = "phase-cycles" if measure == "phaseCycles" else "work-cycles"
-        flags = {"group_by": by, "sort_by": sort_by, "limit": top, "metadata_key": metadata_key, **flags}
+        flags |= {"group_by": by, "sort_by": sort_by, "limit": top, "metadata_key": metadata_key}
     groups, group_by, q = groups_of(source, flags)
     total = groups.height
     data = groups.sort([measure, "name"], descending=[True, False]).head(top)
@@ -110,18 +118,17 @@ def breakdown(
 _PHASE_NAME = re.compile(r"^phase (\d+)/(\d+)$")
 
 
-def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame | None, int]:
+def _phase_table(source: Any, filters: FilterFlags) -> tuple[pl.DataFrame, pl.DataFrame | None, int]:
     """Per-phase groups (phase, epoch, phaseCycles, firstOffset…), the samples used and the clock."""
     profile, base = as_profile(source)
     if profile is not None:
         from .._query import query
 
-        result = query(profile, base, **{**flags, "group_by": "phase", "limit": 0, "samples": 0})
-        filters = {k: v for k, v in flags.items() if k not in ("sort_by", "samples", "limit", "metadata_key")}
+        result = query(profile, base, **filters, group_by="phase", metadata_key=None, limit=0, samples=0)
         samples = profile.filter(base, **filters) if filters or base is not None else profile.samples
         groups, clock_hz = spec_names(result.groups), profile.clock_hz
     else:
-        groups, label, _ = groups_of(source, flags)
+        groups, label, _ = groups_of(source, filters)
         if label not in ("phase", "group"):
             raise ValueError(f"a phase waterfall needs groups by phase, got groups by {label}")
         samples, clock_hz = None, int(getattr(source, "clock_hz", 0) or 0)
@@ -135,19 +142,22 @@ def _phase_table(source: Any, flags: dict[str, Any]) -> tuple[pl.DataFrame, pl.D
     return table, samples, clock_hz
 
 
+@keyword_signature(FilterFlags)
 def phase_waterfall(
-    source: Profile | QueryResult | pl.DataFrame, *, max_bars: int = 400, **flags: Any
+    source: Profile | QueryResult | pl.DataFrame, *, max_bars: int = 400, **filters: Unpack[FilterFlags]
 ) -> alt.LayerChart | alt.Chart:
     """Each phase's phaseCycles stacked in execution order: where the serialized graph time goes.
 
     Bars rise from the cumulative phaseCycles of the earlier phases (ordered by
     first offset); coloured by the kind of the phase's longest sample when the
-    source is a Profile. More than ``max_bars`` phases are merged into runs of
+    source is a Profile (selected by ``filters``, `query`'s, and ``clip`` with a
+    ``window``). More than ``max_bars`` phases are merged into runs of
     consecutive phases so the chart stays readable and its data bounded.
     """
     if max_bars < 1:
         raise ValueError(f"max_bars must be at least 1, got {max_bars}")
-    table, samples, clock_hz = _phase_table(source, flags)
+    check_keywords(filters, FILTER_FLAGS, "filter")
+    table, samples, clock_hz = _phase_table(source, filters)
     table = table.sort(["firstOffset", "phase", "epoch"])
     if samples is not None and samples.height:
         dominant = samples.group_by(["phase", "epoch"]).agg(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names, label, tooltip_title
+from .._query.keywords import Filters
+from .._query.signature import keyword_signature
 from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
 from .data import (
     ACTIVE_KINDS,
@@ -23,6 +25,8 @@ from .data import (
 from .grid import grid_chart
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["active_tiles", "duration_distribution", "ecdf_chart", "gantt", "tile_heatmap"]
@@ -30,12 +34,13 @@ __all__ = ["active_tiles", "duration_distribution", "ecdf_chart", "gantt", "tile
 _HEATMAP_VALUES = ("busy_share", "share", "cycles", "busy_cycles", "samples")
 
 
+@keyword_signature(Filters)
 def tile_heatmap(
     source: Profile | pl.DataFrame,
     value: Literal["busy_share", "share", "cycles", "busy_cycles", "samples"] = "busy_share",
     *,
     cell: int = 11,
-    **flags: Any,
+    **filters: Unpack[Filters],
 ) -> alt.Chart:
     """The selection per tile, laid out as the physical tile grid (row = id div 64, column = id mod 64).
 
@@ -48,7 +53,7 @@ def tile_heatmap(
     """
     if value not in _HEATMAP_VALUES:
         raise ValueError(f"value must be one of {', '.join(_HEATMAP_VALUES)}, got {value!r}")
-    samples, tiles, _ = samples_of(source, flags)
+    samples, tiles, _ = samples_of(source, filters)
     grid = tile_grid_frame(samples, tiles)
     share = value in ("busy_share", "share")
     title = value.replace("_", " ")
@@ -71,6 +76,7 @@ def tile_heatmap(
     return grid_chart(grid, color, tooltip, f"{title} per tile (physical grid, {grid.height} tiles)", cell=cell)
 
 
+@keyword_signature(Filters)
 def duration_distribution(
     source: Profile | pl.DataFrame,
     group_by: str = "kernel",
@@ -79,7 +85,7 @@ def duration_distribution(
     top: int = 8,
     bins: int = 40,
     log: bool | None = None,
-    **flags: Any,
+    **filters: Unpack[Filters],
 ) -> alt.FacetChart | alt.LayerChart:
     """Duration distribution per group (the ``top`` by work cycles), with p50 and p95 marked.
 
@@ -91,7 +97,7 @@ def duration_distribution(
     """
     if style not in ("histogram", "ecdf"):
         raise ValueError(f"style must be histogram or ecdf, got {style!r}")
-    samples, _, _ = samples_of(source, flags)
+    samples, _, _ = samples_of(source, filters)
     dist = distribution_frame(samples, group_by, top=top, bins=bins, log=log)
     order = [label(g) for g in dist.order]
     shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
@@ -193,14 +199,15 @@ def ecdf_chart(dist: Distribution, color: alt.Color, x_scale: alt.Scale, group_t
     return alt.layer(curve, points).properties(width=560, height=320)
 
 
-def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **flags: Any) -> alt.Chart:
+@keyword_signature(Filters)
+def active_tiles(source: Profile | pl.DataFrame, *, bins: int = 400, **filters: Unpack[Filters]) -> alt.Chart:
     """Average number of tiles in compute, exchange and synchronization over time (stacked).
 
     Exact per-bin means (see `ipu_nb._charts.data.active_tiles_frame`); idle
     samples and ``active=false`` compute do not count. The x axis is in
     milliseconds when the source is a Profile with a clock, else in cycles.
     """
-    samples, _, clock_hz = samples_of(source, flags)
+    samples, _, clock_hz = samples_of(source, filters)
     frame = active_tiles_frame(samples, bins=bins)
     if clock_hz:
         frame = frame.with_columns((pl.col("start") * 1000.0 / clock_hz).alias("time"))
@@ -241,18 +248,19 @@ _GANTT_TOOLTIP: tuple[tuple[str, Literal["quantitative", "nominal"], str, str | 
 )
 
 
+@keyword_signature(Filters)
 def gantt(
     source: Profile | pl.DataFrame,
     *,
     color: Literal["kind", "kernel", "operation"] = "kind",
     max_samples: int = 2000,
-    metadata: int = 8,
-    **flags: Any,
+    tooltip_metadata: int = 8,
+    **filters: Unpack[Filters],
 ) -> alt.Chart:
     """Each selected sample as a bar on its tile's row: for small selections (a phase, a few tiles).
 
-    The tooltip shows the sample and, for the ``metadata`` most common metadata
-    names of the selection, each sample's value.
+    The tooltip shows the sample and, for the ``tooltip_metadata`` most common metadata
+    names of the selection, each sample's value (``metadata=`` is the filter, as in `query`).
 
     Raises
     ------
@@ -264,9 +272,9 @@ def gantt(
         raise ValueError(f"color must be kind, kernel or operation, got {color!r}")
     if not 1 <= max_samples <= 5000:
         raise ValueError(f"max_samples must be between 1 and 5000 (Altair's row limit), got {max_samples}")
-    if metadata < 0:
-        raise ValueError(f"metadata must be at least 0 (metadata names in the tooltip), got {metadata}")
-    samples, _, _ = samples_of(source, flags)
+    if tooltip_metadata < 0:
+        raise ValueError(f"tooltip_metadata must be at least 0 (metadata names in the tooltip), got {tooltip_metadata}")
+    samples, _, _ = samples_of(source, filters)
     if samples.height > max_samples:
         raise SelectionTooLargeError(
             f"a Gantt chart of {samples.height:,} samples would be unreadable: it draws at most {max_samples:,}; "
@@ -275,7 +283,7 @@ def gantt(
     data = gantt_frame(samples)
     profile, _ = as_profile(source)
     columns, names = metadata_columns(
-        metadata_entries(samples, profile.metadata if profile is not None else None), metadata
+        metadata_entries(samples, profile.metadata if profile is not None else None), tooltip_metadata
     )
     if names:
         fields = [field for field, _ in names]

@@ -8,18 +8,24 @@ bounded whatever the profile's length.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import polars as pl
 
 from .._html.sanitize import distinct_names, label
+from .._model.vocabulary import Kind
 from .._query.index import int_extreme
+from .._query.keywords import FiltersBesideKind
+from .._query.signature import keyword_signature
 from .common import as_profile, chart_data
 from .data import grid_position
 from .grid import grid_chart
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
     from .._supersteps import WhatIf
 
@@ -32,7 +38,7 @@ _BALANCE_COLUMNS = ("tile", "critical_count", "critical_share", "recoverable_cyc
 _SERIES = {"measured": "#8c8c8c", "estimated": "#4c78a8"}
 
 
-def _measured(source: Any, what: str, filters: dict[str, Any]) -> tuple[Profile | None, Any]:
+def _measured(source: Any, what: str, filters: Mapping[str, Any]) -> tuple[Profile | None, Any]:
     """(Profile or None, its widget's base Query or None); a non-Profile source may not take filters."""
     profile, base = as_profile(source)
     if profile is None and filters:
@@ -93,8 +99,13 @@ def recoverable_frame(steps: pl.DataFrame, max_bars: int = 400) -> tuple[pl.Data
     return runs, run
 
 
+@keyword_signature(FiltersBesideKind)
 def recoverable_cycles(
-    source: Profile | pl.DataFrame, *, kind: str | None = "compute", max_bars: int = 400, **filters: Any
+    source: Profile | pl.DataFrame,
+    *,
+    kind: Kind | None = "compute",
+    max_bars: int = 400,
+    **filters: Unpack[FiltersBesideKind],
 ) -> alt.LayerChart:
     """Recoverable cycles per superstep over time: what balancing each phase over its tiles would save.
 
@@ -160,8 +171,13 @@ def recoverable_cycles(
     return alt.layer(bars).properties(title=title, width=720, height=240)
 
 
+@keyword_signature(FiltersBesideKind)
 def critical_tiles(
-    source: Profile | pl.DataFrame, *, kind: str | None = "compute", cell: int = 11, **filters: Any
+    source: Profile | pl.DataFrame,
+    *,
+    kind: Kind | None = "compute",
+    cell: int = 11,
+    **filters: Unpack[FiltersBesideKind],
 ) -> alt.Chart:
     """How many supersteps each tile held back (was the critical tile of), on the physical C600 grid.
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .._one_line import one_line
+from .._one_line import command_line_warnings, one_line
 
 __all__ = [
     "TRACEBACK_ENV",
@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prog = f"ipu-nb {args.command}"
     try:
-        with silenced(args.quiet):
+        with silenced(args.quiet), command_line_warnings(prog):
             return int(args.func(args) or 0)
     except CliError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")

@@ -160,7 +160,7 @@ def _json(fleet: Fleet, results: dict[Any, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Query every profile; write the results of those that answered; exit 1 if any did not."""
-    from .._query import Query, QueryError, make_query, query, require_metadata_key
+    from .._query import Query, QueryError, check_metadata_key, make_query, query
 
     if args.json and args.parquet:
         raise CliError("--json and --parquet are two outputs: choose one", 2)
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             clip=args.clip,
             **query_filters(args),
         )
-        require_metadata_key(q)
+        check_metadata_key(q)
     except QueryError as exc:
         raise cli_error(exc) from None
     fleet = open_fleet(args, args.profiles)

@@ -81,7 +81,7 @@ def _metadata_filter(text: str) -> tuple[str, str | None]:
     try:
         return parse_metadata_filter(text)
     except QueryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(exc.cli_message) from None
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
@@ -253,8 +253,8 @@ def query_errors() -> Iterator[None]:
 
 
 def cli_error(exc: QueryError) -> CliError:
-    """A `QueryError` as the command line reports it: exit 2 for a usage error, else 1 (as profile-query)."""
-    return CliError(str(exc), 2 if exc.usage else 1)
+    """A `QueryError` in the command line's words (``cli_message``): exit 2 for a usage error, else 1."""
+    return CliError(exc.cli_message, 2 if exc.usage else 1)
 
 
 def write_output(text: str) -> None:

@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
 def run_query(args: argparse.Namespace) -> int:
     """Run `profile-query`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import Query, make_query, query, require_metadata_key
+    from .._query import Query, check_metadata_key, make_query, query
 
     with query_errors():
         q = make_query(
@@ -57,7 +57,7 @@ def run_query(args: argparse.Namespace) -> int:
             clip=args.clip,
             **query_filters(args),
         )
-        require_metadata_key(q)
+        check_metadata_key(q)  # before the profile is read, as the runtime checks its flags first
         result = query(open_profile(args.profile), q)
     write_output(result.to_json() if args.json else result.to_text())
     return 0

@@ -44,11 +44,12 @@ STATUS = pl.Enum(STATUSES)
 def check_clocks(before_hz: int, after_hz: int, *, allow_mismatch: bool) -> None:
     """Refuse two clocks that differ, unless the caller accepts comparing cycles as cycles."""
     if before_hz != after_hz and not allow_mismatch:
+        clocks = f"cannot compare profiles with different clocks: before clockHz={before_hz}, after clockHz={after_hz}"
+        how = "to compare cycles as cycles, with milliseconds at each profile's own clock"
         raise ComparisonError(
-            f"cannot compare profiles with different clocks: before clockHz={before_hz}, "
-            f"after clockHz={after_hz}; pass allow_clock_mismatch=True (--allow-clock-mismatch) "
-            "to compare cycles as cycles, with milliseconds at each profile's own clock",
+            f"{clocks}; pass allow_clock_mismatch=True {how}",
             usage=False,
+            cli_message=f"{clocks}; pass --allow-clock-mismatch {how}",
         )
 
 

@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from .._query import FILTERS, GROUP_BYS, SORT_BYS, Query, QueryResult, make_query, query, require_metadata_key
+from .._query import FILTERS, GROUP_BYS, SORT_BYS, Filters, Query, QueryResult, check_metadata_key, make_query, query
+from .._query.signature import keyword_signature
 from .align import STATUSES, align_groups, check_clocks, check_renames, normalise_renames
 from .attribution import SideTotals, attribution_table, side_totals
 from .errors import ComparisonError
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["FILTERS", "Comparison", "ComparisonSummary", "compare"]
@@ -208,16 +211,19 @@ def _validated_query(by: Any, metadata_key: Any, filters: Mapping[str, Any]) -> 
         if name not in FILTERS:
             raise ComparisonError(f"unknown filter {name!r}; compare() takes the query filters {', '.join(FILTERS)}")
     q = make_query(group_by=by, metadata_key=metadata_key, limit=0, samples=0, **filters)
-    require_metadata_key(q)
-    return q
+    check_metadata_key(q)  # its warning once, here, not once per side
+    return q if q.group_by == "metadata" else dataclasses.replace(q, metadata_key=None)
 
 
 def _groups(profile: Profile, q: Query) -> tuple[QueryResult, QueryResult]:
     """`query()` by the compared key and by phase (the totals), on one side; one run when they are the same."""
     by = query(profile, q)
-    return by, by if q.group_by == "phase" else query(profile, dataclasses.replace(q, group_by="phase"))
+    return by, by if q.group_by == "phase" else query(
+        profile, dataclasses.replace(q, group_by="phase", metadata_key=None)
+    )
 
 
+@keyword_signature(Filters)
 def compare(
     before: Profile | str | os.PathLike[str],
     after: Profile | str | os.PathLike[str],
@@ -225,7 +231,7 @@ def compare(
     metadata_key: str | None = None,
     renames: Mapping[str, str] | None = None,
     allow_clock_mismatch: bool = False,
-    **filters: Any,
+    **filters: Unpack[Filters],
 ) -> Comparison:
     """Compare two profiles group by group: what got slower, what appeared, what went away.
 

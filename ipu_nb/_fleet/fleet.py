@@ -8,12 +8,14 @@ import string
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from .._model.vocabulary import GROUP_FIELDS
-from .._query import Query, QueryError, QueryResult, make_query, require_metadata_key
+from .._query import Query, QueryError, QueryResult, check_metadata_key, make_query
+from .._query.keywords import Filters, QueryFlags
+from .._query.signature import keyword_signature
 from .comparison import FleetComparison, resolve_baseline
 from .errors import Failure, FleetError, errors_frame, failure_of
 from .labels import Labels, LabelSource, label_columns, labels_of
@@ -22,6 +24,9 @@ from .results import MEMBER, PATH, check_label_names, empty_profile, summary_fra
 from .runner import Job, LocalPool, run_jobs, worker_count
 from .sources import Source, expand_sources
 from .tasks import compare_one, parquet_one, query_one
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Fleet"]
 
@@ -186,6 +191,7 @@ class Fleet:
         self.errors = errors_frame(failures[i] for i in sorted(failures))
         return answers
 
+    @keyword_signature(QueryFlags)
     def query_results(
         self,
         query: Query | None = None,
@@ -193,7 +199,7 @@ class Fleet:
         client: Any = None,
         workers: int | None = None,
         progress: bool | None = None,
-        **flags: Any,
+        **flags: Unpack[QueryFlags],
     ) -> dict[Path, QueryResult]:
         """`ipu_nb.query` on every profile: each profile's whole `QueryResult` (longest samples too), by path.
 
@@ -201,7 +207,7 @@ class Fleet:
         in `errors`, not in the answer.
         """
         q = make_query(query, **flags)
-        require_metadata_key(q)
+        check_metadata_key(q)
         answers = self._run(
             query_one,
             {i: (q,) for i in range(len(self.paths))},
@@ -212,6 +218,7 @@ class Fleet:
         )
         return {self.paths[i]: answers[i] for i in sorted(answers)}
 
+    @keyword_signature(QueryFlags)
     def query(
         self,
         query: Query | None = None,
@@ -219,7 +226,7 @@ class Fleet:
         client: Any = None,
         workers: int | None = None,
         progress: bool | None = None,
-        **flags: Any,
+        **flags: Unpack[QueryFlags],
     ) -> pl.DataFrame:
         """Run the same `ipu_nb.query` on every profile: one tidy frame of every profile's groups.
 
@@ -256,6 +263,7 @@ class Fleet:
 
         return tidy(self._members, parts, run_query(empty_profile(), q).groups)
 
+    @keyword_signature(Filters)
     def compare(
         self,
         baseline: Any,
@@ -267,7 +275,7 @@ class Fleet:
         client: Any = None,
         workers: int | None = None,
         progress: bool | None = None,
-        **filters: Any,
+        **filters: Unpack[Filters],
     ) -> FleetComparison:
         """Compare every profile with a baseline (`ipu_nb.compare(baseline, profile, ...)` for each).
 

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._query.keywords import FilterFlags, QueryFlags
+from .._query.signature import keyword_signature
+
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._query import Query, QueryResult
 
 __all__ = ["Profile"]
@@ -76,17 +81,21 @@ class Profile:
         """Cycles to milliseconds at this profile's clock (0.0 when clockHz is 0)."""
         return (cycles * 1000.0) / self.clock_hz if self.clock_hz else 0.0
 
-    def query(self, query: Query | None = None, **flags: Any) -> QueryResult:
-        """Run `ipu_nb.query` on this profile."""
+    @keyword_signature(QueryFlags)
+    def query(self, query: Query | None = None, **flags: Unpack[QueryFlags]) -> QueryResult:
+        """Run `ipu_nb.query` on this profile: ``query`` (a `Query`, optional) with ``flags`` overriding its fields."""
         from .._query import query as run_query
 
         return run_query(self, query, **flags)
 
-    def filter(self, query: Query | None = None, **flags: Any) -> pl.DataFrame:
-        """The samples matching the query's filters, with their metadata (a list-of-struct column).
+    @keyword_signature(FilterFlags)
+    def filter(self, query: Query | None = None, **flags: Unpack[FilterFlags]) -> pl.DataFrame:
+        """The samples matching the filters of ``query`` and ``flags``, with their metadata (a list-of-struct column).
 
-        ``window=(start, end)`` keeps the samples with a cycle in that offset range; with
-        ``clip=True`` a ``clipped_cycles`` column holds each one's cycles inside it.
+        The keywords are the query's filters plus ``clip``: ``window=(start, end)`` keeps
+        the samples with a cycle in that offset range, and ``clip=True`` adds a
+        ``clipped_cycles`` column, each one's cycles inside it. Grouping, sorting and
+        limits do not apply (a `QueryError` names such a keyword; a ``query`` may hold them).
         """
         from .._query import filter_samples
 

@@ -7,7 +7,7 @@ changes here and nowhere else.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, get_args
 
 __all__ = [
     "COLOR_BYS",
@@ -22,24 +22,27 @@ __all__ = [
     "SORT_COLUMNS",
     "STEP_KINDS",
     "GroupBy",
+    "Kind",
     "SortBy",
     "VocabularyInfo",
     "camel",
     "widget_vocabulary",
 ]
 
-#: The step kinds in the order `profile-query --kind` documents them.
-KINDS: tuple[str, ...] = ("compute", "exchange", "synchronization", "idle")
-#: The same kinds in the file's `StepKind` enumerant order (the loader's Enum dtype, the timeline's colour classes).
-STEP_KINDS: tuple[str, ...] = ("exchange", "compute", "synchronization", "idle")
-
+#: A step kind, in the order `profile-query --kind` documents them.
+Kind = Literal["compute", "exchange", "synchronization", "idle"]
 GroupBy = Literal["kind", "kernel", "operation", "phase", "tile", "metadata"]
 SortBy = Literal["phase-cycles", "work-cycles", "maximum-cycles", "samples", "name"]
 
-#: ``--group-by`` values.
-GROUP_BYS: tuple[str, ...] = ("kind", "kernel", "operation", "phase", "tile", "metadata")
-#: ``--sort-by`` values (descending, except ``name``).
-SORT_BYS: tuple[str, ...] = ("phase-cycles", "work-cycles", "maximum-cycles", "samples", "name")
+#: ``--kind`` values (the values of `Kind`).
+KINDS: tuple[str, ...] = get_args(Kind)
+#: The same kinds in the file's `StepKind` enumerant order (the loader's Enum dtype, the timeline's colour classes).
+STEP_KINDS: tuple[str, ...] = ("exchange", "compute", "synchronization", "idle")
+
+#: ``--group-by`` values (the values of `GroupBy`).
+GROUP_BYS: tuple[str, ...] = get_args(GroupBy)
+#: ``--sort-by`` values (the values of `SortBy`; descending, except ``name``).
+SORT_BYS: tuple[str, ...] = get_args(SortBy)
 #: The `QueryResult.groups` column each numeric sort key orders by.
 SORT_COLUMNS: dict[str, str] = {
     "phase-cycles": "phase_cycles",

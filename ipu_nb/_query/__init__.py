@@ -1,6 +1,8 @@
 """The query core: `profile-query` and `profile-inspect` as lazy polars plans (docs/reference/query.md).
 
-`flags` holds `Query` and the validation of its flags; `index` the per-profile lookups
+`keywords` declares what each query keyword accepts (`QueryFlags` and its parts);
+`flags` holds `Query` and the validation of its flags; `signature` the signatures
+`help()` shows for them; `index` the per-profile lookups
 (`ProfileIndex`); `predicate` the one predicate builder (the filtered frame,
 `filter_mask`, `filter_samples` and an area's `window_samples`); `window` the overlap
 and clipping rules of a window; `intervals` the union-of-intervals rule; `plan` the aggregation; `result`
@@ -9,23 +11,44 @@ and clipping rules of a window; `intervals` the union-of-intervals rule; `plan` 
 """
 
 from .._model.vocabulary import GROUP_BYS, KINDS, MISSING, NO_KERNEL, SORT_BYS
-from .flags import FILTERS, Query, QueryError, filters_only, make_query, parse_metadata_filter, require_metadata_key
+from .flags import (
+    FILTER_FLAGS,
+    FILTERS,
+    QUERY_FLAGS,
+    Query,
+    QueryError,
+    QueryWarning,
+    check_keywords,
+    check_metadata_key,
+    filters_only,
+    make_query,
+    parse_metadata_filter,
+)
 from .index import ProfileIndex, index_of
 from .inspect import inspect_operations
+from .keywords import FilterFlags, Filters, QueryFlags
 from .predicate import filter_mask, filter_samples, filtered, window_samples
 from .result import QueryResult, query
 
 __all__ = [
     "FILTERS",
+    "FILTER_FLAGS",
     "GROUP_BYS",
     "KINDS",
     "MISSING",
     "NO_KERNEL",
+    "QUERY_FLAGS",
     "SORT_BYS",
+    "FilterFlags",
+    "Filters",
     "ProfileIndex",
     "Query",
     "QueryError",
+    "QueryFlags",
     "QueryResult",
+    "QueryWarning",
+    "check_keywords",
+    "check_metadata_key",
     "filter_mask",
     "filter_samples",
     "filtered",
@@ -35,6 +58,5 @@ __all__ = [
     "make_query",
     "parse_metadata_filter",
     "query",
-    "require_metadata_key",
     "window_samples",
 ]

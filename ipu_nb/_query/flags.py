@@ -2,55 +2,68 @@
 
 `make_query` is the one door: the CLI, the magics, the widget's `filters` trait, the
 charts and the analyses all build their `Query` through it, so every surface accepts
-and refuses the same values with the same `QueryError`.
+and refuses the same values with the same `QueryError`. Messages name the Python
+keyword (``metadata_key``); the few a command line can meet also carry its wording
+(``--metadata-key``) as ``cli_message``, which the CLI and ``%ipu_query`` print.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import sys
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS, GroupBy, SortBy
+from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS, GroupBy, Kind, SortBy
+from .keywords import FILTER_FLAGS, FILTERS, Filters, QueryFlags
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from typing_extensions import Unpack
 
 __all__ = [
     "FILTERS",
+    "FILTER_FLAGS",
+    "QUERY_FLAGS",
     "Query",
     "QueryError",
+    "QueryWarning",
+    "check_keywords",
+    "check_metadata_key",
     "filters_only",
     "make_query",
     "parse_metadata_filter",
-    "require_metadata_key",
 ]
 
 _U32_MAX = 2**32 - 1
 _U64_MAX = 2**64 - 1
 
-#: The `Query` fields that select samples; the others (grouping, sorting, limits, clipping) shape a report.
-#: The predicate builder (`ipu_nb._query.predicate`) turns exactly these into row predicates.
-#: ``operation`` and ``window`` are ipu-nb extensions (docs/reference/query.md#ipu-nb-extensions).
-FILTERS: tuple[str, ...] = (
-    "kind",
-    "kernel",
-    "operation",
-    "operation_contains",
-    "tiles",
-    "phases",
-    "metadata",
-    "at",
-    "window",
-)
-
 
 class QueryError(ValueError):
-    """A query that cannot run: a bad flag value (`usage` True) or a missing requirement."""
+    """A query that cannot run: a bad flag value (`usage` True) or a missing requirement.
 
-    def __init__(self, message: str, *, usage: bool = True) -> None:
+    The message names the Python keyword; ``cli_message`` says the same in the command
+    line's terms (the message itself when the two read alike).
+    """
+
+    def __init__(self, message: str, *, usage: bool = True, cli_message: str | None = None) -> None:
         super().__init__(message)
         self.usage = usage
+        self.cli_message = message if cli_message is None else cli_message
+
+
+class QueryWarning(UserWarning):
+    """A query that runs but holds a flag with no effect (``metadata_key`` without metadata grouping)."""
+
+    def __init__(self, message: str, *, cli_message: str) -> None:
+        super().__init__(message)
+        self.cli_message = cli_message
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ class Query:
 
     group_by: GroupBy = "kernel"
     sort_by: SortBy = "phase-cycles"
-    kind: str | None = None
+    kind: Kind | None = None
     kernel: str | None = None
     operation_contains: str | None = None
     tiles: tuple[int, ...] = field(default=())
@@ -124,36 +137,70 @@ def parse_metadata_filter(text: str) -> tuple[str, str | None]:
     """
     name, eq, value = text.partition("=")
     if not name:
-        raise QueryError(f"--metadata needs a NAME or NAME=VALUE with a non-empty NAME, got {text!r}")
+        raise QueryError(
+            f"metadata needs 'NAME' or 'NAME=VALUE' with a non-empty NAME, got {text!r}",
+            cli_message=f"--metadata needs a NAME or NAME=VALUE with a non-empty NAME, got {text!r}",
+        )
     return name, (value if eq else None)
 
 
+_METADATA_FORMS = "'NAME', 'NAME=VALUE', a list of them or of (name, value) pairs, or a {name: value} dict"
+
+
+def _metadata_pair(item: Any) -> tuple[str, str | None]:
+    """One condition inside a list: a string, or a (name, value) tuple or list."""
+    if isinstance(item, str):
+        return parse_metadata_filter(item)
+    if not (isinstance(item, (tuple, list)) and len(item) == 2):
+        raise QueryError(f"metadata condition must be 'NAME', 'NAME=VALUE' or a (name, value) pair, got {item!r}")
+    name, value = item
+    if not isinstance(name, str) or not (value is None or isinstance(value, str)):
+        raise QueryError(f"metadata (name, value) pair must hold a string and a string or None, got {item!r}")
+    if not name:
+        raise QueryError(f"metadata name must not be empty, got {item!r}")
+    return name, value
+
+
+def _refuse_bare_pair(value: tuple[Any, ...] | list[Any]) -> None:
+    """Refuse ``(name, value)`` given as the whole ``metadata`` (not inside a list), naming what to write."""
+    name, other = value
+    pair = f"[{(name, other)!r}]"
+    if other is None or not other or other.startswith("="):  # not two conditions: only the pair reading is left
+        raise QueryError(
+            f"metadata={value!r}: a list or tuple holds conditions; a (name, value) pair goes inside one: {pair}"
+        )
+    conditions = [parse_metadata_filter(v) for v in value]
+    raise QueryError(
+        f"metadata={value!r} is ambiguous: it reads as the entry {name}={other} or as the two conditions "
+        f"{name!r} and {other!r}; write {pair} (or {f'{name}={other}'!r}) for the entry, "
+        f"or {conditions!r} for the two conditions"
+    )
+
+
 def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
+    """The ``metadata`` keyword's conditions (docs/reference/query.md#metadata-from-python).
+
+    A string is one condition; a list or tuple is always a sequence of conditions
+    (strings or (name, value) pairs), so a pair goes inside one: ``[("layer", "3")]``;
+    a mapping is ``{name: value}``. ``("layer", "3")`` on its own reads two ways, the
+    pair layer=3 or the names layer and 3, and is refused rather than guessed.
+    """
     if value is None:
         return ()
     if isinstance(value, str):
         return (parse_metadata_filter(value),)
     if isinstance(value, Mapping):
-        value = list(value.items())
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and not isinstance(value[1], tuple):
-        value = [value]
-    items = _listed(
-        value, f"metadata must be 'name', 'name=value', a (name, value) pair or a list of them, got {value!r}"
-    )
-    pairs = []
-    for item in items:
-        if isinstance(item, str):
-            pairs.append(parse_metadata_filter(item))
-            continue
-        if not (isinstance(item, (tuple, list)) and len(item) == 2):
-            raise QueryError(f"metadata filter must be 'name', 'name=value' or (name, value), got {item!r}")
-        name, val = item
-        if not isinstance(name, str) or not (val is None or isinstance(val, str)):
-            raise QueryError(f"metadata filter names and values must be strings, got {item!r}")
-        if not name:
-            raise QueryError("metadata filter name must not be empty")
-        pairs.append((name, val))
-    return tuple(pairs)
+        return tuple(_metadata_pair(item) for item in value.items())
+    if not isinstance(value, (tuple, list)):
+        raise QueryError(f"metadata must be {_METADATA_FORMS}; got {value!r}")
+    if (
+        len(value) == 2
+        and isinstance(value[0], str)
+        and "=" not in value[0]
+        and isinstance(value[1], (str, type(None)))
+    ):
+        _refuse_bare_pair(value)
+    return tuple(_metadata_pair(item) for item in value)
 
 
 def _strs(value: Any, what: str) -> tuple[str, ...]:
@@ -210,7 +257,9 @@ def _validated(q: Query) -> Query:
     window = _window(q.window)
     clip = _bool(q.clip, "clip")
     if clip and window is None:
-        raise QueryError("clip requires a window: window=(start, end) (--clip requires --window START:END)")
+        raise QueryError(
+            "clip=True requires a window: pass window=(start, end)", cli_message="--clip requires --window START:END"
+        )
     return dataclasses.replace(
         q,
         kernel=_optional_str(q.kernel, "kernel"),
@@ -228,12 +277,28 @@ def _validated(q: Query) -> Query:
     )
 
 
-def make_query(query: Query | None = None, **flags: Any) -> Query:
+def check_keywords(given: Iterable[str], allowed: tuple[str, ...], what: str) -> None:
+    """`QueryError` naming the first of `given` not in `allowed` (with the likeliest meant one), if any.
+
+    >>> check_keywords(["tile"], ("tiles", "phases"), "filter")
+    Traceback (most recent call last):
+    ...
+    ipu_nb._query.flags.QueryError: unknown filter 'tile' (did you mean 'tiles'?); the filters are tiles, phases
+    """
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, allowed, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise QueryError(f"unknown {what} {name!r}{hint}; the {what}s are {', '.join(allowed)}")
+
+
+def make_query(query: Query | None = None, **flags: Unpack[QueryFlags]) -> Query:
     """A validated `Query`: ``query`` (default `Query()`) with ``flags`` overriding its fields.
 
     Flags accept convenient forms: ``tiles=5`` or ``[5, 9]``, ``metadata="name=value"``,
-    ``["a", "b=c"]`` or ``[("a", None)]``, ``operation="name"`` or ``["a", "b"]``,
-    ``window=(start, end)`` or ``[start, end]``.
+    ``["a=1", "b"]``, ``[("a", None)]`` or ``{"a": "1"}`` (the rule: `_metadata`),
+    ``operation="name"`` or ``["a", "b"]``, ``window=(start, end)`` or ``[start, end]``.
 
     Raises
     ------
@@ -244,21 +309,19 @@ def make_query(query: Query | None = None, **flags: Any) -> Query:
     --------
     >>> make_query(tiles=5, metadata=["layer=3", "active"]).metadata
     (('layer', '3'), ('active', None))
-    >>> make_query(metadata=5)
+    >>> make_query(limit=-1)
     Traceback (most recent call last):
     ...
-    ipu_nb._query.flags.QueryError: metadata must be 'name', 'name=value', a (name, value) pair or a list of them, got 5
+    ipu_nb._query.flags.QueryError: limit must be between 0 and 18446744073709551615, got -1
     """
     if query is not None and not isinstance(query, Query):
         raise QueryError(f"query must be an ipu_nb.Query, got {type(query).__name__}")
-    names = {f.name for f in dataclasses.fields(Query)}
-    unknown = sorted(set(flags) - names)
-    if unknown:
-        raise QueryError(f"unknown query flag {unknown[0]!r}; expected one of {', '.join(sorted(names))}")
-    return _validated(dataclasses.replace(query or Query(), **flags))
+    check_keywords(flags, QUERY_FLAGS, "query flag")
+    given: dict[str, Any] = dict(flags)  # the caller's forms; `_validated` makes them canonical
+    return _validated(dataclasses.replace(query or Query(), **given))
 
 
-def filters_only(query: Query | None = None, **filters: Any) -> Query:
+def filters_only(query: Query | None = None, **filters: Unpack[Filters]) -> Query:
     """A validated `Query` holding only the filters of ``query`` and ``filters`` (the rest at defaults).
 
     Raises
@@ -268,14 +331,46 @@ def filters_only(query: Query | None = None, **filters: Any) -> Query:
     """
     if query is not None and not isinstance(query, Query):
         raise QueryError(f"query must be an ipu_nb.Query, got {type(query).__name__}")
-    extra = sorted(set(filters) - set(FILTERS))
-    if extra:
-        raise QueryError(f"unknown filter {extra[0]!r}; the filters are {', '.join(FILTERS)}")
+    check_keywords(filters, FILTERS, "filter")
     base = {name: getattr(query, name) for name in FILTERS} if query is not None else {}
     return make_query(**{**base, **filters})
 
 
-def require_metadata_key(q: Query) -> None:
-    """`QueryError` (not a usage error: the runtime's exit 1) for ``group_by="metadata"`` without a key."""
+def check_metadata_key(q: Query) -> None:
+    """The runtime's rule for ``metadata_key``: needed by ``group_by="metadata"``, of no effect without it.
+
+    Without a key, metadata grouping is a `QueryError` (not a usage error: the runtime's
+    exit 1, with its message as ``cli_message``). A key with another grouping runs, as
+    on the runtime's command line, which accepts and ignores it; here it also gives a
+    `QueryWarning`, since it is almost always a forgotten ``group_by="metadata"``.
+    """
     if q.group_by == "metadata" and q.metadata_key is None:
-        raise QueryError("--group-by metadata requires --metadata-key NAME", usage=False)
+        raise QueryError(
+            "group_by='metadata' requires metadata_key='NAME', the metadata entry to group by",
+            usage=False,
+            cli_message="--group-by metadata requires --metadata-key NAME",
+        )
+    if q.group_by != "metadata" and q.metadata_key is not None:
+        warnings.warn(
+            QueryWarning(
+                f"metadata_key={q.metadata_key!r} has no effect unless group_by='metadata' "
+                f"(this query groups by {q.group_by})",
+                cli_message="--metadata-key has no effect without --group-by metadata",
+            ),
+            stacklevel=_caller_level(),
+        )
+
+
+def _caller_level() -> int:
+    """The `warnings.warn` stacklevel, for its caller, of the first frame outside ipu-nb: the user's line."""
+    frame: FrameType | None = sys._getframe(2)  # this function's caller calls `warn`; its caller is level 2
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "ipu_nb":
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+#: Every `Query` field, in the order of `QueryFlags` (the filters first).
+QUERY_FLAGS: tuple[str, ...] = tuple(QueryFlags.__annotations__)
+if set(QUERY_FLAGS) != {f.name for f in dataclasses.fields(Query)}:  # one flag set: the two must agree
+    raise TypeError(f"QueryFlags {sorted(QUERY_FLAGS)} and Query {[f.name for f in dataclasses.fields(Query)]} differ")

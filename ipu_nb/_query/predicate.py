@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from .flags import Query, QueryError, filters_only, make_query
+from .flags import FILTER_FLAGS, FILTERS, Query, QueryError, check_keywords, filters_only, make_query
 from .index import index_of
 from .window import clipped_cycles, overlaps
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
+    from .keywords import FilterFlags, Filters
 
 __all__ = ["Predicate", "filter_mask", "filter_samples", "filtered", "row_predicates", "window_samples"]
 
@@ -84,7 +87,7 @@ def filtered(profile: Profile, q: Query, extra: tuple[pl.Series, ...] = ()) -> p
     return lf.drop([m.name for m in masks]) if masks else lf
 
 
-def filter_mask(profile: Profile, query: Query | None = None, **flags: Any) -> np.ndarray:
+def filter_mask(profile: Profile, query: Query | None = None, **filters: Unpack[Filters]) -> np.ndarray:
     """Per row of ``profile.samples``: whether the sample matches the query's filters.
 
     The same selection as `filtered` (and so as ``profile.filter``), as a boolean array,
@@ -95,7 +98,8 @@ def filter_mask(profile: Profile, query: Query | None = None, **flags: Any) -> n
     >>> int(mask.sum()) == profile.filter(kind="compute").height
     True
     """
-    q = make_query(query, **flags)
+    check_keywords(filters, FILTERS, "filter")
+    q = make_query(query, **filters)
     height = profile.samples.height
     mask = np.ones(height, dtype=bool)
     predicates = row_predicates(profile, q)
@@ -108,7 +112,7 @@ def filter_mask(profile: Profile, query: Query | None = None, **flags: Any) -> n
     return mask
 
 
-def filter_samples(profile: Profile, query: Query | None = None, **flags: Any) -> pl.DataFrame:
+def filter_samples(profile: Profile, query: Query | None = None, **flags: Unpack[FilterFlags]) -> pl.DataFrame:
     """The samples matching the query's filters, in file order, with their metadata.
 
     Only the filters count (`FILTERS`: kind, kernel, operation, operation_contains,
@@ -121,6 +125,7 @@ def filter_samples(profile: Profile, query: Query | None = None, **flags: Any) -
     >>> filter_samples(profile, tiles=[0], kind="compute").columns[-1]
     'metadata'
     """
+    check_keywords(flags, FILTER_FLAGS, "filter")
     q = make_query(query, **flags)
     matched = filtered(profile, q)
     if q.clip:

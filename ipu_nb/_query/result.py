@@ -9,13 +9,17 @@ import polars as pl
 
 from .._model.vocabulary import GROUP_FIELDS, SAMPLE_FIELDS, SCALAR_FIELDS
 from . import render
-from .flags import Query, make_query, require_metadata_key
+from .flags import Query, check_metadata_key, make_query
 from .index import index_of
+from .keywords import QueryFlags
 from .plan import aggregate, empty_samples, longest, with_ms
 from .predicate import filtered
+from .signature import keyword_signature
 from .window import clip_to_window
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["QueryResult", "query"]
@@ -95,7 +99,8 @@ class QueryResult:
         )
 
 
-def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryResult:
+@keyword_signature(QueryFlags)
+def query(profile: Profile, query: Query | None = None, **flags: Unpack[QueryFlags]) -> QueryResult:
     """Run `profile-query` on a profile (docs/reference/query.md): groups and longest samples as polars frames.
 
     Parameters
@@ -105,13 +110,19 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     query : Query, optional
         The query; default `Query()` (group by kernel, sort by phase cycles, limit 20).
     **flags
-        Override fields of ``query``: ``kind="compute"``, ``tiles=[5, 9]``,
-        ``metadata="layer=3"``, ``group_by="metadata", metadata_key="layer"``, ...
+        Override fields of ``query``, one keyword per `Query` field, e.g. ``kind="compute"``,
+        ``tiles=[5, 9]``, ``metadata="layer=3"``, ``group_by="metadata", metadata_key="layer"``
+        (docs/reference/query.md#from-python; `help(ipu_nb.query)` lists them all).
 
     Raises
     ------
     QueryError
         A bad flag (``usage`` True) or ``group_by="metadata"`` without ``metadata_key``.
+
+    Warns
+    -----
+    QueryWarning
+        ``metadata_key`` without ``group_by="metadata"``: it has no effect.
 
     Examples
     --------
@@ -127,7 +138,7 @@ def query(profile: Profile, query: Query | None = None, **flags: Any) -> QueryRe
     [60720, 60590, 57896]
     """
     q = make_query(query, **flags)
-    require_metadata_key(q)
+    check_metadata_key(q)
     index = index_of(profile)
     extra = (index.first_values(q.metadata_key),) if q.group_by == "metadata" and q.metadata_key is not None else ()
     matching = filtered(profile, q, extra)

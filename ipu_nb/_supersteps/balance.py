@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from .._query import KINDS, Query
+from .._query import KINDS, Filters, Query
+from .._query.signature import keyword_signature
 from .source import filter_query
 from .structure import KIND_COLUMNS, Measured, measure
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["balance_of", "tile_balance"]
@@ -72,7 +75,8 @@ def balance_of(measured: Measured) -> pl.DataFrame:
     return frame.select(pl.col(name).cast(dtype) for name, dtype in _SCHEMA.items())
 
 
-def tile_balance(profile: Profile, query: Query | None = None, **filters: Any) -> pl.DataFrame:
+@keyword_signature(Filters)
+def tile_balance(profile: Profile, query: Query | None = None, **filters: Unpack[Filters]) -> pl.DataFrame:
     """Per physical tile with a matching sample: how often it was critical, its slack, its busy share.
 
     Over the supersteps of ``supersteps(profile, query, **filters)``, and only the

@@ -25,6 +25,7 @@ from .text import count_text, cycles_text, kernel_text, ms_text, percent_text, q
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
+    from .._model.vocabulary import Kind
 
 __all__ = ["CATEGORIES", "Finding", "Findings", "findings"]
 
@@ -393,7 +394,7 @@ def _stretches(scores: list[float]) -> list[tuple[int, int]]:
     return runs
 
 
-def _dominated(c: _Context, spans: pl.DataFrame, kind: str, category: str) -> list[Finding]:
+def _dominated(c: _Context, spans: pl.DataFrame, kind: Kind, category: str) -> list[Finding]:
     """Stretches of consecutive supersteps (execution order) that spend more than `dominated_share` in `kind`.
 
     A superstep's time in `kind` is the union of its `kind` intervals (``spans``: what

@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from .._query import Query, QueryError
+from .._query import Filters, Query, QueryError
+from .._query.signature import keyword_signature
 from .source import filter_query
 from .structure import STEP, Keys, balance, measure, spans, tile_sums
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["WhatIf", "what_if"]
@@ -178,7 +181,10 @@ def _replay(rows: pl.DataFrame, keys: Keys, scale: dict[str, float]) -> tuple[pl
     return span, balance(tile_sums(rows.lazy(), keys))
 
 
-def what_if(profile: Profile, scale: Mapping[str, float], query: Query | None = None, **filters: Any) -> WhatIf:
+@keyword_signature(Filters)
+def what_if(
+    profile: Profile, scale: Mapping[str, float], query: Query | None = None, **filters: Unpack[Filters]
+) -> WhatIf:
     """Estimate every superstep's cycles if the named kernels' samples took ``factor`` times as long.
 
     Parameters

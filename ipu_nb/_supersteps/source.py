@@ -6,14 +6,17 @@ samples here, so a superstep table and a `query` with the same flags see the sam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from .._query import FILTERS, Query, filtered, filters_only
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
+    from .._query import Filters
 
 __all__ = ["FILTERS", "filter_query", "matching"]
 
@@ -21,7 +24,7 @@ __all__ = ["FILTERS", "filter_query", "matching"]
 _COLUMNS = ("sample", "tile", "tile_index", "phase", "epoch", "kind", "kernel", "operation", "offset", "duration")
 
 
-def filter_query(query: Query | None = None, **filters: Any) -> Query:
+def filter_query(query: Query | None = None, **filters: Unpack[Filters]) -> Query:
     """A validated `Query` holding only the filters of ``query`` and ``filters`` (`ipu_nb._query.filters_only`)."""
     return filters_only(query, **filters)
 

@@ -9,17 +9,20 @@ durations), the busiest tile and the mean over the tiles present.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from .._query import KINDS, Query
+from .._query import KINDS, Filters, Query
 from .._query.index import int_extreme
 from .._query.intervals import union_lengths
+from .._query.signature import keyword_signature
 from .source import filter_query, matching
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._model.profile import Profile
 
 __all__ = ["STEP", "Measured", "balance", "keyed", "measure", "ms_values", "spans", "supersteps", "tile_sums"]
@@ -244,7 +247,8 @@ def measure(profile: Profile, q: Query, *, detail: bool = True) -> Measured:
     return Measured(samples=m, keys=keys, per_tile=per_tile_frame, steps=steps)
 
 
-def supersteps(profile: Profile, query: Query | None = None, **filters: Any) -> pl.DataFrame:
+@keyword_signature(Filters)
+def supersteps(profile: Profile, query: Query | None = None, **filters: Unpack[Filters]) -> pl.DataFrame:
     """One row per superstep (phase, epoch) with a matching sample, in execution order.
 
     Execution order is by ``start`` (the superstep's smallest matching offset), then

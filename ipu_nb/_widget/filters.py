@@ -71,7 +71,8 @@ def normalise_filters(value: Any) -> dict[str, Any]:
                 f" 'name' / 'name=value' strings, got {type(v).__name__} {v!r}"
             )
         try:
-            checked = getattr(make_query(**{key: v}), key)
+            flag: dict[str, Any] = {key: v}
+            checked = getattr(make_query(**flag), key)
         except QueryError as error:
             raise QueryError(f"filters[{key!r}]: {error}") from None
         if key in ("tiles", "phases", "operation"):

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from .._model.profile import Profile
-from .._query import Query, index_of, make_query, query, require_metadata_key, window_samples
+from .._query import Query, check_metadata_key, index_of, make_query, query, window_samples
 from .._query.plan import aggregate, with_ms
 from .._query.window import clip_to_window
 from .protocol import MAX_SAFE_INTEGER
@@ -153,7 +153,7 @@ def area_groups(profile: Profile, q: Query, frame: pl.DataFrame) -> pl.DataFrame
         ``group_by="metadata"`` without a ``metadata_key``, as `ipu_nb.query` does.
     """
     assert q.window is not None and q.clip
-    require_metadata_key(q)
+    check_metadata_key(q)
     lf = frame.lazy()
     if q.group_by == "metadata" and q.metadata_key is not None:
         index = index_of(profile)

@@ -71,12 +71,14 @@ def extent(
     """First offset and last end of one sample (`by` "sample"), one phase, or the samples `mask` marks
     (by sample id; None: all) for "matching"; None when there is no such sample."""
     if by == "sample":
-        row = lookup.row_of(int(value)) if value is not None else -1
+        row = lookup.row_of(value) if value is not None else -1
         if row < 0:
             return None
         sample = profile.samples.row(row, named=True)
         return sample["offset"], sample["offset"] + sample["duration"]
     if by == "phase":
+        if value is None:
+            return None
         rows = np.flatnonzero(filter_mask(profile, phases=[value]))
     elif mask is None:
         return (0, index.span) if index.span else None

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anywidget
 import numpy as np
@@ -88,6 +88,9 @@ from .selection import (
 from .side_views import RECOVERABLE, SideViews, in_kernel
 from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
 from .timeline import extent, fit, row_positions, search_rows, timeline_matches
+
+if TYPE_CHECKING:
+    from .._model.vocabulary import GroupBy
 
 __all__ = ["ProfileWidget"]
 
@@ -543,8 +546,13 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @property
     def query(self) -> Query:
-        """The `Query` equivalent to the current filters and grouping (``at`` not included)."""
-        return make_query(self._filters_query, group_by=self.group_by, metadata_key=self.metadata_key)
+        """The `Query` equivalent to the current filters and grouping (``at`` not included).
+
+        Its ``metadata_key`` is the trait's while grouping by metadata and None otherwise,
+        where it would have no effect (`query` warns about such a key).
+        """
+        key = self.metadata_key if self.group_by == "metadata" else None
+        return make_query(self._filters_query, group_by=cast("GroupBy", self.group_by), metadata_key=key)
 
     @property
     def filtered(self) -> pl.DataFrame:

@@ -103,6 +103,45 @@ def test_group_by_metadata_message(capsys: pytest.CaptureFixture[str], profile_p
     assert err == "ipu-nb profile-query: error: --group-by metadata requires --metadata-key NAME\n"
 
 
+WARNING = "ipu-nb profile-query: warning: --metadata-key has no effect without --group-by metadata\n"
+
+
+@pytest.mark.parametrize(
+    ("golden", "args"),
+    [
+        ("default.txt", []),
+        ("at420_tile_by_name.txt", ["--at", "420", "--group-by", "tile", "--sort-by", "name"]),
+        ("phase_samples3.json", ["--group-by", "phase", "--samples", "3", "--json"]),
+    ],
+)
+def test_metadata_key_without_metadata_grouping_keeps_the_runtime_s_output_and_warns(
+    capsys: pytest.CaptureFixture[str], profile_path: Path, golden: str, args: list[str]
+) -> None:
+    """The runtime accepts and ignores the key (docs/reference/query.md#group-keys-and-dimensions): same bytes out."""
+    code, out, err = _run(capsys, "profile-query", str(profile_path), *args, "--metadata-key", "layer")
+    assert (code, err) == (0, WARNING)
+    assert out == (GOLDEN / golden).read_text(encoding="utf-8")
+    code, _, err = _run(capsys, "profile-query", str(profile_path), "--group-by", "metadata", "--metadata-key", "layer")
+    assert (code, err) == (0, "")  # the key's one use: no warning
+
+
+def test_the_warning_is_one_plain_line_from_a_real_process(profile_path: Path) -> None:
+    argv = [sys.executable, "-m", "ipu_nb", "profile-query", str(profile_path), "--metadata-key", "layer"]
+    proc = subprocess.run(argv, capture_output=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == WARNING.encode()
+    assert proc.stdout == (GOLDEN / "default.txt").read_bytes()
+
+
+def test_flag_errors_name_the_flags(capsys: pytest.CaptureFixture[str], profile_path: Path) -> None:
+    _, _, err = _run(capsys, "profile-query", str(profile_path), "--metadata", "=x")
+    assert err == (
+        "ipu-nb profile-query: error: argument --metadata: --metadata needs a NAME or NAME=VALUE with a non-empty "
+        "NAME, got '=x' (see --help)\n"
+    )
+    _, _, err = _run(capsys, "profile-query", str(profile_path), "--clip")
+    assert err == "ipu-nb profile-query: error: --clip requires --window START:END\n"
+
+
 def test_runtime_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = _run(capsys, "profile-query", str(tmp_path / "missing.capnp"))
     assert (code, out) == (1, "") and "missing.capnp" in err

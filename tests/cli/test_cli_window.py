@@ -90,7 +90,7 @@ def test_flags_reach_the_query(capsys: pytest.CaptureFixture[str], profile_path:
         (["--window=-1:3"], "argument --window: invalid window '-1:3': expected START:END"),
         (["--window", "0:18446744073709551616"], "invalid window '0:18446744073709551616'"),
         (["--window"], "argument --window: expected one argument"),
-        (["--clip"], "clip requires a window: window=(start, end) (--clip requires --window START:END)"),
+        (["--clip"], "error: --clip requires --window START:END\n"),
         (["--win", "0:3"], "unrecognized arguments: --win"),  # no abbreviations
     ],
 )

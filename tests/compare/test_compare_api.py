@@ -170,6 +170,7 @@ def test_clock_mismatch_is_refused_unless_allowed(pair: tuple[Any, Any]) -> None
     message = str(info.value)
     assert "before clockHz=1000" in message and "after clockHz=2000" in message
     assert "allow_clock_mismatch=True" in message and "\n" not in message
+    assert "--allow-clock-mismatch" not in message and "--allow-clock-mismatch" in info.value.cli_message
     assert info.value.usage is False and isinstance(info.value, QueryError) and isinstance(info.value, ValueError)
     c = compare(before, fast, allow_clock_mismatch=True)
     row = _row(c, "D")
@@ -198,7 +199,8 @@ def test_bad_arguments(pair: tuple[Any, Any], kwargs: dict[str, Any], error: typ
 def test_metadata_needs_a_key_with_query_s_message(pair: tuple[Any, Any]) -> None:
     with pytest.raises(QueryError) as info:
         compare(*pair, by="metadata")
-    assert str(info.value) == "--group-by metadata requires --metadata-key NAME"
+    assert str(info.value) == "group_by='metadata' requires metadata_key='NAME', the metadata entry to group by"
+    assert info.value.cli_message == "--group-by metadata requires --metadata-key NAME"  # what profile-diff says
     assert info.value.usage is False
 
 

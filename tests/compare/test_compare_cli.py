@@ -65,6 +65,14 @@ def test_unlisted_groups_reconcile_in_json(capsys: pytest.CaptureFixture[str], p
         assert sum(g["phaseCyclesDelta"] for g in report["groups"]) + d["unlistedPhaseCycles"] == d["groupPhaseCycles"]
 
 
+def test_an_unused_metadata_key_warns_once_and_changes_nothing(
+    capsys: pytest.CaptureFixture[str], paths: tuple[str, str]
+) -> None:
+    code, out, err = _run(capsys, "profile-diff", *paths, "--sort-by", "name", "--limit", "3", "--metadata-key", "x")
+    assert code == 0 and out == (GOLDEN / "diff_by_name_limit3.txt").read_text(encoding="utf-8")
+    assert err == "ipu-nb profile-diff: warning: --metadata-key has no effect without --group-by metadata\n"
+
+
 def test_metadata_key_and_at_in_the_header(capsys: pytest.CaptureFixture[str], paths: tuple[str, str]) -> None:
     code, out, _ = _run(
         capsys, "profile-diff", *paths, "--group-by", "metadata", "--metadata-key", 'la"yer', "--at", "90"

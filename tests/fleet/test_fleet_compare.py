@@ -85,7 +85,7 @@ def test_bad_requests_are_refused_before_running(sweep: list[Path], corrupt: Pat
         fleet.compare(sweep[0], by="colour")
     with pytest.raises(ComparisonError, match="unknown filter 'limit'"):
         fleet.compare(sweep[0], limit=3)
-    with pytest.raises(ipu_nb.QueryError, match="--group-by metadata requires --metadata-key NAME"):
+    with pytest.raises(ipu_nb.QueryError, match="group_by='metadata' requires metadata_key='NAME'"):
         fleet.compare(sweep[0], by="metadata")
     with pytest.raises(ipu_nb.ProfileFormatError):
         fleet.compare(corrupt)  # an unreadable baseline: one error, not one per profile

@@ -108,7 +108,7 @@ def test_bad_queries_are_refused_before_anything_runs(sweep: list[Path], missing
     fleet = Fleet([*sweep, missing], workers=1)
     with pytest.raises(QueryError, match="unknown query flag 'grup_by'"):
         fleet.query(grup_by="kernel")
-    with pytest.raises(QueryError, match="--group-by metadata requires --metadata-key NAME"):
+    with pytest.raises(QueryError, match="group_by='metadata' requires metadata_key='NAME'"):
         fleet.query(group_by="metadata")
     with pytest.raises(QueryError, match="query_results"):
         fleet.query(samples=2)
