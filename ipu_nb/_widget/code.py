@@ -10,6 +10,7 @@ last, the widget itself from its `state`. Every value goes in as a Python litera
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from .._query import Query
 from .filters import FILTER_KEYS
 from .selection import area_query
 
-__all__ = ["view_code"]
+__all__ = ["Baseline", "view_code"]
 
 
 def _filter_flags(filters: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,8 +74,30 @@ def _literal(value: Any) -> str:
     return _compact(value)
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """What `view_code` needs of a widget's baseline: its file, and whether clocks may differ."""
+
+    path: Path | None
+    allow_clock_mismatch: bool = False
+
+
+def _widget_line(baseline: Baseline | None) -> str:
+    if baseline is None:
+        return "widget = ipu_nb.ProfileWidget(profile, state=state)"
+    clocks = ", allow_clock_mismatch=True" if baseline.allow_clock_mismatch else ""
+    return f"widget = ipu_nb.ProfileWidget(after, baseline=baseline{clocks}, state=state)"
+
+
 def _grouping(q: Query) -> str:
     return f"group_by={q.group_by!r}" + (f", metadata_key={q.metadata_key!r}" if q.metadata_key is not None else "")
+
+
+def _opened(name: str, path: Path | None) -> str:
+    """The line that binds `name` to the profile read from `path` (a comment asking for it without one)."""
+    if path is None:
+        return f"# This profile was not read from a file: bind `{name}` to it before running the rest."
+    return f"{name} = ipu_nb.open_profile({str(path)!r})"
 
 
 def view_code(
@@ -84,14 +107,24 @@ def view_code(
     at: int | None,
     selection: Mapping[str, Any] | None,
     state: Mapping[str, Any],
+    baseline: Baseline | None = None,
 ) -> str:
     """The code for a view: `filters` (the normalised trait), `base` (its `Query`, with the
-    grouping), the cursor `at`, the area `selection` and the widget's `state`."""
+    grouping), the cursor `at`, the area `selection` and the widget's `state`.
+
+    With a `baseline` (`Baseline`: the widget compares `path` with it), both profiles are
+    opened, ``profile`` is the one the state shows, and the widget is rebuilt with both.
+    """
     lines = ["import ipu_nb", ""]
-    if path is None:
-        lines.append("# This profile was not read from a file: bind `profile` to it before running the rest.")
+    if baseline is None:
+        lines.append(_opened("profile", path))
     else:
-        lines.append(f"profile = ipu_nb.open_profile({str(path)!r})")
+        shown = "baseline" if state.get("showing") == "baseline" else "after"
+        lines += [
+            _opened("after", path),
+            _opened("baseline", baseline.path),
+            f"profile = {shown}  # the profile shown (widget.showing)",
+        ]
     flags = _filter_flags(filters)
     lines.append(f"filters = {_literal(flags)}")
     grouping = _grouping(base)
@@ -122,7 +155,7 @@ def view_code(
         "",
         "# The same view in a widget:",
         f"state = {_literal(dict(state))}",
-        "widget = ipu_nb.ProfileWidget(profile, state=state)",
+        _widget_line(baseline),
         "widget",
     ]
     return "\n".join(lines) + "\n"

@@ -27,7 +27,8 @@ __all__ = [
 STATE_VERSION = 1
 """Bumped when a key changes meaning; a state of another version is refused."""
 
-#: The traits a view is made of: range, rows, filters, cursor and inspected sample, area, grouping, colours.
+#: The traits a view is made of: range, rows, filters, cursor and inspected sample, area, grouping,
+#: colours, and which of a compared pair is shown.
 STATE_KEYS: tuple[str, ...] = (
     "view",
     "tracks",
@@ -38,6 +39,7 @@ STATE_KEYS: tuple[str, ...] = (
     "group_by",
     "metadata_key",
     "color_by",
+    "showing",
 )
 
 #: Orders of the timeline's tile rows (``TILE_ORDERS`` in js/tracks.ts).

@@ -30,7 +30,7 @@ from .._query.window import clip_to_window as _clip_to_window
 from .._supersteps import Findings
 from . import lod as _lod
 from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
-from .code import view_code
+from .code import Baseline, view_code
 from .filters import empty_filters, filters_query, normalise_filters
 from .findings_panel import finding_rows
 from .flame import flame_tree
@@ -631,13 +631,15 @@ class ProfileWidget(anywidget.AnyWidget):
 
         >>> print(widget.to_code())  # doctest: +SKIP
         """
-        return view_code(self._profile.path, self.filters, self.query, self.at, self.selection, self.state)
+        baseline = None if self._baseline is None else Baseline(self._baseline.path, self._allow_clock_mismatch)
+        path = self._after.path
+        return view_code(path, self.filters, self.query, self.at, self.selection, self.state, baseline)
 
     @property
     def state(self) -> dict[str, Any]:
         """The whole view as a JSON-serialisable dict: ``view``, ``tracks`` (the row layout),
         ``filters``, ``at``, ``selected``, ``selection``, ``group_by``, ``metadata_key``,
-        ``color_by`` and a ``version``. ``ProfileWidget(profile, state=...)`` or setting it
+        ``color_by``, ``showing`` and a ``version``. ``ProfileWidget(profile, state=...)`` or setting it
         restores the view; a bad value raises `traitlets.TraitError` and changes nothing."""
         return json.loads(json.dumps({"version": STATE_VERSION, **{k: getattr(self, k) for k in STATE_KEYS}}))
 
@@ -649,9 +651,17 @@ class ProfileWidget(anywidget.AnyWidget):
             raise traitlets.TraitError(str(error)) from None
         if "filters" in traits:
             traits["filters"] = self._normalised(traits["filters"])
-        with self.hold_trait_notifications():
-            for key, v in traits.items():
-                setattr(self, key, v)
+        showing = traits.pop("showing", self.showing)
+        before = None if showing == self.showing else self.state
+        self.showing = showing  # first: a flip fits the view and area to the profile shown
+        try:
+            with self.hold_trait_notifications():
+                for key, v in traits.items():
+                    setattr(self, key, v)
+        except traitlets.TraitError:
+            if before is not None:
+                self.state = before  # the flip is undone with the rest
+            raise
 
     def _merged_state(self, state: Any, traits: dict[str, Any]) -> dict[str, Any]:
         """Constructor traits with those of `state` (a trait in both is refused)."""

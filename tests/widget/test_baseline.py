@@ -207,3 +207,70 @@ def test_blocks_for_the_other_profile_are_stale(widget):
     assert widget.recorder.last("blocks")["stale"] is False
     widget._handle_custom_msg({**request, "showing": "before"}, [])
     assert "showing must be" in widget.recorder.last("error")["message"]
+
+
+def test_the_state_holds_which_profile_is_shown(widget, before, after):
+    widget.view = [1_200, 2_400]
+    widget.showing = "baseline"
+    state = widget.state
+    assert state["showing"] == "baseline"
+    copy = ProfileWidget(after, baseline=before, state=state)
+    assert copy.profile is before and copy.state == state
+    other = ProfileWidget(after, baseline=before)
+    other.state = state
+    assert other.profile is before and other.state == state
+    other.state = {**state, "showing": "after"}
+    assert other.profile is after and other.view == [1_200, 2_400]
+
+
+def test_a_state_that_fails_after_its_flip_changes_nothing(widget, after):
+    widget.view = [1_200, 2_400]
+    kept = widget.state
+    with pytest.raises(traitlets.TraitError):
+        widget.state = {**kept, "showing": "baseline", "group_by": "metadata", "metadata_key": None}
+    assert widget.state == kept and widget.profile is after
+    alone = ProfileWidget(after)
+    with pytest.raises(traitlets.TraitError, match="needs a baseline"):
+        alone.state = {**kept, "showing": "baseline"}
+    with pytest.raises(traitlets.TraitError, match="needs a baseline"):
+        ProfileWidget(after, state={**kept, "showing": "baseline"})
+
+
+@pytest.fixture(scope="module")
+def pair_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    folder = tmp_path_factory.mktemp("pair")
+    knobs: dict[str, Any] = {"tiles": 16, "phases": 8, "progress": False}
+    sides = []
+    for seed, name in ((0, "before.capnp"), (1, "after.capnp")):
+        ipu_nb.generate_profile(folder / name, "mlp", seed=seed, **knobs)
+        sides.append(ipu_nb.open_profile(folder / name, progress=False))
+    return sides[0], sides[1]
+
+
+@pytest.mark.parametrize("showing", ["after", "baseline"])
+def test_to_code_opens_both_profiles_and_reproduces_the_shown_one(pair_files, showing):
+    before, after = pair_files
+    widget = ProfileWidget(after, baseline=before)
+    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    widget.showing = showing
+    widget.filters = {"kind": "compute"}
+    widget.at = widget.filtered.row(0, named=True)["offset"]
+    code = widget.to_code()
+    assert f"baseline = ipu_nb.open_profile({str(before.path)!r})" in code
+    assert f"after = ipu_nb.open_profile({str(after.path)!r})" in code
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "<to_code>", "exec"), namespace)
+    shown = before if showing == "baseline" else after
+    assert namespace["profile"].path == shown.path
+    assert namespace["groups"].equals(widget.groups) and namespace["at_slice"].equals(widget.at_slice)
+    rebuilt = namespace["widget"]
+    assert rebuilt.state == widget.state and rebuilt.baseline is not None
+    assert rebuilt.profile.path == shown.path
+
+
+def test_to_code_keeps_allow_clock_mismatch(after):
+    other = pair_profile(200, clock_hz=1_000_000_000)
+    widget = ProfileWidget(after, baseline=other, allow_clock_mismatch=True)
+    code = widget.to_code()
+    assert "baseline=baseline, allow_clock_mismatch=True, state=state" in code
+    assert "bind `after`" in code and "bind `baseline`" in code

@@ -422,7 +422,9 @@ def test_state_round_trips_through_json_and_a_new_widget(widget, profile):
         "group_by",
         "metadata_key",
         "color_by",
+        "showing",
     }
+    assert state["showing"] == "after"  # no baseline: the one profile
     copy = ProfileWidget(profile, state=json.loads(json.dumps(state)))
     assert copy.state == state
     assert copy.filters["phases"] == [1, 3] and copy.selection == widget.selection
