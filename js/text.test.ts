@@ -23,7 +23,11 @@ function invisible(cp: number): boolean {
     cp <= 0x1f ||
     (cp >= 0x7f && cp <= 0x9f) ||
     (cp >= 0xd800 && cp <= 0xdfff) ||
+    cp === 0xad ||
     cp === 0x61c ||
+    cp === 0x200b ||
+    (cp >= 0x2060 && cp <= 0x2064) ||
+    cp === 0xfeff ||
     cp === 0x200e ||
     cp === 0x200f ||
     (cp >= 0x2028 && cp <= 0x202e) ||
@@ -44,6 +48,7 @@ test("bidi controls and other invisible characters become visible escapes", () =
   assert.equal(displayText("\u202eexe.lenrek_mmeg"), "\\u{202e}exe.lenrek_mmeg");
   assert.equal(displayText("a\u2066b\u2069c"), "a\\u{2066}b\\u{2069}c");
   assert.equal(displayText("\u200e\u200f\u061c"), "\\u{200e}\\u{200f}\\u{61c}");
+  assert.equal(displayText("ge\u200bmm\u2060\ufeff\u00ad"), "ge\\u{200b}mm\\u{2060}\\u{feff}\\u{ad}");
   assert.equal(displayText("tab\tnew\nline"), "tab\\u{9}new\\u{a}line");
   assert.equal(displayText("x\u2028y"), "x\\u{2028}y");
   assert.equal(displayText("\ud800 lone"), "\\u{d800} lone");

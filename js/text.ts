@@ -7,12 +7,13 @@
 /**
  * Code points shown as `\u{hex}`: C0 controls, DEL and C1, lone surrogates, line and paragraph
  * separators, the bidi marks, embeddings, overrides and isolates (U+061C, U+200E/U+200F,
- * U+202A–U+202E, U+2066–U+2069) and the noncharacters. The same set and escape as the kernel's
+ * U+202A–U+202E, U+2066–U+2069), the invisible look-alike makers (U+00AD, U+200B, U+2060–U+2064,
+ * U+FEFF; not ZWJ/ZWNJ, which emoji and scripts need) and the noncharacters. The same set and escape as the kernel's
  * `ipu_nb._html.sanitize.label`, so a name reads the same in the widget and in a chart.
  */
 const ESCAPED =
-  "\\u{0}-\\u{1f}\\u{7f}-\\u{9f}\\u{d800}-\\u{dfff}\\u{61c}\\u{200e}\\u{200f}\\u{2028}-\\u{202e}\\u{2066}-\\u{2069}" +
-  "\\u{fdd0}-\\u{fdef}" +
+  "\\u{0}-\\u{1f}\\u{7f}-\\u{9f}\\u{ad}\\u{d800}-\\u{dfff}\\u{61c}\\u{200b}\\u{200e}\\u{200f}\\u{2028}-\\u{202e}" +
+  "\\u{2060}-\\u{2064}\\u{2066}-\\u{2069}\\u{feff}\\u{fdd0}-\\u{fdef}" +
   Array.from({ length: 17 }, (_, plane) => `\\u{${(plane * 0x10000 + 0xfffe).toString(16)}}\\u{${(plane * 0x10000 + 0xffff).toString(16)}}`).join("");
 /** One escaped character, or a backslash run before `u{` or an escaped character (doubled: the escape stays injective). */
 const TRIGGER = new RegExp(`\\\\+(?=u\\{|[${ESCAPED}])|[${ESCAPED}]`, "gu");

@@ -6,9 +6,10 @@ Targets and their rules:
   browser, HTML): `label`. XML 1.0 cannot hold most C0 controls or U+FFFE/U+FFFF
   (vl-convert aborts the process on them); Vega's expression parser rejects U+2028
   and U+2029 inside string literals ("Unexpected token ILLEGAL"); other controls,
-  noncharacters and bidi controls (marks, embeddings, overrides, isolates: a name
-  can make ``exe.lenrek_mmeg`` read as "gemm_kernel.exe") are invisible or reorder
-  what is drawn. Each of
+  noncharacters, bidi controls (marks, embeddings, overrides, isolates: a name
+  can make ``exe.lenrek_mmeg`` read as "gemm_kernel.exe") and invisible characters
+  (zero-width space, word joiner, soft hyphen, byte-order mark: ``ge\u200bmm`` would look
+  like ``gemm``) are invisible or reorder what is drawn. Each of
   these becomes a visible ``\\u{hex}`` (as Rust writes it); a backslash run that
   would make a literal ``\\u{`` look like one is doubled, so the escape is
   injective. Labels are bounded (vl-convert's time to fit a drawn label grows
@@ -65,16 +66,22 @@ MAX_LABEL = 500
 
 # Code points a label shows as \u{hex}: C0 controls (tab, LF and CR too: drawn text collapses them),
 # DEL and C1, surrogates (a Python str may hold them; UTF-8 cannot), line/paragraph separators,
-# the bidi marks (ALM, LRM, RLM), embeddings, overrides and isolates, and the noncharacters.
-# The widget's front end shows profile strings by the same rule (js/text.ts, `displayText`).
+# the bidi marks (ALM, LRM, RLM), embeddings, overrides and isolates, the invisible characters
+# that would make two names look alike (soft hyphen, zero-width space, word joiner, the invisible
+# operators, the byte-order mark; ZWJ and ZWNJ stay: emoji and scripts are built with them), and
+# the noncharacters. The widget's front end shows profile strings by the same rule (js/text.ts, `displayText`).
 _ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),
     (0x007F, 0x009F),
     (0xD800, 0xDFFF),
+    (0x00AD, 0x00AD),
     (0x061C, 0x061C),
+    (0x200B, 0x200B),
     (0x200E, 0x200F),
     (0x2028, 0x202E),
+    (0x2060, 0x2064),
     (0x2066, 0x2069),
+    (0xFEFF, 0xFEFF),
     (0xFDD0, 0xFDEF),
     *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000)),
 )

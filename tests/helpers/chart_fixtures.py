@@ -77,6 +77,7 @@ NASTY_NAMES: tuple[str, ...] = (
     "non\ufffechar\uffff",
     "plane\U0001fffe \U0010ffff \ufdd0",
     "bidi\u202eoverride\u202c \u2066isolate\u2069",
+    "ge\u200bmm zero\u2060width\ufeff soft\u00adhyphen",  # would look like "gemm zerowidth softhyphen"
     "</script><script>alert(3)</script>",
     "\"'&<>",
     "back\\slash\\",
@@ -97,12 +98,16 @@ NASTY_NAMES: tuple[str, ...] = (
 
 def shows_safely(char: str) -> bool:
     """An independent statement of what drawn text may hold: an XML 1.0 Char that is no control,
-    line/paragraph separator, bidi mark/embedding/override/isolate, surrogate or noncharacter."""
+    line/paragraph separator, bidi mark/embedding/override/isolate, surrogate, noncharacter or
+    invisible look-alike maker (soft hyphen, zero-width space, word joiner, invisible operators, BOM)."""
     cp = ord(char)
     xml = cp in (0x9, 0xA, 0xD) or 0x20 <= cp <= 0xD7FF or 0xE000 <= cp <= 0xFFFD or 0x10000 <= cp <= 0x10FFFF
     noncharacter = 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
     bidi = cp in (0x061C, 0x200E, 0x200F) or 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069
-    return xml and not noncharacter and not bidi and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
+    invisible = cp in (0x00AD, 0x200B, 0xFEFF) or 0x2060 <= cp <= 0x2064
+    return (
+        xml and not noncharacter and not bidi and not invisible and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
+    )
 
 
 #: Names that must come out exactly as they went in.

@@ -87,6 +87,9 @@ def test_ordinary_names_are_unchanged_and_every_nasty_one_is_visible():
     assert label("bidi\u202eevil") == "bidi\\u{202e}evil"
     # The bidi marks too (ALM, LRM, RLM): invisible, and they reorder neutral characters around them.
     assert label("\u200e\u200f\u061c") == "\\u{200e}\\u{200f}\\u{61c}"
+    # Invisible characters that would make two names look alike; ZWJ and ZWNJ (emoji, scripts) stay.
+    assert label("ge\u200bmm\u2060\ufeff\u00ad\u2064") == "ge\\u{200b}mm\\u{2060}\\u{feff}\\u{ad}\\u{2064}"
+    assert label("👩\u200d👧 \u200c") == "👩\u200d👧 \u200c"
     assert label(3) == "3"
 
 
