@@ -229,6 +229,9 @@ def test_search_steps_through_matches_and_zoom_to_fit_from_keys_and_python(lab_p
     page.keyboard.press("f")
     assert nb.poll("widget.view", lambda v: v == matching) == matching
     page.keyboard.press("0")
+    # The view is `matching` already: wait for the reset to reach the kernel, or the fit below
+    # could be seen before it, and the reset and the fit land after the zoom_to calls that follow.
+    assert nb.poll("widget.view", lambda v: v != matching) != matching
     page.keyboard.press("F")
     assert nb.poll("widget.view", lambda v: v == matching) == matching
     # From Python: zoom_to a phase, a range, a sample; the timeline follows.
