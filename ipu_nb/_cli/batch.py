@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import CliError, output_path, positive_int, status
-from .flags import add_query_flags, cli_error, query_filters, write_output
+from .flags import add_query_flags, cli_query, query_errors, write_output
 
 if TYPE_CHECKING:
     import polars as pl
@@ -160,27 +160,15 @@ def _json(fleet: Fleet, results: dict[Any, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Query every profile; write the results of those that answered; exit 1 if any did not."""
-    from .._query import Query, QueryError, check_metadata_key, make_query, query
+    from .._query import query
 
     if args.json and args.parquet:
         raise CliError("--json and --parquet are two outputs: choose one", 2)
     if args.samples and not args.json:
         raise CliError("--samples lists each profile's samples in its --json report; add --json", 2)
     out = output_path(args.parquet) if args.parquet else None
-    try:
-        q = make_query(
-            Query(),
-            group_by=args.group_by,
-            sort_by=args.sort_by,
-            metadata_key=args.metadata_key,
-            limit=args.limit,
-            samples=args.samples,
-            clip=args.clip,
-            **query_filters(args),
-        )
-        check_metadata_key(q)
-    except QueryError as exc:
-        raise cli_error(exc) from None
+    with query_errors():
+        q = cli_query(args)
     fleet = open_fleet(args, args.profiles)
     with fleet, dask_client(args.dask) as client:
         if out is not None:

@@ -21,7 +21,7 @@ from .._model.vocabulary import GROUP_BYS, KINDS, SORT_BYS
 from . import CliError
 
 if TYPE_CHECKING:
-    from .._query import QueryError
+    from .._query import Query, QueryError
 
 __all__ = [
     "FILTERS_TITLE",
@@ -30,6 +30,7 @@ __all__ = [
     "add_profile_argument",
     "add_query_flags",
     "cli_error",
+    "cli_query",
     "query_errors",
     "query_filters",
     "refuse_clip",
@@ -239,6 +240,25 @@ def query_filters(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("operation", "tiles", "phases", "metadata"):
         values[name] = tuple(values[name])
     return values
+
+
+def cli_query(args: argparse.Namespace) -> Query:
+    """The `Query` that `add_query_flags`' parsed flags ask for, checked as the runtime checks its
+    flags before reading a profile (a `QueryError` otherwise: wrap the call in `query_errors`)."""
+    from .._query import Query, check_metadata_key, make_query
+
+    q = make_query(
+        Query(),
+        group_by=args.group_by,
+        sort_by=args.sort_by,
+        metadata_key=args.metadata_key,
+        limit=args.limit,
+        samples=args.samples,
+        clip=args.clip,
+        **query_filters(args),
+    )
+    check_metadata_key(q)
+    return q
 
 
 @contextlib.contextmanager

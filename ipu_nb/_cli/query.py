@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .flags import add_profile_argument, add_query_flags, query_errors, query_filters, write_output
+from .flags import add_profile_argument, add_query_flags, cli_query, query_errors, write_output
 
 __all__ = ["register", "run_inspect", "run_query"]
 
@@ -44,20 +44,10 @@ def register(subparsers: Any) -> None:
 def run_query(args: argparse.Namespace) -> int:
     """Run `profile-query`; the output is built in full before any of it is written."""
     from .. import open_profile
-    from .._query import Query, check_metadata_key, make_query, query
+    from .._query import query
 
     with query_errors():
-        q = make_query(
-            Query(),
-            group_by=args.group_by,
-            sort_by=args.sort_by,
-            metadata_key=args.metadata_key,
-            limit=args.limit,
-            samples=args.samples,
-            clip=args.clip,
-            **query_filters(args),
-        )
-        check_metadata_key(q)  # before the profile is read, as the runtime checks its flags first
+        q = cli_query(args)  # before the profile is read, as the runtime checks its flags first
         result = query(open_profile(args.profile), q)
     write_output(result.to_json() if args.json else result.to_text())
     return 0
