@@ -224,3 +224,49 @@ def wait_window(page: Any, after: int, timeout: float = 30) -> int:
         timeout=timeout * 1000,
     )
     return int(page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.windowId"))
+
+
+# ---- the widget's page -------------------------------------------------------------------------
+
+#: A hash of the timeline's canvas and how many of its pixels are coloured (not grey or background).
+CANVAS_JS = """() => {
+    const c = document.querySelector('.ipu-nb-timeline-base');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 0, coloured = 0;
+    for (let i = 0; i < d.length; i += 4) {
+        h = (h * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) >>> 0;
+        if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) coloured++;
+    }
+    return {hash: h, coloured};
+}"""
+
+
+def dataset(page: Any, selector: str = ".ipu-nb-widget") -> dict[str, str]:
+    return page.eval_on_selector(selector, "e => ({...e.dataset})")
+
+
+def settle(page: Any, quiet_ms: int = 600, timeout: float = 60) -> None:
+    """Wait until the widget has drawn a complete picture and no request (prefetch included) is out."""
+    page.wait_for_function(
+        """(quiet) => {
+            const w = document.querySelector('.ipu-nb-widget');
+            const busy = !w || w.dataset.final !== 'true' || w.dataset.inFlight !== 'false';
+            if (busy) { if (w) w._quiet = 0; return false; }
+            const now = performance.now();
+            w._quiet = w._quiet || now;
+            return now - w._quiet >= quiet;
+        }""",
+        arg=quiet_ms,
+        timeout=timeout * 1000,
+        polling=100,
+    )
+
+
+def open_widget(lab_page: Any, cells: list[str]) -> Any:
+    """A notebook of `cells` run to its widget's first complete, quiet picture (`lab_page`: the fixture)."""
+    nb = lab_page(cells)
+    nb.run_all()
+    nb.page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=120_000)
+    wait_window(nb.page, 0, timeout=120)
+    settle(nb.page)
+    return nb

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lab import wait_window
-from test_timeline_browser import CANVAS_JS, GUTTER, dataset, settle
+from lab import CANVAS_JS, dataset, open_widget, settle
+from test_timeline_browser import GUTTER
 
 pytestmark = pytest.mark.browser
 
@@ -23,11 +23,7 @@ CELLS = [
 
 
 def opened(lab_page: Any) -> tuple[Any, Any]:
-    nb = lab_page(CELLS)
-    nb.run_all()
-    nb.page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=120_000)
-    wait_window(nb.page, 0, timeout=120)
-    settle(nb.page)
+    nb = open_widget(lab_page, CELLS)
     return nb, nb.page
 
 

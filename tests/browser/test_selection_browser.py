@@ -13,8 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from lab import wait_window
-from test_timeline_browser import dataset, settle
+from lab import dataset, open_widget, settle
 
 pytestmark = pytest.mark.browser
 
@@ -44,11 +43,7 @@ LAYER_JS = """(name) => {
 
 
 def opened(lab_page: Any) -> tuple[Any, Any, dict[str, Any]]:
-    nb = lab_page(CELLS)
-    nb.run_all()
-    nb.page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=120_000)
-    wait_window(nb.page, 0, timeout=120)
-    settle(nb.page)
+    nb = open_widget(lab_page, CELLS)
     box = nb.page.locator(".ipu-nb-timeline-overlay").bounding_box()
     return nb, nb.page, box
 

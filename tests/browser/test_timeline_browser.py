@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from lab import wait_window
+from lab import CANVAS_JS, dataset, open_widget, settle, wait_window
 
 pytestmark = pytest.mark.browser
 
@@ -24,45 +24,9 @@ CELLS = [
 ]
 GUTTER = 46
 
-CANVAS_JS = """() => {
-    const c = document.querySelector('.ipu-nb-timeline-base');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let h = 0, coloured = 0;
-    for (let i = 0; i < d.length; i += 4) {
-        h = (h * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) >>> 0;
-        if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) coloured++;
-    }
-    return {hash: h, coloured};
-}"""
-
-
-def dataset(page: Any, selector: str = ".ipu-nb-widget") -> dict[str, str]:
-    return page.eval_on_selector(selector, "e => ({...e.dataset})")
-
-
-def settle(page: Any, quiet_ms: int = 600, timeout: float = 60) -> None:
-    """Wait until the widget has drawn a complete picture and no request (prefetch included) is out."""
-    page.wait_for_function(
-        """(quiet) => {
-            const w = document.querySelector('.ipu-nb-widget');
-            const busy = !w || w.dataset.final !== 'true' || w.dataset.inFlight !== 'false';
-            if (busy) { if (w) w._quiet = 0; return false; }
-            const now = performance.now();
-            w._quiet = w._quiet || now;
-            return now - w._quiet >= quiet;
-        }""",
-        arg=quiet_ms,
-        timeout=timeout * 1000,
-        polling=100,
-    )
-
 
 def opened(lab_page: Any) -> tuple[Any, Any]:
-    nb = lab_page(CELLS)
-    nb.run_all()
-    nb.page.wait_for_selector(".ipu-nb-timeline-overlay", timeout=120_000)
-    wait_window(nb.page, 0, timeout=120)
-    settle(nb.page)
+    nb = open_widget(lab_page, CELLS)
     return nb, nb.page
 
 

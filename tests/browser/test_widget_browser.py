@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from browser_profile import HOSTILE
-from lab import OUTPUT, wait_window
+from lab import CANVAS_JS, OUTPUT, wait_window
 
 pytestmark = pytest.mark.browser
 
@@ -12,17 +12,6 @@ CELLS = [
     "import ipu_nb\nfrom browser_profile import hostile_profile\nprofile = hostile_profile()\n"
     "widget = ipu_nb.ProfileWidget(profile)\nwidget",
 ]
-
-PIXELS_JS = """() => {
-    const c = document.querySelector('.ipu-nb-timeline-base');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let h = 0, coloured = 0;
-    for (let i = 0; i < d.length; i += 4) {
-        h = (h * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) >>> 0;
-        if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) coloured++;
-    }
-    return {hash: h, coloured};
-}"""
 
 
 def test_widget_round_trips_through_the_kernel(lab_page):
@@ -34,7 +23,7 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     page.wait_for_selector(".ipu-nb-flame-node", timeout=30_000)
     rows = nb.kernel("widget.info['rows']")
     view = nb.kernel("widget.view")
-    before = page.evaluate(PIXELS_JS)
+    before = page.evaluate(CANVAS_JS)
     assert before["coloured"] > 1000, "timeline drew nothing"
 
     # Click the timeline: `at` and `selected` come back to Python; at_slice == profile.filter(at=...).
@@ -87,7 +76,7 @@ def test_widget_round_trips_through_the_kernel(lab_page):
     nb.kernel("widget.filters", code="widget.filters = {'metadata': ['layer=1']}")
     last = wait_window(page, last)
     page.wait_for_selector(".ipu-nb-chip:has-text('layer=1')", timeout=10_000)
-    after = page.evaluate(PIXELS_JS)
+    after = page.evaluate(CANVAS_JS)
     assert after["hash"] != before["hash"]
     assert after["coloured"] < before["coloured"]
 
