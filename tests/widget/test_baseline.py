@@ -237,14 +237,13 @@ def test_a_state_that_fails_after_its_flip_changes_nothing(widget, after):
 
 
 @pytest.fixture(scope="module")
-def pair_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
-    folder = tmp_path_factory.mktemp("pair")
-    knobs: dict[str, Any] = {"tiles": 16, "phases": 8, "progress": False}
-    sides = []
-    for seed, name in ((0, "before.capnp"), (1, "after.capnp")):
-        ipu_nb.generate_profile(folder / name, "mlp", seed=seed, **knobs)
-        sides.append(ipu_nb.open_profile(folder / name, progress=False))
-    return sides[0], sides[1]
+def pair_files(doctest_profiles: Any) -> tuple[Any, Any]:
+    """The doctests' before/after pair (conftest.py), opened from their files."""
+
+    def opened(side: str) -> Any:
+        return ipu_nb.open_profile(doctest_profiles / f"{side}.capnp", progress=False)
+
+    return opened("before"), opened("after")
 
 
 @pytest.mark.parametrize("showing", ["after", "baseline"])
