@@ -61,6 +61,7 @@ def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, 
     output = tmp_path / "out"
     monkeypatch.setenv("IPU_NB_PROFILE", str(small_profile))
     monkeypatch.setenv("IPU_NB_OUTPUT", str(output))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the kernel's scratch files go with the test's folder
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}

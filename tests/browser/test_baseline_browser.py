@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 
 CELLS = [
     "import ipu_nb, os, tempfile\n"
-    "d = tempfile.mkdtemp()\n"
+    "d = tempfile.mkdtemp(dir='.')\n"
     "ipu_nb.generate_profile(os.path.join(d, 'before.capnp'), 'mlp', 'phase', tiles=256, phases=20, seed=0)\n"
     "ipu_nb.generate_profile(os.path.join(d, 'after.capnp'), 'mlp', 'phase', tiles=256, phases=20, seed=1)\n"
     "before = ipu_nb.open_profile(os.path.join(d, 'before.capnp'), progress=False)\n"

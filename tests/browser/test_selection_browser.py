@@ -21,7 +21,7 @@ CELLS = [
     "import ipu_nb, os, tempfile, json\n"
     "import polars as pl\n"
     "from polars.testing import assert_frame_equal\n"
-    "path = os.path.join(tempfile.mkdtemp(), 'selection.capnp')\n"
+    "path = os.path.join(tempfile.mkdtemp(dir='.'), 'selection.capnp')\n"
     "ipu_nb.generate_profile(path, 'mlp', 'phase', phases=12)\n"
     "profile = ipu_nb.open_profile(path, progress=False)\n"
     "widget = ipu_nb.ProfileWidget(profile)\nwidget",

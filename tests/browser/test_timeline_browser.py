@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 CELLS = [
     "import ipu_nb, os, tempfile, time\n"
-    "path = os.path.join(tempfile.mkdtemp(), 'timeline.capnp')\n"
+    "path = os.path.join(tempfile.mkdtemp(dir='.'), 'timeline.capnp')\n"
     "ipu_nb.generate_profile(path, 'mlp', 'phase', phases=30)\n"
     "profile = ipu_nb.open_profile(path, progress=False)\n"
     "widget = ipu_nb.ProfileWidget(profile)\nwidget",
