@@ -102,3 +102,20 @@ function pick(source: ReturnType<BlockCache["source"]>) {
   const e = source.entries[0];
   return [source.kind, e.level, e.index, source.stale];
 }
+
+test("with stand-ins asked for, an exact block's sources go on to what could be drawn while its image is made", () => {
+  const cache = new BlockCache();
+  const top = 10;
+  cache.put("s", 3, 5, lod());
+  cache.put("s", 5, 1, lod());
+  cache.put("s", 2, 10, lod());
+  assert.deepEqual(cache.sources("s", 3, 5, top).map((s) => s.kind), ["exact"]);
+  assert.deepEqual(cache.sources("s", 3, 5, top, true).map((s) => s.kind), ["exact", "coarser", "finer"]);
+  // A raw block above an exact one is one more stand-in, not the block's exact source.
+  cache.put("s", 6, 0, raw());
+  assert.deepEqual(cache.sources("s", 3, 5, top, true).map((s) => [s.kind, s.entries[0].level]), [
+    ["exact", 3], ["coarser", 5], ["finer", 2], ["coarser", 6],
+  ]);
+  // Without an exact block, as before: the raw block covers it.
+  assert.deepEqual(cache.sources("s", 5, 0, top, true).map((s) => s.kind), ["raw"]);
+});

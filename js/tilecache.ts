@@ -156,10 +156,11 @@ export class BlockCache {
   /**
    * Every source held for the block, best first: those `source` picks from, then the coarser
    * summaries further up, then the same from another state (stand-ins while the best one's
-   * image is still to be made).
+   * image is still to be made). With `standIns`, the sources of the current state that could
+   * stand in for an exact one follow it too (drawn while its image is being made).
    */
-  sources(state: string, level: number, index: number, top: number): Source[] {
-    const own = this.sourcesIn(state, level, index, top, false);
+  sources(state: string, level: number, index: number, top: number, standIns = false): Source[] {
+    const own = this.sourcesIn(state, level, index, top, false, standIns);
     if (own.length && (own[0].kind === "exact" || own[0].kind === "raw")) return own;
     return [...own, ...this.staleSources(level, index, top, state)];
   }
@@ -170,24 +171,25 @@ export class BlockCache {
     return found !== undefined && (found.kind === "exact" || found.kind === "raw");
   }
 
-  private sourcesIn(state: string, level: number, index: number, top: number, peek: boolean): Source[] {
+  private sourcesIn(state: string, level: number, index: number, top: number, peek: boolean, all = false): Source[] {
     const look = (l: number, k: number) =>
       peek ? this.entries.get(blockKey(state, l, k)) : this.get(state, l, k);
     const own = look(level, index);
-    if (own) return [{ kind: "exact", entries: [own], stale: false }];
+    const exact: Source[] = own ? [{ kind: "exact", entries: [own], stale: false }] : [];
+    if (own && !all) return exact;
     // Going up: a raw block covers this one exactly; summaries stand in, the nearest first.
     const above: Source[] = [];
     for (let up = 1; level + up <= top; up++) {
       const entry = look(level + up, Math.floor(index / 2 ** up));
       if (!entry) continue;
-      const raw = !above.length && entry.data.mode === "raw" && rawCovers(level + up, level);
+      const raw = !above.length && !own && entry.data.mode === "raw" && rawCovers(level + up, level);
       above.push({ kind: raw ? "raw" : "coarser", entries: [entry], stale: false });
       if (peek) break; // whether the first is exact is all a peek asks
     }
-    if (above[0]?.kind === "raw" || level === 0) return above;
+    if ((above[0]?.kind === "raw" && !all) || level === 0) return [...exact, ...above];
     const halves = [look(level - 1, 2 * index), look(level - 1, 2 * index + 1)].filter((e) => e !== undefined);
     const finer: Source[] = halves.length ? [{ kind: "finer", entries: halves as CacheEntry[], stale: false }] : [];
-    return [...above.slice(0, 1), ...finer, ...above.slice(1)];
+    return [...exact, ...above.slice(0, 1), ...finer, ...above.slice(1)];
   }
 
   private staleSources(level: number, index: number, top: number, current: string): Source[] {
