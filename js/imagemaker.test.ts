@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Disposers } from "./disposers";
-import { ImageMaker, type WorkerLike } from "./imagemaker";
+import { HOLD_MS, ImageMaker, type WorkerLike } from "./imagemaker";
+import { installFakeDom } from "./testing/fake-dom";
 import type { ImageJob } from "./raster";
 import type { WorkerJob, WorkerReply } from "./rasterworker";
 
@@ -98,4 +99,31 @@ test("no worker where none can run (here, under node); disposing stops the worke
   assert.ok(worker.terminated);
   assert.ok(!maker.available);
   bag.dispose();
+});
+
+test("while the view moves, jobs made in advance wait; the view's own go at once", () => {
+  const dom = installFakeDom();
+  try {
+    const worker = new FakeWorker();
+    let clock = 0;
+    const maker = new ImageMaker(() => {}, new Disposers(), () => worker, () => clock);
+    maker.hold();
+    maker.submit("later", job(1), false, () => {});
+    assert.equal(worker.posted.length, 0); // held
+    maker.submit("now", job(2), true, () => {});
+    assert.equal(worker.posted.length, 1);
+    worker.answer();
+    assert.equal(worker.posted.length, 0); // still held
+    clock += HOLD_MS / 2;
+    maker.hold(); // moved again: the wait starts over
+    clock += HOLD_MS / 2;
+    dom.runTimers(HOLD_MS / 2);
+    assert.equal(worker.posted.length, 0);
+    clock += HOLD_MS;
+    dom.runTimers(HOLD_MS);
+    assert.equal(worker.posted.length, 1);
+    assert.equal(worker.answer().bins, 1);
+  } finally {
+    dom.uninstall();
+  }
 });

@@ -2,15 +2,22 @@
 // raster worker one at a time, so a job the view needs now goes ahead of those made in
 // advance for blocks that just arrived; each image comes back as an ImageBitmap. Where no
 // worker can run (no Worker, a page policy refusing blob workers, a job that failed), the
-// maker says so and the painter makes images on the page as before.
+// maker says so and the painter makes images on the page as before. While the view moves,
+// the jobs made in advance wait (`hold`): input and its frames come before background work.
 
 import workerSource from "../build/rasterworker.txt";
-import type { Disposers } from "./disposers";
+import type { Disposers, Timer } from "./disposers";
 import type { ImageJob } from "./raster";
 import type { WorkerJob, WorkerReply } from "./rasterworker";
 
 /** Jobs handed to the worker at a time; the others wait here, the urgent first. */
 const IN_WORKER = 1;
+/**
+ * After the view moves, jobs made in advance (blocks just arrived) wait this long after the
+ * latest move: on a machine of few cores the worker would otherwise take CPU from the frames
+ * of a pan or zoom still going on. The jobs the view waits for go at once.
+ */
+export const HOLD_MS = 150;
 
 /** The parts of a Worker the maker uses (a fake one in unit tests). */
 export interface WorkerLike {
@@ -51,14 +58,23 @@ export class ImageMaker {
   private keys = new Set<string>();
   /** Images the worker has made. */
   made = 0;
+  private heldUntil = -Infinity;
+  private resume: Timer;
 
   /** `ready`: an image arrived (draw again). */
   constructor(
     private ready: () => void,
     bag: Disposers,
     private start: () => WorkerLike | null = startRasterWorker,
+    private now: () => number = () => performance.now(),
   ) {
+    this.resume = bag.timer(() => this.pump());
     bag.add(() => this.stop());
+  }
+
+  /** The view moved: jobs made in advance wait until it has been still for `HOLD_MS`. */
+  hold(): void {
+    this.heldUntil = this.now() + HOLD_MS;
   }
 
   /** Whether images are made off the page (else the caller makes them itself). */
@@ -126,6 +142,11 @@ export class ImageMaker {
 
   private pump(): void {
     while (this.worker && this.out.size < IN_WORKER && this.queue.length) {
+      const wait = this.heldUntil - this.now();
+      if (!this.queue[0].urgent && wait > 0) {
+        if (!this.resume.pending) this.resume.start(wait);
+        return;
+      }
       const item = this.queue.shift()!;
       const id = ++this.nextId;
       this.out.set(id, item);

@@ -101,3 +101,28 @@ test("without a worker: the exact blocks' images are made here, in the frame tha
     dom.uninstall();
   }
 });
+
+test("with the worker, raw intervals re-binned for the view are the worker's: a stand-in shows meanwhile", () => {
+  const dom = installFakeDom();
+  try {
+    const worker = new FakeWorker();
+    const { t } = target(worker);
+    const cache = new BlockCache();
+    imageOf(cache, cache.put("s", 5, 0, lod()), 5, 0, t);
+    const n = 3;
+    cache.put("s", 4, 0, {
+      mode: "raw", start: 0, end: blockWidth(4), count: n, x0: Float32Array.from([0, 100, 200]), x1: Float32Array.from([50, 150, 250]),
+      row: Uint16Array.from([0, 1, 2]), flags: Uint8Array.from([0x81, 0x82, 0x83]), sample: Uint32Array.from([1, 2, 3]),
+      labels: null, labelIndex: null, colorBy: "kind",
+    }); // covers blocks 0 and 1 of level 3 exactly
+    const painted = paintView(cache, t);
+    assert.deepEqual([painted.exact, painted.standIns, painted.made, painted.waiting], [0, 4, 0, 2]);
+    assert.equal(worker.posted.length, 1);
+    worker.answerAll();
+    worker.answerAll();
+    const again = paintView(cache, t);
+    assert.deepEqual([again.exact, again.standIns, again.made], [2, 2, 0]);
+  } finally {
+    dom.uninstall();
+  }
+});

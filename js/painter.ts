@@ -65,8 +65,9 @@ export interface Painted {
 /** New block images made on the page per paint at most (each costs a few milliseconds). */
 export const IMAGES_PER_FRAME = 3;
 /**
- * With the worker, images made on the page per paint: one, and only for a block it makes
- * final (a pan onto a block that just arrived); the others show a stand-in for a frame or two.
+ * With the worker, images made on the page per paint: one, and only of the kernel's cells for
+ * a block it makes final (a pan onto a block that just arrived); raw intervals re-binned for
+ * a finer level are the worker's. The others show a stand-in for a frame or two.
  */
 export const IMAGES_PER_FRAME_WITH_WORKER = 1;
 
@@ -87,7 +88,10 @@ function jobOf(entry: CacheEntry, level: number, index: number, t: ImageSpec): I
   const { offsets, members } = t.layout;
   if (data.mode === "raw") {
     const [start] = blockRange(level, index);
-    return { cells: { window: data as RawWindow, from: start, width: binWidth(level) }, bins: BLOCK_BINS, rows: t.rows, offsets, members, palette };
+    // Only the intervals: the job may be copied to the worker, labels and all otherwise.
+    const { start: at, count, x0, x1, row, flags, sample } = data as RawWindow;
+    const window = { start: at, count, x0, x1, row, flags, sample };
+    return { cells: { window, from: start, width: binWidth(level) }, bins: BLOCK_BINS, rows: t.rows, offsets, members, palette };
   }
   const lod = data as LodWindow;
   return { cells: lod.cells, bins: lod.bins, rows: t.rows, offsets, members, palette };
@@ -177,8 +181,8 @@ function blit(image: BlockImage, sx: number, sw: number, a: number, b: number, t
  * per block and level) is drawn from the next source whose images exist, the painting
  * `deferred` (the caller paints again at the next frame). With the worker, the missing
  * images are asked of it (the view's first) and the block shows the best source whose
- * images exist until they come; only an image that makes a block exact is made here, one
- * per paint, and a block with no image at all made here too (real data in the first frame).
+ * images exist until they come; only a cheap image that makes a block exact is made here,
+ * one per paint, and a block with no image at all made here too (real data in the first frame).
  */
 export function paintView(cache: BlockCache, t: PaintTarget): Painted {
   cache.frame();
@@ -200,11 +204,12 @@ export function paintView(cache: BlockCache, t: PaintTarget): Painted {
     let chosen: number;
     if (worker) {
       const best = candidates[0];
-      const exact = (best.kind === "exact" || best.kind === "raw") && !best.stale;
+      // Made here only when cheap: the kernel's own cells (raw intervals re-binned cost more).
+      const cheap = (best.kind === "exact" || best.kind === "raw") && !best.stale && missing[0].every((p) => p.entry.data.mode === "lod");
       const ready = missing.findIndex((m) => m.length === 0);
       if (ready === 0) chosen = 0;
-      else if ((exact && missing[0].length <= budget) || ready < 0) {
-        chosen = 0; // made here: it makes the block exact, or nothing else can be drawn
+      else if ((cheap && missing[0].length <= budget) || ready < 0) {
+        chosen = 0; // made here: it makes the block exact cheaply, or nothing else can be drawn
         budget -= missing[0].length;
       } else {
         chosen = ready;

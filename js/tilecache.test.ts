@@ -119,3 +119,22 @@ test("with stand-ins asked for, an exact block's sources go on to what could be 
   // Without an exact block, as before: the raw block covers it.
   assert.deepEqual(cache.sources("s", 5, 0, top, true).map((s) => s.kind), ["raw"]);
 });
+
+test("images held outside the heap are closed when their block or layout goes", () => {
+  const cache = new BlockCache(3 * 1024);
+  const closed: string[] = [];
+  const bitmap = (name: string) => ({ close: () => closed.push(name) });
+  const a = cache.put("s", 1, 0, lod());
+  cache.attach(a, "layout1|own", bitmap("a1"), 100);
+  cache.prune(a, (n) => n.startsWith("layout2|")); // another layout: the old image goes
+  assert.deepEqual(closed, ["a1"]);
+  cache.attach(a, "layout2|own", bitmap("a2"), 100);
+  cache.attach(a, "layout2|own", bitmap("a2 again"), 100); // replaced
+  assert.deepEqual(closed, ["a1", "a2"]);
+  cache.frame();
+  cache.put("s", 1, 1, lod(4, 2));
+  cache.frame();
+  cache.put("s", 1, 2, { ...lod(), cells: new Uint8Array(3000) }); // over the budget: block 0 is evicted
+  assert.ok(!cache.has("s", 1, 0));
+  assert.deepEqual(closed, ["a1", "a2", "a2 again"]);
+});

@@ -44,6 +44,11 @@ export function dataBytes(data: WindowData): number {
   return data.count * 19 + labels + 64;
 }
 
+/** Free what an extra holds outside the heap at once (an ImageBitmap from the raster worker). */
+function release(value: unknown): void {
+  if (typeof (value as { close?: unknown })?.close === "function") (value as { close(): void }).close();
+}
+
 export class BlockCache {
   /** Insertion order is recency: the first entry is the least recently used. */
   private entries = new Map<string, CacheEntry>();
@@ -100,6 +105,7 @@ export class BlockCache {
   attach(entry: CacheEntry, name: string, value: unknown, bytes: number): void {
     const old = entry.extras.get(name);
     if (old) {
+      if (old.value !== value) release(old.value);
       entry.bytes -= old.bytes;
       this.total -= old.bytes;
     }
@@ -115,6 +121,7 @@ export class BlockCache {
   prune(entry: CacheEntry, keep: (name: string) => boolean): void {
     for (const [name, extra] of entry.extras) {
       if (keep(name)) continue;
+      release(extra.value);
       entry.extras.delete(name);
       entry.bytes -= extra.bytes;
       if (this.entries.get(entry.key) === entry) this.total -= extra.bytes;
@@ -211,6 +218,7 @@ export class BlockCache {
   private drop(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
+    for (const extra of old.extras.values()) release(extra.value);
     this.entries.delete(key);
     this.total -= old.bytes;
     const place = `${old.level}:${old.index}`;

@@ -9,7 +9,7 @@ import { classColours, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { layerContext } from "./layer";
-import { levelFor, topLevel } from "./levels";
+import { blocksIn, levelFor, topLevel } from "./levels";
 import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
 import { ImageMaker } from "./imagemaker";
 import { imageOf, type ImageSpec, type Painted, paintView, requestImage, viewIsFinal } from "./painter";
@@ -36,6 +36,18 @@ import type { Range } from "./view";
 /** Set `node`'s text when it differs (each change costs the page a layout pass). */
 function setText(node: HTMLElement, text: string): void {
   if (node.textContent !== text) node.textContent = text;
+}
+
+/** What the overlay shows in one picture. */
+interface OverlayParts {
+  /** The screen row under the mouse and the display row it shows (-1: none). */
+  hover: number;
+  hoverRow: number;
+  sel: { sample: SampleInfo; screen: number } | null;
+  /** The cursor, when in view. */
+  at: number | null;
+  drag: { x: number; width: number } | null;
+  ruler: [number, number] | null;
 }
 
 /** Rows at least this tall (CSS pixels) get their operation names written on their bars. */
@@ -262,7 +274,10 @@ export class Timeline {
    */
   prepare(entry: CacheEntry): void {
     const spec = this.imageSpec();
-    if (requestImage(this.cache, entry, entry.level, entry.index, spec, false)) return;
+    // A block of the view at its level is waited for: its image goes ahead of the prefetched ones'.
+    const [s, e] = this.host.view();
+    const shown = entry.level === this.level() && blocksIn(entry.level, s, e, Math.max(this.host.span(), 8)).includes(entry.index);
+    if (requestImage(this.cache, entry, entry.level, entry.index, spec, shown)) return;
     imageOf(this.cache, entry, entry.level, entry.index, spec);
     this.madeHere++;
   }
@@ -359,71 +374,34 @@ export class Timeline {
   drawOverlay(): void {
     const layout = this.layout();
     const h = this.plotHeight;
-    const [s, e] = this.host.view();
-    const k = pixelsPerCycle([s, e], this.width);
-    const rowCss = layout.rowPx / this.dpr;
+    const view = this.host.view();
     const hover = this.input.hoverScreen;
-    const hoverRow = displayRowAt(layout, hover);
     const sel = this.host.selected();
     const selRow = sel ? this.host.source().rows.indexOf(sel.tile) : -1;
-    const selScreen = selRow < 0 ? -1 : screenRowOf(layout, this.displayRowOf(selRow));
     const at = this.host.at();
-    const atShown = at !== null && at >= s && at <= e;
-    const drag = this.input.dragged;
-    const ruler = this.input.ruler.range();
+    const shown: OverlayParts = {
+      hover,
+      hoverRow: displayRowAt(layout, hover),
+      sel: sel && selRow >= 0 ? { sample: sel, screen: screenRowOf(layout, this.displayRowOf(selRow)) } : null,
+      at: at !== null && at >= view[0] && at <= view[1] ? at : null,
+      drag: this.input.dragged,
+      ruler: this.input.ruler.range(),
+    };
+    if (shown.sel && shown.sel.screen < 0) shown.sel = null;
     const clock = this.host.clockHz();
+    const rulerLabel = shown.ruler ? rulerText(shown.ruler[0], shown.ruler[1], clock) : "";
     // Most frames of a pan or zoom have nothing here: the blank layer is then left alone.
-    const ctx = layerContext(this.overlay, this.width, h, hoverRow >= 0 || selScreen >= 0 || atShown || drag !== null || ruler !== null);
-    if (ctx && hoverRow >= 0) {
-      ctx.fillStyle = theme().dark ? "rgba(255,255,255,0.08)" : INK.hoverRow;
-      ctx.fillRect(0, hover * rowCss, this.width, Math.max(rowCss, 1));
-      // The hovered row's label, whatever labels the gutter has room for.
-      ctx.font = "10px sans-serif";
-      ctx.textBaseline = "middle";
-      ctx.textAlign = "right";
-      const y = Math.min(Math.max(hover * rowCss + rowCss / 2, 6), h - 6);
-      ctx.fillStyle = theme().background;
-      ctx.fillRect(0, y - 6, GUTTER - 2, 12);
-      ctx.fillStyle = theme().outline;
-      ctx.fillText(rowLabel(layout, hoverRow, this.host.source().rows), GUTTER - 5, y);
-      ctx.textAlign = "left";
-    }
-    ctx?.save();
-    ctx?.beginPath();
-    ctx?.rect(GUTTER, 0, this.plotWidth(), h);
-    ctx?.clip(); // nothing spills into the labels
-    if (ctx && sel && selScreen >= 0) {
-      const x = GUTTER + (sel.offset - s) * k;
-      const w = Math.max(sel.duration * k, 2);
-      ctx.strokeStyle = theme().outline;
-      ctx.lineWidth = 1.5;
-      ctx.strokeRect(x, selScreen * rowCss - 1, w, Math.max(rowCss, 1) + 2);
-    }
-    if (ctx && atShown) {
-      const x = GUTTER + (at - s) * k;
-      ctx.strokeStyle = theme().cursor;
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      ctx.moveTo(x + 0.5, 0);
-      ctx.lineTo(x + 0.5, h);
-      ctx.stroke();
-    }
-    if (ctx && drag) {
-      ctx.fillStyle = INK.drag;
-      ctx.strokeStyle = INK.dragEdge;
-      ctx.fillRect(drag.x, 0, drag.width, h);
-      ctx.strokeRect(drag.x + 0.5, 0.5, drag.width, h - 1);
-    }
+    const drawing = shown.hoverRow >= 0 || shown.sel !== null || shown.at !== null || shown.drag !== null || shown.ruler !== null;
+    const ctx = layerContext(this.overlay, this.width, h, drawing);
+    if (ctx) this.paintOverlay(ctx, shown, layout, view, h, rulerLabel);
+    const ruler = shown.ruler;
     if (ruler) {
-      const text = rulerText(ruler[0], ruler[1], clock);
-      if (ctx) this.drawRuler(ctx, ruler, text, s, k, h);
-      setText(this.measure, `ruler: ${text} (from ${Math.round(ruler[0]).toLocaleString("en-US")} to ${Math.round(ruler[1]).toLocaleString("en-US")})`);
+      setText(this.measure, `ruler: ${rulerLabel} (from ${Math.round(ruler[0]).toLocaleString("en-US")} to ${Math.round(ruler[1]).toLocaleString("en-US")})`);
       this.measure.dataset.delta = String(Math.round(ruler[1]) - Math.round(ruler[0]));
     } else if (this.measure.textContent) {
       this.measure.textContent = "";
       delete this.measure.dataset.delta;
     }
-    ctx?.restore();
     const p = this.input.pointer;
     if (p) {
       const d = this.displayRowOf(p.row);
@@ -432,6 +410,54 @@ export class Timeline {
     } else {
       setText(this.readout, "");
     }
+  }
+
+  /** The overlay's marks: the hovered row and its label, the selected sample, the cursor, the drag, the ruler. */
+  private paintOverlay(ctx: CanvasRenderingContext2D, o: OverlayParts, layout: Layout, [s, e]: Range, h: number, rulerLabel: string): void {
+    const k = pixelsPerCycle([s, e], this.width);
+    const rowCss = layout.rowPx / this.dpr;
+    if (o.hoverRow >= 0) {
+      ctx.fillStyle = theme().dark ? "rgba(255,255,255,0.08)" : INK.hoverRow;
+      ctx.fillRect(0, o.hover * rowCss, this.width, Math.max(rowCss, 1));
+      // The hovered row's label, whatever labels the gutter has room for.
+      ctx.font = "10px sans-serif";
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "right";
+      const y = Math.min(Math.max(o.hover * rowCss + rowCss / 2, 6), h - 6);
+      ctx.fillStyle = theme().background;
+      ctx.fillRect(0, y - 6, GUTTER - 2, 12);
+      ctx.fillStyle = theme().outline;
+      ctx.fillText(rowLabel(layout, o.hoverRow, this.host.source().rows), GUTTER - 5, y);
+      ctx.textAlign = "left";
+    }
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, 0, this.plotWidth(), h);
+    ctx.clip(); // nothing spills into the labels
+    if (o.sel) {
+      const x = GUTTER + (o.sel.sample.offset - s) * k;
+      const w = Math.max(o.sel.sample.duration * k, 2);
+      ctx.strokeStyle = theme().outline;
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(x, o.sel.screen * rowCss - 1, w, Math.max(rowCss, 1) + 2);
+    }
+    if (o.at !== null) {
+      const x = GUTTER + (o.at - s) * k;
+      ctx.strokeStyle = theme().cursor;
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(x + 0.5, 0);
+      ctx.lineTo(x + 0.5, h);
+      ctx.stroke();
+    }
+    if (o.drag) {
+      ctx.fillStyle = INK.drag;
+      ctx.strokeStyle = INK.dragEdge;
+      ctx.fillRect(o.drag.x, 0, o.drag.width, h);
+      ctx.strokeRect(o.drag.x + 0.5, 0.5, o.drag.width, h - 1);
+    }
+    if (o.ruler) this.drawRuler(ctx, o.ruler, rulerLabel, s, k, h);
+    ctx.restore();
   }
 
   private drawRuler(ctx: CanvasRenderingContext2D, ruler: [number, number], text: string, s: number, k: number, h: number): void {
@@ -459,6 +485,7 @@ export class Timeline {
 
   /** The view or rows changed: the overlay follows, and what is under a resting mouse is asked again. */
   viewChanged(): void {
+    this.maker.hold();
     this.input.moved();
   }
 
