@@ -22,9 +22,12 @@ picture, so every figure is input event → pixels on the canvas:
 - first draw: widget created in the kernel → first complete picture (budget ≤ 1.5 s);
 - the kernel's (Python-side) cost of each refinement, from the replies closing each request.
 
-"loaded" runs one busy-looping process per CPU alongside. The 10M profile is the generator's
-MLP cut to 2,300 phases (10,156,800 samples, 6.2 GB): generated once (`--large PATH`, default
-below) and reused.
+"loaded" runs one busy-looping process per CPU alongside. `--bundle NAME=PATH` (repeatable)
+runs the same in a fresh JupyterLab for each front-end bundle given (e.g. main's build beside
+this checkout's), one after the other in the same run, so their figures compare side by side;
+`--parts` runs only some of the actions (the navigation, the cold drag-zooms, the burst).
+The 10M profile is the generator's MLP cut to 2,300 phases (10,156,800 samples, 6.2 GB):
+generated once (`--large PATH`, default below) and reused.
 """
 
 from __future__ import annotations
@@ -98,6 +101,17 @@ async ([kind, arg, timeoutMs]) => {
   const tasks = [];
   const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
   observer.observe({type: 'longtask', buffered: false});
+  // What made a frame long (Chromium's long animation frames): the scripts that ran in it, by
+  // who called them, and the time spent rendering; a diagnosis printed beside the figures.
+  const frames = [];
+  const loaf = new PerformanceObserver((list) => frames.push(...list.getEntries().map((e) => ({
+    at: e.startTime - t0, ms: e.duration,
+    renderMs: e.duration - (e.renderStart ? e.renderStart - e.startTime : e.duration),
+    scripts: e.scripts.map((x) => [x.invoker || x.invokerType, Math.round(x.duration), x.sourceFunctionName || '']),
+  }))));
+  if (PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) {
+    loaf.observe({type: 'long-animation-frame', buffered: false});
+  }
   const seen = [];  // [frame start (ms), canvas hash]
   const inFrame = [];  // [ms, canvas hash] read inside each frame's callbacks, after the widget's draw
   const steps = kind === 'burst' ? arg : [arg];
@@ -123,6 +137,7 @@ async ([kind, arg, timeoutMs]) => {
   });
   if (more) clearInterval(more);
   observer.disconnect();
+  loaf.disconnect();
   const final = seen[seen.length - 1][1];
   const first = seen.find(([, h]) => h !== before);
   const firstInFrame = inFrame.find(([, h]) => h !== before);
@@ -141,6 +156,7 @@ async ([kind, arg, timeoutMs]) => {
     widgetFirstFinal: widgetFrames.length ? widgetFrames[0].final : null,
     widgetDrawMs: widgetFrames.map((f) => f.drawMs),
     longTasksMs: tasks,
+    longFrames: frames.filter((f) => f.at >= 0),
     level: Number(w.dataset.level),
   };
 }
@@ -180,6 +196,14 @@ COLD: list[tuple[str, dict[str, Any]]] = [
 
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def most(values: list[float]) -> float:
+    return max(values) if values else float("nan")
 
 
 # ---- Python side -----------------------------------------------------------------------------
@@ -252,14 +276,31 @@ def settle(page: Any, timeout: float) -> None:
     )
 
 
-def browser_side(path: Path, loaded: bool, settle_s: float) -> dict[str, Any]:
-    """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs."""
+PARTS = ("actions", "cold", "burst")
+
+
+def browser_side(
+    path: Path, loaded: bool, settle_s: float, bundle: Path | None = None, parts: tuple[str, ...] = PARTS
+) -> dict[str, Any]:
+    """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
+
+    `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
+    and the `_css` beside it).
+    """
     from lab import Page, launch_chromium, running_lab
     from playwright.sync_api import sync_playwright
 
+    widget_class = "ipu_nb.ProfileWidget"
+    if bundle is not None:
+        # The bundle's own style sheet (esbuild writes widget.css beside widget.js) when it has one.
+        css = bundle.with_suffix(".css")
+        parts_ = [f"'_esm': __import__('pathlib').Path({str(bundle)!r})"]
+        if css.is_file():
+            parts_.append(f"'_css': __import__('pathlib').Path({str(css)!r})")
+        widget_class = f"type('ProfileWidget', (ipu_nb.ProfileWidget,), {{{', '.join(parts_)}}})"
     cells = [
-        f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(path)!r}, progress=False)",
-        "_t0 = time.time()\nwidget = ipu_nb.ProfileWidget(profile)\n_t1 = time.time()\nwidget",
+        f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(path)!r}, progress=False)\nWidget = {widget_class}",
+        "_t0 = time.time()\nwidget = Widget(profile)\n_t1 = time.time()\nwidget",
     ]
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp)) as lab, sync_playwright() as p:
@@ -285,17 +326,20 @@ def browser_side(path: Path, loaded: bool, settle_s: float) -> dict[str, Any]:
         with context:
             out["load"] = os.getloadavg()[0]
             results = []
-            for label, step in ACTIONS + COLD:
+            steps = (ACTIONS if "actions" in parts else []) + (COLD if "cold" in parts else [])
+            for label, step in steps:
                 page.wait_for_timeout(400)  # a user's pause: prefetching goes on meanwhile
                 with contextlib.suppress(Exception):
                     settle(page, settle_s)
                 r = page.evaluate(MEASURE_JS, ["one", step, settle_s * 1000])
                 r["action"] = label
                 results.append(r)
-            page.wait_for_timeout(400)
-            with contextlib.suppress(Exception):
-                settle(page, settle_s)
-            out["burst"] = page.evaluate(MEASURE_JS, ["burst", BURST, settle_s * 1000])
+            if "burst" in parts:
+                page.wait_for_timeout(400)
+                with contextlib.suppress(Exception):
+                    settle(page, settle_s)
+                out["burst"] = page.evaluate(MEASURE_JS, ["burst", BURST, settle_s * 1000])
+            out["load_after"] = os.getloadavg()[0]
         out["actions"] = results
         out["trips"] = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
         lab.shutdown_sessions(name)
@@ -305,7 +349,7 @@ def browser_side(path: Path, loaded: bool, settle_s: float) -> dict[str, Any]:
 
 def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     actions = run["actions"]
-    print(f"-- {label} (load average {run['load']:.1f} during the actions)")
+    print(f"-- {label} (load average {run['load']:.1f} during the actions, {run['load_after']:.1f} after)")
     print(
         f"   first draw: widget created → first complete picture {run['first_draw_s']:.2f} s"
         f" (construction {run['construction_s']:.2f} s, then {run['shown_to_first_draw_s']:.2f} s to the picture)"
@@ -324,15 +368,17 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     cold = [r["refinedMs"] for r in actions if r["action"].startswith("drag") and r["refinedMs"] is not None]
     cold_first = [r["firstMs"] for r in actions if r["action"].startswith("drag") and r["firstMs"] is not None]
     pans_final = sum(1 for r in pans if r["firstIsFinal"])
-    burst = run["burst"]
+    no_burst: dict[str, Any] = {"longestFrameMs": float("nan"), "refinedMs": None}
+    no_burst.update(widgetDrawMs=[], longTasksMs=[])
+    burst = run.get("burst") or no_burst
     costs = [sum(t["kernelMs"]) for t in run["trips"] if not t["stale"] and t["kernelMs"]]
     visible = [sum(t["kernelMs"]) for t in run["trips"] if not t["stale"] and t["kernelMs"] and not t["prefetch"]]
     budget = BUDGET["refined_loaded" if loaded else "refined_quiet"]
     summary = {
-        "first_median": statistics.median(firsts),
+        "first_median": median(firsts),
         "first_p95": percentile(firsts, 95),
-        "refined_median": statistics.median(refined) if refined else float("nan"),
-        "cold_median": statistics.median(cold) if cold else float("nan"),
+        "refined_median": median(refined),
+        "cold_median": median(cold),
         "pans_final": f"{pans_final}/{len(pans)}",
         "burst_longest": burst["longestFrameMs"],
         "load": run["load"],
@@ -341,16 +387,16 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     print(
         f"   first new picture: median {summary['first_median']:.1f} ms (≤ 16),"
         f" p95 {summary['first_p95']:.1f} ms (≤ 33); read inside the frame that drew it (before the page's"
-        f" next tasks): median {statistics.median(in_frame):.1f} ms, p95 {percentile(in_frame, 95):.1f} ms"
+        f" next tasks): median {median(in_frame):.1f} ms, p95 {percentile(in_frame, 95):.1f} ms"
     )
     print(
         f"   refined picture (the navigation): median {summary['refined_median']:.1f} ms (≤ {budget:.0f}),"
-        f" max {max(refined):.1f} ms"
+        f" max {most(refined):.1f} ms"
     )
     print(
         f"   when the kernel had to answer (drag-zoom to 3 % at random places, {len(cold)}): first new picture"
-        f" median {statistics.median(cold_first):.1f} ms, refined median {statistics.median(cold):.1f} ms,"
-        f" max {max(cold):.1f} ms"
+        f" median {median(cold_first):.1f} ms, refined median {median(cold):.1f} ms,"
+        f" max {most(cold):.1f} ms"
     )
     print(f"   pans whose first new frame was the final picture: {pans_final} of {len(pans)}")
     print(
@@ -359,16 +405,22 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         f" {len(burst['widgetDrawMs'])}, longest {max(burst['widgetDrawMs'], default=0):.1f} ms; long tasks"
         f" (> 50 ms, any script) {[round(t) for t in burst['longTasksMs']]}"
     )
+    for f in sorted(burst.get("longFrames", []), key=lambda f: -f["ms"])[:3]:
+        scripts = "; ".join(f"{who} {ms} ms" for who, ms, _ in sorted(f["scripts"], key=lambda x: -x[1])[:4])
+        print(
+            f"     a long frame of the burst at {f['at']:.0f} ms: {f['ms']:.0f} ms, rendering {f['renderMs']:.0f} ms;"
+            f" scripts: {scripts or 'none'}"
+        )
     tasks = [t for r in actions for t in r["longTasksMs"]]
     draws = [d for r in actions for d in r["widgetDrawMs"]]
     print(
-        f"   the widget's draws over all actions: {len(draws)}, median {statistics.median(draws):.1f} ms,"
-        f" max {max(draws):.1f} ms; long tasks {[round(t) for t in tasks]}"
+        f"   the widget's draws over all actions: {len(draws)}, median {median(draws):.1f} ms,"
+        f" max {most(draws):.1f} ms; long tasks {[round(t) for t in tasks]}"
     )
     print(
-        f"   kernel (Python-side) cost per refinement: {len(costs)} requests, median {statistics.median(costs):.1f} ms,"
-        f" p95 {percentile(costs, 95):.1f} ms, max {max(costs):.1f} ms; for what the view lacked"
-        f" ({len(visible)}): median {statistics.median(visible) if visible else float('nan'):.1f} ms"
+        f"   kernel (Python-side) cost per refinement: {len(costs)} requests, median {median(costs):.1f} ms,"
+        f" p95 {percentile(costs, 95):.1f} ms, max {most(costs):.1f} ms; for what the view lacked"
+        f" ({len(visible)}): median {median(visible):.1f} ms"
     )
     print(
         "   each request: "
@@ -402,7 +454,26 @@ def main() -> None:
     parser.add_argument("--no-python", action="store_true", help="the browser side only")
     parser.add_argument("--repeat", type=int, default=3, help="runs per Python-side measurement (best is kept)")
     parser.add_argument("--large", type=Path, default=LARGE, help="where the 10M-sample profile is (made if missing)")
+    parser.add_argument(
+        "--bundle",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a front-end bundle (widget.js) to measure instead of the installed one; repeat to compare side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="with --bundle: runs of each bundle, alternating")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
     args = parser.parse_args()
+    parts = tuple(args.parts.split(","))
+    if unknown := set(parts) - set(PARTS):
+        parser.error(f"unknown --parts {', '.join(sorted(unknown))} (known: {', '.join(PARTS)})")
+    bundles: list[tuple[str, Path | None]] = []
+    for item in args.bundle:
+        name, _, where = item.partition("=")
+        if not where or not Path(where).is_file():
+            parser.error(f"--bundle {item!r}: expected NAME=PATH of an existing widget.js")
+        bundles.append((name, Path(where).resolve()))
+    bundles = bundles or [("installed", None)]
     profiles = {"full": ipu_nb.demo_profile_path("full")}
     wanted = args.profiles.split(",")
     if "10m" in wanted:
@@ -419,13 +490,22 @@ def main() -> None:
     summaries = {}
     for name in wanted:
         for mode in args.modes.split(","):
-            run = browser_side(profiles[name], mode == "loaded", settle_s=120 if name == "10m" else 30)
-            summaries[(name, mode)] = report(f"{name} profile, {mode}", run, mode == "loaded")
+            for round_ in range(args.rounds if len(bundles) > 1 else 1):
+                for label, bundle in bundles:
+                    settle_s = 120 if name == "10m" else 30
+                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts)
+                    what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
+                    what += f", round {round_ + 1}" if args.rounds > 1 else ""
+                    summaries[(name, mode, label, round_)] = report(what, run, mode == "loaded")
     print("== budgets: first new median ≤ 16 ms, p95 ≤ 33 ms; refined median ≤ 100 ms quiet / 150 loaded;")
     print("   pans final in their first frame; burst: no frame over 50 ms; first draw ≤ 1.5 s")
-    for (name, mode), s in summaries.items():
+    if parts != PARTS:
+        print(f"   (only {', '.join(parts)}: the first new picture is over those actions)")
+    for (name, mode, label, round_), s in summaries.items():
+        which = (f" {label:>10}" if len(bundles) > 1 else "") + (f" #{round_ + 1}" if args.rounds > 1 else "")
         print(
-            f"   {name:>4} {mode:>6}: first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"
+            f"   {name:>4} {mode:>6}{which}:"
+            f" first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"
             f" refined {s['refined_median']:.1f} ms (kernel asked: {s['cold_median']:.1f} ms),"
             f" pans final {s['pans_final']},"
             f" burst longest frame {s['burst_longest']:.1f} ms, first draw {s['first_draw']:.2f} s"

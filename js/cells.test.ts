@@ -59,3 +59,47 @@ test("raw samples in any row order give the same cells", () => {
   assert.deepEqual([...shuffled], [...inOrder]);
   assert.ok(inOrder.some((c) => c !== 0));
 });
+
+test("re-binned raw intervals match a plain per-cell reference on random rows and samples", () => {
+  let seed = 17;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const bins = 16;
+  const rows = 5;
+  const samples: [number, number, number, number, boolean][] = [];
+  for (let r = 0; r < rows; r++) {
+    if (r === 2) continue; // a row without samples
+    for (let k = 0; k < 6; k++) {
+      const a = 100 + rand() * 170;
+      samples.push([r, a, a + rand() * 40, 1 + Math.floor(rand() * 5), rand() < 0.7]);
+    }
+  }
+  const start = 110;
+  const width = 10;
+  const got = cellsFromRaw(raw(samples, 90), start, width, bins, rows);
+  // Reference: each cell on its own, from every sample of its row.
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < bins; c++) {
+      const [a, b] = [start + c * width, start + (c + 1) * width];
+      let cover = 0;
+      let matchedCover = 0;
+      let best = 0;
+      for (const [row, x0, x1, cls, matched] of samples) {
+        if (row !== r) continue;
+        // The kernel's offsets travel as f32 relative to the window's start.
+        const u = Math.fround(x0 - 90) + 90;
+        const v = Math.fround(x1 - 90) + 90;
+        const part = (Math.min(v, b) - Math.max(u, a)) / width;
+        if (part <= 0) continue;
+        cover += part;
+        if (matched) matchedCover += part;
+        const key = (matched ? (1 << 24) | cls : 0) | (Math.floor(part * 65535) << 8);
+        if (key > best) best = key;
+      }
+      const isMatched = best >= 1 << 24;
+      const shown = Math.min(1, isMatched ? matchedCover : cover);
+      const want = cover > 0 ? (isMatched ? best & 31 : 0) | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5) : 0;
+      assert.equal(got[r * bins + c], want, `row ${r} bin ${c}`);
+    }
+  }
+  assert.ok(got.some((x) => x !== 0) && got.subarray(2 * bins, 3 * bins).every((x) => x === 0));
+});

@@ -52,19 +52,24 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
   const best = new Int32Array(bins);
   const shift = raw.start - start;
   let current = -1;
+  // The bins the current row's samples touched: a row is written and reset over those only.
+  let lo = bins;
+  let hi = -1;
   const flush = () => {
-    if (current < 0) return;
+    if (current < 0 || hi < lo) return;
     const o = current * bins;
-    for (let c = 0; c < bins; c++) {
+    for (let c = lo; c <= hi; c++) {
       if (cover[c] > 0) {
         const matched = best[c] >= 1 << 24;
         const shown = Math.min(1, matched ? matchedCover[c] : cover[c]);
         out[o + c] = (matched ? best[c] & 31 : 0) | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5);
       }
     }
-    cover.fill(0);
-    matchedCover.fill(0);
-    best.fill(0);
+    cover.fill(0, lo, hi + 1);
+    matchedCover.fill(0, lo, hi + 1);
+    best.fill(0, lo, hi + 1);
+    lo = bins;
+    hi = -1;
   };
   for (let i = 0; i < raw.count; i++) {
     const row = raw.row[i];
@@ -83,7 +88,10 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
     const matched = (flags & 0x80) !== 0;
     const tag = matched ? (1 << 24) | (flags & 31) : 0;
     const last = Math.min(Math.ceil(v), bins) - 1;
-    for (let c = Math.floor(u); c <= last; c++) {
+    const first = Math.floor(u);
+    if (first < lo) lo = first;
+    if (last > hi) hi = last;
+    for (let c = first; c <= last; c++) {
       const part = Math.min(v, c + 1) - Math.max(u, c);
       if (part <= 0) continue;
       cover[c] += part;

@@ -1,6 +1,6 @@
 // The header: the profile's facts and the visible range.
 
-import { clear, el } from "./dom";
+import { el } from "./dom";
 import { cycles, grouped, ms } from "./format";
 import type { Info } from "./types";
 import type { Range } from "./view";
@@ -12,17 +12,13 @@ export interface HeaderHost {
 
 export class Header {
   readonly root = el("div", "ipu-nb-header");
-  /** What is shown, so a frame with the same view touches no DOM (each change costs a style pass). */
-  private shown = "";
+  /** The value of each fact, made once: a render changes only the texts that differ (each change costs a style pass). */
+  private values = new Map<string, HTMLElement>();
 
   constructor(private host: HeaderHost) {}
 
   render(): void {
     const i = this.host.info();
-    const key = JSON.stringify([this.host.view(), i.span, i.samples, i.tiles]);
-    if (key === this.shown) return;
-    this.shown = key;
-    clear(this.root);
     const [s, e] = this.host.view();
     this.fact("tiles", grouped(i.tiles));
     this.fact("samples", grouped(i.samples));
@@ -32,8 +28,14 @@ export class Header {
   }
 
   private fact(label: string, value: string): void {
-    const box = el("span", "ipu-nb-fact");
-    box.append(el("span", "ipu-nb-fact-label", label), el("span", "ipu-nb-fact-value", value));
-    this.root.append(box);
+    let shown = this.values.get(label);
+    if (!shown) {
+      const box = el("span", "ipu-nb-fact");
+      shown = el("span", "ipu-nb-fact-value");
+      box.append(el("span", "ipu-nb-fact-label", label), shown);
+      this.root.append(box);
+      this.values.set(label, shown);
+    }
+    if (shown.textContent !== value) shown.textContent = value;
   }
 }

@@ -5,7 +5,8 @@
 
 import { typed } from "./buffers";
 import { css, theme } from "./colors";
-import { el, sizeCanvas } from "./dom";
+import { el } from "./dom";
+import { layerContext } from "./layer";
 import { GUTTER, pixelsPerCycle, plotWidth } from "./plot";
 import type { HighlightMessage } from "./protocol";
 import { lowerBound } from "./search";
@@ -77,11 +78,10 @@ export class Highlights {
 
   draw(): void {
     const { width, height, layout } = this.frame();
-    const ctx = sizeCanvas(this.layer, width, height);
-    ctx.clearRect(0, 0, width, height);
     const marks = this.marks;
-    if (!marks) {
-      this.layer.dataset.drawn = "0";
+    const ctx = layerContext(this.layer, width, height, marks !== null);
+    if (!marks || !ctx) {
+      if (this.layer.dataset.drawn !== "0") this.layer.dataset.drawn = "0";
       return;
     }
     const rowCss = layout.rowPx / (window.devicePixelRatio || 1);

@@ -3,10 +3,12 @@
 // (rows merged and reordered, raster.ts), copied onto the plot at its place. Never a
 // stretched copy of an earlier picture: a block not held yet shows a coarser (or finer)
 // block's real cells at their true positions until the kernel's answer replaces it.
+// Images are made in the raster worker (imagemaker.ts) when there is one: a block whose
+// best image is on its way shows the best source whose image exists meanwhile.
 
-import { cellsFromRaw, groupRows } from "./cells";
 import { BLOCK_BINS, binWidth, blockRange, blocksIn, levelFor, topLevel } from "./levels";
-import { cellPalette, rasterize } from "./raster";
+import type { ImageMaker } from "./imagemaker";
+import { blockPixels, canvasOf, cellPalette, type ImageJob } from "./raster";
 import type { BlockCache, CacheEntry, Source } from "./tilecache";
 import type { Layout } from "./tracks";
 import type { LodWindow, RawWindow } from "./types";
@@ -21,7 +23,12 @@ export interface ImageSpec {
   colours(mode: string): [number, number, number][];
   /** Names the colours (the theme): images made for another are made again. */
   tone: string;
+  /** Makes images off the page (absent or unavailable: they are made here). */
+  maker?: ImageMaker;
 }
+
+/** A block image: a canvas made on the page or a bitmap from the worker. */
+export type BlockImage = HTMLCanvasElement | ImageBitmap;
 
 export interface PaintTarget extends ImageSpec {
   ctx: CanvasRenderingContext2D;
@@ -49,37 +56,77 @@ export interface Painted {
   raw: CacheEntry[];
   /** Some block waits for its image: paint again at the next frame. */
   deferred: boolean;
+  /** Block images the view waits for from the worker (its reply draws again). */
+  waiting: number;
+  /** Block images made on the page in this paint. */
+  made: number;
 }
 
-/** New block images made per paint at most (each costs a few milliseconds). */
+/** New block images made on the page per paint at most (each costs a few milliseconds). */
 export const IMAGES_PER_FRAME = 3;
+/**
+ * With the worker, images made on the page per paint: one, and only of the kernel's cells for
+ * a block it makes final (a pan onto a block that just arrived); raw intervals re-binned for
+ * a finer level are the worker's. The others show a stand-in for a frame or two.
+ */
+export const IMAGES_PER_FRAME_WITH_WORKER = 1;
 
 /** Name of the image of `entry` for block `index` of `level` (raw data is re-binned per block) and a layout. */
 function imageName(entry: CacheEntry, level: number, index: number, layoutKey: string): string {
   return `${layoutKey}|${entry.data.mode === "raw" ? `${level}:${index}` : "own"}`;
 }
 
-/** The image of an entry's cells (or of its raw intervals re-binned for block `index` of `level`) for `layout`. */
-export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec): HTMLCanvasElement {
+/** What the images of a layout and theme are named after (an image of another is made again). */
+function imageKind(t: ImageSpec): string {
+  return `${t.layout.key}|${t.tone}`;
+}
+
+/** What the image of `entry` for block `index` of `level` is made from (raw data is re-binned per block). */
+function jobOf(entry: CacheEntry, level: number, index: number, t: ImageSpec): ImageJob {
   const data = entry.data;
-  const derived = data.mode === "raw";
-  const kind = `${t.layout.key}|${t.tone}`;
-  const name = imageName(entry, level, index, kind);
-  const held = entry.extras.get(name);
-  if (held) return held.value as HTMLCanvasElement;
-  cache.prune(entry, (n) => n.startsWith(`${kind}|`));
-  let cells: Uint8Array;
+  const palette = cellPalette(t.colours(data.colorBy));
+  const { offsets, members } = t.layout;
   if (data.mode === "raw") {
     const [start] = blockRange(level, index);
-    cells = cellsFromRaw(data as RawWindow, start, binWidth(level), BLOCK_BINS, t.rows);
-  } else {
-    cells = (data as LodWindow).cells;
+    // Only the intervals: the job may be copied to the worker, labels and all otherwise.
+    const { start: at, count, x0, x1, row, flags, sample } = data as RawWindow;
+    const window = { start: at, count, x0, x1, row, flags, sample };
+    return { cells: { window, from: start, width: binWidth(level) }, bins: BLOCK_BINS, rows: t.rows, offsets, members, palette };
   }
-  const bins = derived ? BLOCK_BINS : (data as LodWindow).bins;
-  const grouped = groupRows(cells, bins, t.layout.offsets, t.layout.members);
-  const image = rasterize(grouped, bins, t.layout.offsets.length - 1, cellPalette(t.colours(data.colorBy)));
+  const lod = data as LodWindow;
+  return { cells: lod.cells, bins: lod.bins, rows: t.rows, offsets, members, palette };
+}
+
+/** The image of `entry` for block `index` of `level` if it is made, else null. */
+function heldImage(entry: CacheEntry, level: number, index: number, t: ImageSpec): BlockImage | null {
+  return (entry.extras.get(imageName(entry, level, index, imageKind(t)))?.value as BlockImage | undefined) ?? null;
+}
+
+function keep(cache: BlockCache, entry: CacheEntry, name: string, kind: string, image: BlockImage): void {
+  cache.prune(entry, (n) => n.startsWith(`${kind}|`));
   cache.attach(entry, name, image, image.width * image.height * 4);
+}
+
+/** The image of an entry's cells (or of its raw intervals re-binned for block `index` of `level`) for `layout`, made now. */
+export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec): BlockImage {
+  const held = heldImage(entry, level, index, t);
+  if (held) return held;
+  const kind = imageKind(t);
+  const image = canvasOf(blockPixels(jobOf(entry, level, index, t)));
+  keep(cache, entry, imageName(entry, level, index, kind), kind, image);
   return image;
+}
+
+/**
+ * Ask the worker for the image (`urgent`: the view waits for it), kept on the entry when it
+ * comes; false when there is no worker (then `imageOf` makes it here).
+ */
+export function requestImage(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec, urgent: boolean): boolean {
+  if (!t.maker?.available) return false;
+  if (heldImage(entry, level, index, t)) return true;
+  const kind = imageKind(t);
+  const name = imageName(entry, level, index, kind);
+  return t.maker.submit(`${entry.key}|${name}`, jobOf(entry, level, index, t), urgent, (image) => keep(cache, entry, name, kind, image));
 }
 
 /** One image copied onto the plot: `entry`'s (for block `index` of `level`), bins `sx .. sx + sw` onto cycles `a .. b`. */
@@ -112,7 +159,7 @@ function piecesOf(source: Source, level: number, index: number): Piece[] {
 }
 
 /** Copy `sx .. sx + sw` (bins) of `image` onto cycles `a .. b` of the plot, every on-screen row band. */
-function blit(image: HTMLCanvasElement, sx: number, sw: number, a: number, b: number, t: PaintTarget): void {
+function blit(image: BlockImage, sx: number, sw: number, a: number, b: number, t: PaintTarget): void {
   const [s, e] = t.view;
   const k = t.width / Math.max(e - s, 1);
   const x0 = t.x + (a - s) * k;
@@ -128,10 +175,14 @@ function blit(image: HTMLCanvasElement, sx: number, sw: number, a: number, b: nu
 }
 
 /**
- * Paint every block of the view; returns what was drawn from where. At most `IMAGES_PER_FRAME`
- * images are made per paint: a block whose best source's image is not made yet (a fast zoom
- * through raw levels makes one per block and level) is drawn from the next source whose
- * images exist, and the painting is `deferred`: the caller paints again at the next frame.
+ * Paint every block of the view; returns what was drawn from where. Images not made yet are
+ * made within a budget per paint: without a worker, `IMAGES_PER_FRAME` on the page, and a
+ * block whose best source's image is not made yet (a fast zoom through raw levels makes one
+ * per block and level) is drawn from the next source whose images exist, the painting
+ * `deferred` (the caller paints again at the next frame). With the worker, the missing
+ * images are asked of it (the view's first) and the block shows the best source whose
+ * images exist until they come; only a cheap image that makes a block exact is made here,
+ * one per paint, and a block with no image at all made here too (real data in the first frame).
  */
 export function paintView(cache: BlockCache, t: PaintTarget): Painted {
   cache.frame();
@@ -139,24 +190,39 @@ export function paintView(cache: BlockCache, t: PaintTarget): Painted {
   const level = levelFor(t.view, t.pixels, t.span);
   const top = topLevel(t.span);
   const wanted = blocksIn(level, s, e, t.limit);
-  const out: Painted = { level, blocks: wanted.length, exact: 0, standIns: 0, raw: [], deferred: false };
-  let budget = IMAGES_PER_FRAME;
+  const out: Painted = { level, blocks: wanted.length, exact: 0, standIns: 0, raw: [], deferred: false, waiting: 0, made: 0 };
+  const worker = t.maker?.available ?? false;
+  const kind = imageKind(t);
+  if (worker) t.maker!.retain((key) => key.includes(`|${kind}|`));
+  let budget = worker ? IMAGES_PER_FRAME_WITH_WORKER : IMAGES_PER_FRAME;
   t.ctx.imageSmoothingEnabled = false;
   for (const index of wanted) {
-    const candidates = cache.sources(t.state, level, index, top);
-    let chosen = -1;
-    let pieces: Piece[] = [];
-    for (let c = 0; c < candidates.length && chosen < 0; c++) {
-      pieces = piecesOf(candidates[c], level, index);
-      const missing = pieces.filter((p) => !p.entry.extras.has(imageName(p.entry, p.level, p.index, `${t.layout.key}|${t.tone}`))).length;
-      if (missing <= budget || c === candidates.length - 1) {
-        chosen = c;
-        budget -= missing;
+    const candidates = cache.sources(t.state, level, index, top, worker);
+    if (!candidates.length) continue;
+    const pieces = candidates.map((c) => piecesOf(c, level, index));
+    const missing = pieces.map((ps) => ps.filter((p) => !p.entry.extras.has(imageName(p.entry, p.level, p.index, kind))));
+    let chosen: number;
+    if (worker) {
+      const best = candidates[0];
+      // Made here only when cheap: the kernel's own cells (raw intervals re-binned cost more).
+      const cheap = (best.kind === "exact" || best.kind === "raw") && !best.stale && missing[0].every((p) => p.entry.data.mode === "lod");
+      const ready = missing.findIndex((m) => m.length === 0);
+      if (ready === 0) chosen = 0;
+      else if ((cheap && missing[0].length <= budget) || ready < 0) {
+        chosen = 0; // made here: it makes the block exact cheaply, or nothing else can be drawn
+        budget -= missing[0].length;
+      } else {
+        chosen = ready;
+        for (const p of missing[0]) requestImage(cache, p.entry, p.level, p.index, t, true);
+        out.waiting += missing[0].length;
       }
+    } else {
+      chosen = missing.findIndex((m, c) => m.length <= budget || c === candidates.length - 1);
+      budget -= missing[chosen].length;
+      if (chosen > 0) out.deferred = true;
     }
-    if (chosen < 0) continue;
-    if (chosen > 0) out.deferred = true;
-    for (const p of pieces) blit(imageOf(cache, p.entry, p.level, p.index, t), p.sx, p.sw, p.a, p.b, t);
+    out.made += missing[chosen].length;
+    for (const p of pieces[chosen]) blit(imageOf(cache, p.entry, p.level, p.index, t), p.sx, p.sw, p.a, p.b, t);
     const source = candidates[chosen];
     if ((source.kind === "exact" || source.kind === "raw") && !source.stale) {
       out.exact++;

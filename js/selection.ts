@@ -13,7 +13,8 @@
 
 import { css, theme } from "./colors";
 import type { Disposers } from "./disposers";
-import { el, sizeCanvas } from "./dom";
+import { el } from "./dom";
+import { layerContext } from "./layer";
 import { cycleAt, GUTTER, pixelsPerCycle, plotWidth } from "./plot";
 import { rulerText } from "./ruler";
 import { displayRowAt, type Layout, membersOf } from "./tracks";
@@ -298,13 +299,13 @@ export class AreaSelection {
   /** Draw the area (or the one being dragged) on its layer: a tint over its rows, its edges, its length. */
   draw(): void {
     const { width, height } = this.host.frame();
-    const ctx = sizeCanvas(this.layer, width, height);
-    ctx.clearRect(0, 0, width, height);
     const g = this.gesture;
     const shown = g ? this.pending() : this.host.area();
     const area = shown === undefined ? (g?.kind === "edge" ? g.from : null) : shown;
-    this.layer.dataset.area = area ? `${area.start},${area.end},${area.tiles === null ? "all" : area.tiles.length}` : "";
-    if (!area) return;
+    const said = area ? `${area.start},${area.end},${area.tiles === null ? "all" : area.tiles.length}` : "";
+    if (this.layer.dataset.area !== said) this.layer.dataset.area = said;
+    const ctx = layerContext(this.layer, width, height, area !== null);
+    if (!area || !ctx) return;
     const box = this.box(area);
     const right = GUTTER + plotWidth(width);
     const x0 = Math.max(box.x0, GUTTER);

@@ -102,3 +102,39 @@ function pick(source: ReturnType<BlockCache["source"]>) {
   const e = source.entries[0];
   return [source.kind, e.level, e.index, source.stale];
 }
+
+test("with stand-ins asked for, an exact block's sources go on to what could be drawn while its image is made", () => {
+  const cache = new BlockCache();
+  const top = 10;
+  cache.put("s", 3, 5, lod());
+  cache.put("s", 5, 1, lod());
+  cache.put("s", 2, 10, lod());
+  assert.deepEqual(cache.sources("s", 3, 5, top).map((s) => s.kind), ["exact"]);
+  assert.deepEqual(cache.sources("s", 3, 5, top, true).map((s) => s.kind), ["exact", "coarser", "finer"]);
+  // A raw block above an exact one is one more stand-in, not the block's exact source.
+  cache.put("s", 6, 0, raw());
+  assert.deepEqual(cache.sources("s", 3, 5, top, true).map((s) => [s.kind, s.entries[0].level]), [
+    ["exact", 3], ["coarser", 5], ["finer", 2], ["coarser", 6],
+  ]);
+  // Without an exact block, as before: the raw block covers it.
+  assert.deepEqual(cache.sources("s", 5, 0, top, true).map((s) => s.kind), ["raw"]);
+});
+
+test("images held outside the heap are closed when their block or layout goes", () => {
+  const cache = new BlockCache(3 * 1024);
+  const closed: string[] = [];
+  const bitmap = (name: string) => ({ close: () => closed.push(name) });
+  const a = cache.put("s", 1, 0, lod());
+  cache.attach(a, "layout1|own", bitmap("a1"), 100);
+  cache.prune(a, (n) => n.startsWith("layout2|")); // another layout: the old image goes
+  assert.deepEqual(closed, ["a1"]);
+  cache.attach(a, "layout2|own", bitmap("a2"), 100);
+  cache.attach(a, "layout2|own", bitmap("a2 again"), 100); // replaced
+  assert.deepEqual(closed, ["a1", "a2"]);
+  cache.frame();
+  cache.put("s", 1, 1, lod(4, 2));
+  cache.frame();
+  cache.put("s", 1, 2, { ...lod(), cells: new Uint8Array(3000) }); // over the budget: block 0 is evicted
+  assert.ok(!cache.has("s", 1, 0));
+  assert.deepEqual(closed, ["a1", "a2", "a2 again"]);
+});

@@ -44,6 +44,11 @@ export function dataBytes(data: WindowData): number {
   return data.count * 19 + labels + 64;
 }
 
+/** Free what an extra holds outside the heap at once (an ImageBitmap from the raster worker). */
+function release(value: unknown): void {
+  if (typeof (value as { close?: unknown })?.close === "function") (value as { close(): void }).close();
+}
+
 export class BlockCache {
   /** Insertion order is recency: the first entry is the least recently used. */
   private entries = new Map<string, CacheEntry>();
@@ -100,6 +105,7 @@ export class BlockCache {
   attach(entry: CacheEntry, name: string, value: unknown, bytes: number): void {
     const old = entry.extras.get(name);
     if (old) {
+      if (old.value !== value) release(old.value);
       entry.bytes -= old.bytes;
       this.total -= old.bytes;
     }
@@ -115,6 +121,7 @@ export class BlockCache {
   prune(entry: CacheEntry, keep: (name: string) => boolean): void {
     for (const [name, extra] of entry.extras) {
       if (keep(name)) continue;
+      release(extra.value);
       entry.extras.delete(name);
       entry.bytes -= extra.bytes;
       if (this.entries.get(entry.key) === entry) this.total -= extra.bytes;
@@ -156,10 +163,11 @@ export class BlockCache {
   /**
    * Every source held for the block, best first: those `source` picks from, then the coarser
    * summaries further up, then the same from another state (stand-ins while the best one's
-   * image is still to be made).
+   * image is still to be made). With `standIns`, the sources of the current state that could
+   * stand in for an exact one follow it too (drawn while its image is being made).
    */
-  sources(state: string, level: number, index: number, top: number): Source[] {
-    const own = this.sourcesIn(state, level, index, top, false);
+  sources(state: string, level: number, index: number, top: number, standIns = false): Source[] {
+    const own = this.sourcesIn(state, level, index, top, false, standIns);
     if (own.length && (own[0].kind === "exact" || own[0].kind === "raw")) return own;
     return [...own, ...this.staleSources(level, index, top, state)];
   }
@@ -170,24 +178,25 @@ export class BlockCache {
     return found !== undefined && (found.kind === "exact" || found.kind === "raw");
   }
 
-  private sourcesIn(state: string, level: number, index: number, top: number, peek: boolean): Source[] {
+  private sourcesIn(state: string, level: number, index: number, top: number, peek: boolean, all = false): Source[] {
     const look = (l: number, k: number) =>
       peek ? this.entries.get(blockKey(state, l, k)) : this.get(state, l, k);
     const own = look(level, index);
-    if (own) return [{ kind: "exact", entries: [own], stale: false }];
+    const exact: Source[] = own ? [{ kind: "exact", entries: [own], stale: false }] : [];
+    if (own && !all) return exact;
     // Going up: a raw block covers this one exactly; summaries stand in, the nearest first.
     const above: Source[] = [];
     for (let up = 1; level + up <= top; up++) {
       const entry = look(level + up, Math.floor(index / 2 ** up));
       if (!entry) continue;
-      const raw = !above.length && entry.data.mode === "raw" && rawCovers(level + up, level);
+      const raw = !above.length && !own && entry.data.mode === "raw" && rawCovers(level + up, level);
       above.push({ kind: raw ? "raw" : "coarser", entries: [entry], stale: false });
       if (peek) break; // whether the first is exact is all a peek asks
     }
-    if (above[0]?.kind === "raw" || level === 0) return above;
+    if ((above[0]?.kind === "raw" && !all) || level === 0) return [...exact, ...above];
     const halves = [look(level - 1, 2 * index), look(level - 1, 2 * index + 1)].filter((e) => e !== undefined);
     const finer: Source[] = halves.length ? [{ kind: "finer", entries: halves as CacheEntry[], stale: false }] : [];
-    return [...above.slice(0, 1), ...finer, ...above.slice(1)];
+    return [...exact, ...above.slice(0, 1), ...finer, ...above.slice(1)];
   }
 
   private staleSources(level: number, index: number, top: number, current: string): Source[] {
@@ -209,6 +218,7 @@ export class BlockCache {
   private drop(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
+    for (const extra of old.extras.values()) release(extra.value);
     this.entries.delete(key);
     this.total -= old.bytes;
     const place = `${old.level}:${old.index}`;

@@ -8,9 +8,11 @@ import { drawAxis } from "./axis";
 import { classColours, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
-import { levelFor, topLevel } from "./levels";
+import { layerContext } from "./layer";
+import { blocksIn, levelFor, topLevel } from "./levels";
 import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
-import { imageOf, type Painted, paintView, viewIsFinal } from "./painter";
+import { ImageMaker } from "./imagemaker";
+import { imageOf, type ImageSpec, type Painted, paintView, requestImage, viewIsFinal } from "./painter";
 import { GUTTER, INK, PLOT_HEIGHT, pixelsPerCycle, plotWidth } from "./plot";
 import type { SampleInfo } from "./protocol";
 import { readoutText, rulerText } from "./ruler";
@@ -30,6 +32,23 @@ import {
 } from "./tracks";
 import type { RawWindow } from "./types";
 import type { Range } from "./view";
+
+/** Set `node`'s text when it differs (each change costs the page a layout pass). */
+function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** What the overlay shows in one picture. */
+interface OverlayParts {
+  /** The screen row under the mouse and the display row it shows (-1: none). */
+  hover: number;
+  hoverRow: number;
+  sel: { sample: SampleInfo; screen: number } | null;
+  /** The cursor, when in view. */
+  at: number | null;
+  drag: { x: number; width: number } | null;
+  ruler: [number, number] | null;
+}
 
 /** Rows at least this tall (CSS pixels) get their operation names written on their bars. */
 const LABEL_ROW = 12;
@@ -74,6 +93,10 @@ export class Timeline {
   private described: Layout | null = null;
   /** Whether the marks layer holds anything (then a draw without matches clears it once). */
   private marked = false;
+  /** Block images made off the page (raster worker); each one that arrives draws again. */
+  private maker: ImageMaker;
+  /** Block images made on the page, in frames and on arrival. */
+  private madeHere = 0;
 
   constructor(
     private host: TimelineHost,
@@ -97,6 +120,7 @@ export class Timeline {
       pinRow: (screen) => this.pinScreenRow(screen),
     };
     this.input = new TimelineInput(this.overlay, actions, shape, bag);
+    this.maker = new ImageMaker(() => host.again(), bag);
   }
 
   private get dpr(): number {
@@ -233,14 +257,34 @@ export class Timeline {
     return classColours(mode, this.host.legend(mode), this.host.noKernel());
   }
 
-  /** Make the image of a block just received, so the frame that first shows it only copies it. */
-  prepare(entry: CacheEntry): void {
-    imageOf(this.cache, entry, entry.level, entry.index, {
+  /** What block images are made for now: the rows, their layout, the colours. */
+  private imageSpec(): ImageSpec {
+    return {
       rows: this.host.source().rows.length,
       layout: this.layout(),
       colours: (mode) => this.colours(mode),
       tone: theme().dark ? "dark" : "light",
-    });
+      maker: this.maker,
+    };
+  }
+
+  /**
+   * Have the image of a block just received made, so the frame that first shows it only
+   * copies it: in the worker, behind what the view waits for; without one, here and now.
+   */
+  prepare(entry: CacheEntry): void {
+    const spec = this.imageSpec();
+    // A block of the view at its level is waited for: its image goes ahead of the prefetched ones'.
+    const [s, e] = this.host.view();
+    const shown = entry.level === this.level() && blocksIn(entry.level, s, e, Math.max(this.host.span(), 8)).includes(entry.index);
+    if (requestImage(this.cache, entry, entry.level, entry.index, spec, shown)) return;
+    imageOf(this.cache, entry, entry.level, entry.index, spec);
+    this.madeHere++;
+  }
+
+  /** Block images made so far: on the page (in frames and on arrival) and in the worker (false when there is none). */
+  images(): { page: number; worker: number | false } {
+    return { page: this.madeHere, worker: this.maker.available && this.maker.made };
   }
 
   /** Whether the cache holds everything the current view needs. */
@@ -265,6 +309,7 @@ export class Timeline {
     ctx.rect(GUTTER, 0, this.plotWidth(), h);
     ctx.clip();
     const painted = paintView(this.cache, {
+      ...this.imageSpec(),
       ctx,
       view,
       limit: Math.max(span, 8),
@@ -272,13 +317,10 @@ export class Timeline {
       pixels: this.pixels(),
       x: GUTTER,
       width: this.plotWidth(),
-      rows: this.host.source().rows.length,
-      layout,
       dpr: this.dpr,
       state: this.host.state(),
-      colours: (mode) => this.colours(mode),
-      tone: theme().dark ? "dark" : "light",
     });
+    this.madeHere += painted.made;
     const rowCss = layout.rowPx / this.dpr;
     if (rowCss >= 4) {
       ctx.fillStyle = INK.rowGap;
@@ -332,46 +374,75 @@ export class Timeline {
   drawOverlay(): void {
     const layout = this.layout();
     const h = this.plotHeight;
-    const ctx = sizeCanvas(this.overlay, this.width, h);
-    ctx.clearRect(0, 0, this.width, h);
-    const [s, e] = this.host.view();
+    const view = this.host.view();
+    const hover = this.input.hoverScreen;
+    const sel = this.host.selected();
+    const selRow = sel ? this.host.source().rows.indexOf(sel.tile) : -1;
+    const at = this.host.at();
+    const shown: OverlayParts = {
+      hover,
+      hoverRow: displayRowAt(layout, hover),
+      sel: sel && selRow >= 0 ? { sample: sel, screen: screenRowOf(layout, this.displayRowOf(selRow)) } : null,
+      at: at !== null && at >= view[0] && at <= view[1] ? at : null,
+      drag: this.input.dragged,
+      ruler: this.input.ruler.range(),
+    };
+    if (shown.sel && shown.sel.screen < 0) shown.sel = null;
+    const clock = this.host.clockHz();
+    const rulerLabel = shown.ruler ? rulerText(shown.ruler[0], shown.ruler[1], clock) : "";
+    // Most frames of a pan or zoom have nothing here: the blank layer is then left alone.
+    const drawing = shown.hoverRow >= 0 || shown.sel !== null || shown.at !== null || shown.drag !== null || shown.ruler !== null;
+    const ctx = layerContext(this.overlay, this.width, h, drawing);
+    if (ctx) this.paintOverlay(ctx, shown, layout, view, h, rulerLabel);
+    const ruler = shown.ruler;
+    if (ruler) {
+      setText(this.measure, `ruler: ${rulerLabel} (from ${Math.round(ruler[0]).toLocaleString("en-US")} to ${Math.round(ruler[1]).toLocaleString("en-US")})`);
+      this.measure.dataset.delta = String(Math.round(ruler[1]) - Math.round(ruler[0]));
+    } else if (this.measure.textContent) {
+      this.measure.textContent = "";
+      delete this.measure.dataset.delta;
+    }
+    const p = this.input.pointer;
+    if (p) {
+      const d = this.displayRowOf(p.row);
+      const tiles = d >= 0 ? membersOf(layout, d).map((r) => this.host.source().rows[r]) : [];
+      setText(this.readout, readoutText(p.x, clock, tiles));
+    } else {
+      setText(this.readout, "");
+    }
+  }
+
+  /** The overlay's marks: the hovered row and its label, the selected sample, the cursor, the drag, the ruler. */
+  private paintOverlay(ctx: CanvasRenderingContext2D, o: OverlayParts, layout: Layout, [s, e]: Range, h: number, rulerLabel: string): void {
     const k = pixelsPerCycle([s, e], this.width);
     const rowCss = layout.rowPx / this.dpr;
-    const hover = this.input.hoverScreen;
-    const hoverRow = displayRowAt(layout, hover);
-    if (hoverRow >= 0) {
+    if (o.hoverRow >= 0) {
       ctx.fillStyle = theme().dark ? "rgba(255,255,255,0.08)" : INK.hoverRow;
-      ctx.fillRect(0, hover * rowCss, this.width, Math.max(rowCss, 1));
+      ctx.fillRect(0, o.hover * rowCss, this.width, Math.max(rowCss, 1));
       // The hovered row's label, whatever labels the gutter has room for.
       ctx.font = "10px sans-serif";
       ctx.textBaseline = "middle";
       ctx.textAlign = "right";
-      const y = Math.min(Math.max(hover * rowCss + rowCss / 2, 6), h - 6);
+      const y = Math.min(Math.max(o.hover * rowCss + rowCss / 2, 6), h - 6);
       ctx.fillStyle = theme().background;
       ctx.fillRect(0, y - 6, GUTTER - 2, 12);
       ctx.fillStyle = theme().outline;
-      ctx.fillText(rowLabel(layout, hoverRow, this.host.source().rows), GUTTER - 5, y);
+      ctx.fillText(rowLabel(layout, o.hoverRow, this.host.source().rows), GUTTER - 5, y);
       ctx.textAlign = "left";
     }
     ctx.save();
     ctx.beginPath();
     ctx.rect(GUTTER, 0, this.plotWidth(), h);
     ctx.clip(); // nothing spills into the labels
-    const sel = this.host.selected();
-    if (sel) {
-      const row = this.host.source().rows.indexOf(sel.tile);
-      const screen = row < 0 ? -1 : screenRowOf(layout, this.displayRowOf(row));
-      if (screen >= 0) {
-        const x = GUTTER + (sel.offset - s) * k;
-        const w = Math.max(sel.duration * k, 2);
-        ctx.strokeStyle = theme().outline;
-        ctx.lineWidth = 1.5;
-        ctx.strokeRect(x, screen * rowCss - 1, w, Math.max(rowCss, 1) + 2);
-      }
+    if (o.sel) {
+      const x = GUTTER + (o.sel.sample.offset - s) * k;
+      const w = Math.max(o.sel.sample.duration * k, 2);
+      ctx.strokeStyle = theme().outline;
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(x, o.sel.screen * rowCss - 1, w, Math.max(rowCss, 1) + 2);
     }
-    const at = this.host.at();
-    if (at !== null && at >= s && at <= e) {
-      const x = GUTTER + (at - s) * k;
+    if (o.at !== null) {
+      const x = GUTTER + (o.at - s) * k;
       ctx.strokeStyle = theme().cursor;
       ctx.lineWidth = 1;
       ctx.beginPath();
@@ -379,56 +450,42 @@ export class Timeline {
       ctx.lineTo(x + 0.5, h);
       ctx.stroke();
     }
-    const drag = this.input.dragged;
-    if (drag) {
+    if (o.drag) {
       ctx.fillStyle = INK.drag;
       ctx.strokeStyle = INK.dragEdge;
-      ctx.fillRect(drag.x, 0, drag.width, h);
-      ctx.strokeRect(drag.x + 0.5, 0.5, drag.width, h - 1);
+      ctx.fillRect(o.drag.x, 0, o.drag.width, h);
+      ctx.strokeRect(o.drag.x + 0.5, 0.5, o.drag.width, h - 1);
     }
-    const ruler = this.input.ruler.range();
-    const clock = this.host.clockHz();
-    if (ruler) {
-      const x0 = GUTTER + (ruler[0] - s) * k;
-      const x1 = GUTTER + (ruler[1] - s) * k;
-      ctx.fillStyle = INK.ruler;
-      ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), h);
-      ctx.strokeStyle = INK.rulerEdge;
-      ctx.lineWidth = 1;
-      for (const x of [x0, x1]) {
-        ctx.beginPath();
-        ctx.moveTo(x + 0.5, 0);
-        ctx.lineTo(x + 0.5, h);
-        ctx.stroke();
-      }
-      const text = rulerText(ruler[0], ruler[1], clock);
-      ctx.font = "11px sans-serif";
-      ctx.textBaseline = "top";
-      const tw = ctx.measureText(text).width + 8;
-      const tx = Math.min(Math.max(GUTTER + 2, (x0 + x1) / 2 - tw / 2), this.width - tw - 2);
-      ctx.fillStyle = "rgba(255,255,255,0.92)";
-      ctx.fillRect(tx, 4, tw, 16);
-      ctx.fillStyle = INK.rulerEdge;
-      ctx.fillText(text, tx + 4, 6);
-      this.measure.textContent = `ruler: ${text} (from ${Math.round(ruler[0]).toLocaleString("en-US")} to ${Math.round(ruler[1]).toLocaleString("en-US")})`;
-      this.measure.dataset.delta = String(Math.round(ruler[1]) - Math.round(ruler[0]));
-    } else if (this.measure.textContent) {
-      this.measure.textContent = "";
-      delete this.measure.dataset.delta;
-    }
+    if (o.ruler) this.drawRuler(ctx, o.ruler, rulerLabel, s, k, h);
     ctx.restore();
-    const p = this.input.pointer;
-    if (p) {
-      const d = this.displayRowOf(p.row);
-      const tiles = d >= 0 ? membersOf(layout, d).map((r) => this.host.source().rows[r]) : [];
-      this.readout.textContent = readoutText(p.x, clock, tiles);
-    } else {
-      this.readout.textContent = "";
+  }
+
+  private drawRuler(ctx: CanvasRenderingContext2D, ruler: [number, number], text: string, s: number, k: number, h: number): void {
+    const x0 = GUTTER + (ruler[0] - s) * k;
+    const x1 = GUTTER + (ruler[1] - s) * k;
+    ctx.fillStyle = INK.ruler;
+    ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), h);
+    ctx.strokeStyle = INK.rulerEdge;
+    ctx.lineWidth = 1;
+    for (const x of [x0, x1]) {
+      ctx.beginPath();
+      ctx.moveTo(x + 0.5, 0);
+      ctx.lineTo(x + 0.5, h);
+      ctx.stroke();
     }
+    ctx.font = "11px sans-serif";
+    ctx.textBaseline = "top";
+    const tw = ctx.measureText(text).width + 8;
+    const tx = Math.min(Math.max(GUTTER + 2, (x0 + x1) / 2 - tw / 2), this.width - tw - 2);
+    ctx.fillStyle = "rgba(255,255,255,0.92)";
+    ctx.fillRect(tx, 4, tw, 16);
+    ctx.fillStyle = INK.rulerEdge;
+    ctx.fillText(text, tx + 4, 6);
   }
 
   /** The view or rows changed: the overlay follows, and what is under a resting mouse is asked again. */
   viewChanged(): void {
+    this.maker.hold();
     this.input.moved();
   }
 

@@ -40,7 +40,7 @@ export class Tooltip {
   /** The mouse left: hide, and ignore answers still coming. */
   unhover(): void {
     this.latest++;
-    this.root.hidden = true;
+    if (!this.root.hidden) this.root.hidden = true; // every view change unhovers: touch the DOM only when shown
   }
 
   reply(msg: HoverReply): void {

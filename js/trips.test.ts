@@ -59,19 +59,24 @@ test("frames are recorded; the first complete picture with blocks marks the firs
   try {
     const root = document.createElement("div");
     const trips = new Trips(root, () => 5);
-    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1 }, "a");
+    trips.drew({ level: 3, final: false, blocks: 2, exact: 0, standIns: 0, mode: "lod", drawMs: 1, made: 0 }, "a");
     assert.equal(root.dataset.firstDrawAt, undefined);
     assert.equal(root.dataset.windowId, undefined);
-    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2, made: 1 }, "a");
     assert.ok(Number(root.dataset.firstDrawAt) > 1.6e12);
     assert.equal(root.dataset.final, "true");
     assert.equal(root.dataset.mode, "raw");
     assert.equal(trips.frames.length, 2);
     assert.equal(root.dataset.windowId, "1");
-    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2 }, "a");
+    trips.drew({ level: 3, final: true, blocks: 2, exact: 2, standIns: 0, mode: "raw", drawMs: 2, made: 1 }, "a");
     assert.equal(root.dataset.windowId, "1"); // the same picture again
-    trips.drew({ level: 2, final: true, blocks: 1, exact: 1, standIns: 0, mode: "raw", drawMs: 2 }, "b");
+    trips.drew({ level: 2, final: true, blocks: 1, exact: 1, standIns: 0, mode: "raw", drawMs: 2, made: 1 }, "b");
     assert.equal(root.dataset.windowId, "2");
+    assert.equal(trips.frames[1].made, 1);
+    trips.images({ page: 3, worker: 40 });
+    assert.deepEqual([root.dataset.imagesPage, root.dataset.imagesWorker], ["3", "40"]);
+    trips.images({ page: 4, worker: false });
+    assert.equal(root.dataset.imagesWorker, "none");
   } finally {
     dom.uninstall();
   }

@@ -10,6 +10,8 @@
 //   data-first-draw-at       wall clock (ms since the epoch) of the first complete picture
 //   data-level, data-final,  the level of the latest picture, whether it was complete, and
 //   data-mode                "raw" when every block of it came from raw intervals (else "lod")
+//   data-images-page,        block images made so far on the page and in the raster worker
+//   data-images-worker       ("none" when there is no worker)
 
 import type { Ask } from "./prefetch";
 import type { BlocksReply } from "./protocol";
@@ -44,6 +46,8 @@ export interface Frame {
   /** "raw" when every block came from raw intervals, else "lod" (summaries drawn). */
   mode: string;
   drawMs: number;
+  /** Block images made on the page while drawing it. */
+  made: number;
 }
 
 const KEEP = 200;
@@ -134,6 +138,12 @@ export class Trips implements RequestLog {
   /** Whether a request is out (set after each request ends, when the next may have gone). */
   inFlight(out: boolean): void {
     set(this.root.dataset, "inFlight", String(out));
+  }
+
+  /** Block images made so far on the page and in the worker (false: there is none). */
+  images(made: { page: number; worker: number | false }): void {
+    set(this.root.dataset, "imagesPage", String(made.page));
+    set(this.root.dataset, "imagesWorker", made.worker === false ? "none" : String(made.worker));
   }
 
   /** A picture of `what` (the view and state) was drawn. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeModel } from "./testing/fake-dom";
 import type { Range } from "./view";
-import { ViewState } from "./viewstate";
+import { SAVE_MS, ViewState } from "./viewstate";
 
 function setup(view: Range = [0, 1000]) {
   const model = new FakeModel({ view });
@@ -54,4 +54,42 @@ test("a wheel gesture is one undo entry however many events it has", () => {
   views.undo();
   views.undo();
   assert.deepEqual(views.get(), [0, 1000]);
+});
+
+test("a burst of changes goes to the kernel at most every SAVE_MS, the latest view always last", () => {
+  const model = new FakeModel({ view: [0, 1000] as Range });
+  let clock = 0;
+  let due: { at: number; fn: () => void } | null = null;
+  const timer = (fn: () => void) => ({
+    start: (ms: number) => void (due = { at: clock + ms, fn }),
+    cancel: () => void (due = null),
+    get pending() {
+      return due !== null;
+    },
+  });
+  const sent: Range[] = [];
+  model.save_changes = () => void sent.push(model.get("view"));
+  const views = new ViewState({ model, span: () => 1000, changed: () => {}, now: () => clock, timer });
+  const run = (ms: number) => {
+    clock += ms;
+    const d = due as { at: number; fn: () => void } | null;
+    if (d && d.at <= clock) {
+      due = null;
+      d.fn();
+    }
+  };
+  views.wheelZoom(0.9, 0.5); // the first change goes at once
+  assert.equal(sent.length, 1);
+  for (let i = 0; i < 30; i++) {
+    run(10);
+    views.wheelZoom(0.9, 0.5);
+  }
+  assert.ok(sent.length >= 3 && sent.length <= 4, `${sent.length} saves for 31 changes over 300 ms`);
+  run(SAVE_MS);
+  assert.deepEqual(sent[sent.length - 1], views.get()); // the final view reached the kernel
+  const saves = sent.length;
+  run(1000);
+  assert.equal(sent.length, saves); // and nothing more
+  views.pan(0.1); // a change after a pause goes at once again
+  assert.equal(sent.length, saves + 1);
 });

@@ -1,10 +1,17 @@
 // The visible range (the `view` trait) and every way it changes: clamped into the profile,
 // with an undo stack of earlier views (one entry per wheel gesture, not per wheel event).
 
+import type { Timer } from "./disposers";
 import { clampView, pan, zoomAt, type Range } from "./view";
 
 /** Wheel events closer together than this are one gesture (one undo entry). */
 const WHEEL_GESTURE_MS = 600;
+/**
+ * While the view keeps changing (a wheel burst moves it every few milliseconds), it goes to
+ * the kernel at most this often, the latest always last: each message costs the page the
+ * kernel's busy and idle status updates, and the picture is drawn here from the cache anyway.
+ */
+export const SAVE_MS = 100;
 
 export interface ViewStateHost {
   model: {
@@ -16,13 +23,23 @@ export interface ViewStateHost {
   /** After this front end changed the view (the model's change event fires too). */
   changed(): void;
   now?(): number;
+  /** A timer running `fn` (saves are then spaced by `SAVE_MS`); without one every change is saved at once. */
+  timer?(fn: () => void): Timer;
 }
 
 export class ViewState {
   private undoStack: Range[] = [];
   private lastWheel = -Infinity;
+  private lastSave = -Infinity;
+  private saveTimer: Timer | null;
 
-  constructor(private host: ViewStateHost) {}
+  constructor(private host: ViewStateHost) {
+    this.saveTimer = host.timer?.(() => this.save()) ?? null;
+  }
+
+  private now(): number {
+    return this.host.now?.() ?? performance.now();
+  }
 
   /** The view as the model holds it. */
   get(): Range {
@@ -50,7 +67,7 @@ export class ViewState {
 
   /** Zoom for one wheel event; remembered once per gesture. */
   wheelZoom(factor: number, anchor: number): void {
-    const now = this.host.now?.() ?? performance.now();
+    const now = this.now();
     this.set(zoomAt(this.get(), factor, anchor, this.host.span()), now - this.lastWheel > WHEEL_GESTURE_MS);
     this.lastWheel = now;
   }
@@ -73,7 +90,15 @@ export class ViewState {
 
   private apply(v: Range): void {
     this.host.model.set("view", v);
-    this.host.model.save_changes();
+    const wait = this.lastSave + SAVE_MS - this.now();
+    if (!this.saveTimer || wait <= 0) this.save();
+    else if (!this.saveTimer.pending) this.saveTimer.start(wait);
     this.host.changed();
+  }
+
+  private save(): void {
+    this.saveTimer?.cancel();
+    this.lastSave = this.now();
+    this.host.model.save_changes();
   }
 }

@@ -50,6 +50,8 @@ import { ViewState } from "./viewstate";
 import { vocabularyOf } from "./vocabulary";
 
 let instances = 0;
+/** How long after a picture the header's text follows it at most. */
+const HEADER_MS = 60;
 
 const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const id = `${++instances}-${Math.random().toString(36).slice(2, 8)}`;
@@ -75,6 +77,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const views = new ViewState({
     model,
     span,
+    timer: (fn) => bag.timer(fn),
     changed: () => {
       root.dataset.undo = String(views.depth);
       onView();
@@ -166,7 +169,9 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
           standIns: painted.standIns,
           mode: painted.blocks > 0 && painted.raw.length === painted.blocks ? "raw" : "lod",
           drawMs: ms,
+          made: painted.made,
         }, `${view()}|${state()}`);
+        trips.images(timeline.images());
       },
       again: () => drawSoon(),
       rowsChanged: (layout) => {
@@ -400,8 +405,11 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     },
     log: trips,
   });
+  // The header's words follow the picture a little later (each text change costs a frame a
+  // layout and paint pass): at most every HEADER_MS while the view keeps moving.
+  const headerSoon = bag.timer(() => header.render());
   const drawSoon = frameScheduler(bag, () => {
-    header.render();
+    if (!headerSoon.pending) headerSoon.start(HEADER_MS);
     timeline.draw();
     overview.draw();
   });

@@ -318,3 +318,40 @@ def test_the_selection_outline_stays_out_of_the_label_gutter(lab_page):
     page.wait_for_function("(a) => document.querySelectorAll('.ipu-nb-sample td').length > 0")
     assert page.evaluate(DARK_JS, [0, GUTTER - 2]) == 0
     assert page.evaluate(DARK_JS, [GUTTER, -1]) > 100  # the outline is drawn, inside the plot
+
+
+def test_a_wheel_burst_draws_from_the_cache_and_ends_on_the_final_picture(lab_page):
+    nb, page = opened(lab_page)
+    d = dataset(page)
+    assert d["imagesWorker"] != "none" and int(d["imagesWorker"]) > 0, d  # block images made off the page
+    seen = frame_count(page)
+    box = page.locator(".ipu-nb-timeline-overlay").bounding_box()
+    page.mouse.move(box["x"] + GUTTER + 0.35 * (box["width"] - GUTTER), box["y"] + 200)
+    for _ in range(30):  # as a user's burst: a wheel event every 10 ms
+        page.mouse.wheel(0, -60)
+        page.wait_for_timeout(10)
+    settle(page)
+    frames = frames_after(page, seen)
+    # No frame waited for more than one block image made on the page: the rest came from the worker.
+    assert len(frames) >= 3
+    assert max(f["made"] for f in frames) <= 1, [f["made"] for f in frames]
+    assert frames[-1]["final"] is True
+    start, end = (int(v) for v in dataset(page)["view"].split(","))
+    assert 0 < end - start < 0.2 * nb.kernel("widget.info['span']")  # 30 notches in: well under a fifth
+    # The kernel hears the final view (the burst's saves are spaced out, the last always sent).
+    assert nb.poll("widget.view", lambda v: v == [start, end]) == [start, end]
+    # The header's words follow the picture.
+    page.wait_for_function(
+        "(w) => document.querySelector('.ipu-nb-header').textContent.includes(w)", arg=f"{round(end - start):,} cycles"
+    )
+    burst = page.evaluate(CANVAS_JS)
+    assert burst["coloured"] > 5000
+    # The same view reached another way (from the whole profile, set from Python) is the same picture.
+    page.locator(".ipu-nb-header").click()  # the widget's focus, for its keys
+    page.keyboard.press("0")
+    settle(page)
+    assert page.evaluate(CANVAS_JS)["hash"] != burst["hash"]
+    nb.kernel("widget.view", code=f"widget.view = [{start!r}, {end!r}]")
+    page.wait_for_function("(v) => document.querySelector('.ipu-nb-widget').dataset.view === v", arg=f"{start},{end}")
+    settle(page)
+    assert page.evaluate(CANVAS_JS)["hash"] == burst["hash"]
