@@ -185,6 +185,73 @@ def percentile(values: list[float], q: float) -> float:
 # ---- Python side -----------------------------------------------------------------------------
 
 
+def home_blocks(span: int, pixels: int = 1300) -> tuple[int, list[int]]:
+    """The level and blocks the front end asks for first (js/levels.ts levelFor, blocksIn): the whole span."""
+    per_pixel = max(span, 8) / pixels
+    level = 0 if per_pixel <= 1 else int(np.ceil(np.log2(per_pixel) - 1e-9))
+    return level, list(range((max(span, 8) - 1) // (BINS << level) + 1))
+
+
+@contextlib.contextmanager
+def threaded_side_views() -> Iterator[None]:
+    """Widgets made inside warm their side views up on the worker thread, as in a kernel (not inline)."""
+    from ipu_nb._widget import widget as module
+
+    original = module.in_kernel
+    module.in_kernel = lambda: True
+    try:
+        yield
+    finally:
+        module.in_kernel = original
+
+
+def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
+    """The kernel's part of the first draw, old way and new side by side: construction, then the first blocks.
+
+    Old: the sorted index built in the constructor (`lod.build_index`), the first blocks answered from it.
+    New: the constructor builds the index on a thread; the first blocks come from the file-order
+    samples (`lod.UnsortedSamples`) when the index is not sorted yet. Both answers are compared byte for byte.
+    """
+    from ipu_nb._widget import lod
+
+    level, wanted = home_blocks(lod.timeline_facts(profile.samples, profile.tiles).span)
+
+    def answer(widget: ProfileWidget) -> list[tuple[dict, list[bytes]]]:
+        return [(header, buffers) for _, header, buffers, _ in widget.block_answers(level, BINS, wanted)]
+
+    began = time.perf_counter()
+    old_index = lod.build_index(profile.samples, profile.tiles)
+    old_built = time.perf_counter() - began
+    began = time.perf_counter()
+    old = list(lod.blocks(old_index, level, BINS, wanted, None, "kind"))
+    old_encoded = [lod.encode_window(b.answer) for b in old]
+    old_first = time.perf_counter() - began
+    del old_index, old
+    began = time.perf_counter()
+    with threaded_side_views():
+        widget = ProfileWidget(profile)
+    constructed = time.perf_counter() - began
+    early = widget._build.unsorted()
+    unsorted_at = time.perf_counter() - began
+    new = answer(widget)
+    answered_at = time.perf_counter() - began
+    ready_before = early is not None
+    widget._build.index()
+    indexed_at = time.perf_counter() - began
+    same = new == old_encoded
+    print(
+        f"first draw, kernel side ({profile.sample_count:,} samples, level {level} blocks {wanted}; load"
+        f" {os.getloadavg()[0]:.1f}):\n"
+        f"   old: index built in the constructor {old_built * 1000:.0f} ms, first blocks {old_first * 1000:.0f} ms:"
+        f" {(old_built + old_first) * 1000:.0f} ms before the reply\n"
+        f"   new: constructor {constructed * 1000:.0f} ms, file-order samples ready at {unsorted_at * 1000:.0f} ms,"
+        f" first blocks answered at {answered_at * 1000:.0f} ms"
+        f" ({'from the file-order samples' if ready_before else 'from the index'}), index sorted at"
+        f" {indexed_at * 1000:.0f} ms; answers identical to the old: {same}"
+    )
+    widget.close()
+
+
 def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
     from ipu_nb._widget import lod
 
@@ -412,8 +479,13 @@ def main() -> None:
         began = time.perf_counter()
         full = ipu_nb.open_profile(profiles["full"], progress=False)
         print(f"{full} (opened in {time.perf_counter() - began:.1f} s)")
+        first_draw_breakdown(full)
         python_side(full, args.repeat)
         del full
+    if "10m" in wanted and not args.no_python:
+        large = ipu_nb.open_profile(profiles["10m"], progress=False)
+        first_draw_breakdown(large)
+        del large
     if args.no_browser:
         return
     summaries = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .index import TimelineIndex, positions
+from .index import Windowed, positions
 from .summaries import RAW_LIMIT, LodWindow, RawWindow, summarise, window
 
 __all__ = ["MAX_BLOCK_BINS", "MAX_LEVEL", "MAX_RUN", "Block", "block_range", "blocks"]
@@ -43,9 +43,9 @@ def block_range(level: int, bins: int, index: int) -> tuple[int, int]:
     return index * width, (index + 1) * width
 
 
-def _count(index: TimelineIndex, start: int, end: int) -> int:
+def _count(index: Windowed, start: int, end: int) -> int:
     pos = positions(index, start, end)
-    return len(index.key) if isinstance(pos, slice) else len(pos)  # a slice is every sample
+    return index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
 
 
 def _cut(run: LodWindow, part: int, bins: int, start: int, end: int, count: int) -> LodWindow:
@@ -64,7 +64,7 @@ def _cut(run: LodWindow, part: int, bins: int, start: int, end: int, count: int)
 
 
 def blocks(
-    index: TimelineIndex,
+    index: Windowed,
     level: int,
     bins: int,
     wanted: list[int],
@@ -76,7 +76,7 @@ def blocks(
 
     A block overlapping at most `raw_limit` samples comes as raw intervals, any other as a
     summary of `bins` cells per row; `matched` marks the sorted positions matching the
-    filters (None: all).
+    filters (None: all), per position of `index` (file rows for `UnsortedSamples`).
     """
     pending: list[tuple[int, int]] = []  # (block, samples) of summaries not yet computed
 
