@@ -276,7 +276,8 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale.clear()  # the front end's hello asks for every view
 
     def _warm_up(self) -> None:
-        """Compute the side views of the initial state once, ahead of the front end asking."""
+        """Compute the side views of the initial state once, ahead of the front end asking (after the first picture)."""
+        self._build.index(hurry=not self._side.threaded)  # inline (outside a kernel) nothing comes first
         self._overview_active()
         self._flame()
         self._groups(self.query)
@@ -874,6 +875,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 costs.append(round((seconds + time.perf_counter() - began) * 1000, 2))
             windowed, mask = self._windowed()
             count, matched = _lod.count_in(windowed, message.start, message.end, mask)
+            self._build.start_sorting()  # the picture is out: the index may take the CPUs now
         done: BlocksReply = {
             "type": "blocks",
             "view": message.view,

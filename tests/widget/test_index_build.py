@@ -221,6 +221,7 @@ def failing(request, monkeypatch):
 
 def test_a_failed_build_is_an_error_in_the_widget_not_a_hang(profile, failing):
     widget = _widget(profile)
+    widget._build.start_sorting()
     assert widget._build._ready.wait(30)
     for message in (
         blocks_message(widget, 4, [0, 1], bins=64),

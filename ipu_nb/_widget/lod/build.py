@@ -92,8 +92,10 @@ def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
     found = present.cast(pl.String).to_list()
     physical = samples.get_column("kernel").to_physical().to_numpy()
     durations = samples.get_column("duration").to_numpy()
-    # Float sums are exact: every partial sum is an integer below 2**53 (2**32 cycles × 2**21 samples).
-    totals = np.bincount(physical, weights=durations, minlength=int(codes.max()) + 1 if len(codes) else 0)
+    # In blocks: bincount's float copies stay small. The sums are exact integers (below 2**53).
+    totals = np.zeros(int(codes.max()) + 1 if len(codes) else 0)
+    for lo in range(0, len(physical), _CHUNK):
+        totals += np.bincount(physical[lo : lo + _CHUNK], durations[lo : lo + _CHUNK], len(totals))
     ranked = sorted(zip(found, codes.tolist(), strict=True), key=lambda nc: (-int(totals[nc[1]]), nc[0] or ""))
     names = [name for name, _ in ranked]
     if len(names) > MAX_CLASSES:
@@ -204,9 +206,14 @@ class IndexBuild:
 
     `facts` are there at once. `unsorted` waits for the file-order columns (a fraction of
     a second at ten million samples) and answers windows until `index` is ready; `index`
-    waits for the sorted index. A failed build raises `TimelineIndexError` from both, every
-    time they are asked, never hangs. ``threaded=False`` builds everything in the constructor.
+    waits for the sorted index. The sort starts once the first picture is answered
+    (`start_sorting`), when something asks for the index, or after `SORT_DELAY` seconds,
+    so that on two cores it does not slow the first picture down. A failed build raises
+    `TimelineIndexError` from both, every time they are asked, never hangs.
+    ``threaded=False`` builds everything in the constructor.
     """
+
+    SORT_DELAY = 3.0
 
     def __init__(self, samples: pl.DataFrame, tiles: pl.DataFrame, *, threaded: bool = True) -> None:
         self.facts = timeline_facts(samples, tiles)
@@ -215,7 +222,10 @@ class IndexBuild:
         self._index: TimelineIndex | None = None
         self._error: BaseException | None = None
         self._unsorted_ready = threading.Event()
+        self._sort = threading.Event()
         self._ready = threading.Event()
+        if not threaded:
+            self._sort.set()
         if threaded:
             threading.Thread(target=self._build, name="ipu-nb timeline index", daemon=True).start()
         else:
@@ -226,6 +236,7 @@ class IndexBuild:
             assert self._samples is not None
             self._unsorted = unsorted_samples(self._samples, self.facts)
             self._unsorted_ready.set()
+            self._sort.wait(self.SORT_DELAY)
             self._index = sorted_index(self._unsorted)
         except (Exception, PanicException) as error:  # kept for whoever asks next
             self._error = error
@@ -239,6 +250,10 @@ class IndexBuild:
         """Whether the build is over (the index is there, or its error)."""
         return self._ready.is_set()
 
+    def start_sorting(self) -> None:
+        """Sort now (the first picture is out, or the index is needed)."""
+        self._sort.set()
+
     def unsorted(self) -> UnsortedSamples | None:
         """The file-order columns while the index is being sorted; None once it is ready (or failed)."""
         if self._ready.is_set():
@@ -246,8 +261,13 @@ class IndexBuild:
         self._unsorted_ready.wait()
         return self._unsorted
 
-    def index(self, timeout: float | None = None) -> TimelineIndex:
-        """The sorted index, once built (`TimelineIndexError` if that failed or took over `timeout` s)."""
+    def index(self, timeout: float | None = None, *, hurry: bool = True) -> TimelineIndex:
+        """The sorted index, once built (`TimelineIndexError` if that failed or took over `timeout` s).
+
+        ``hurry=False`` waits without starting the sort (for work that can come after the first picture).
+        """
+        if hurry:
+            self._sort.set()
         if not self._ready.wait(timeout):
             raise TimelineIndexError(f"the timeline index is not built after {timeout} s")
         if self._index is None:
