@@ -37,6 +37,25 @@ class TimelineIndexError(RuntimeError):
     """Building a profile's timeline index failed; the message says why (the cause is chained)."""
 
 
+class SampleColumns:
+    """Columns of ``samples`` as numpy arrays, each converted once (``kind`` and ``kernel``: physical codes).
+
+    A column of several chunks (as loaded from a cache file) is copied whenever it is converted.
+    """
+
+    def __init__(self, samples: pl.DataFrame) -> None:
+        self.samples = samples
+        self._held: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        found = self._held.get(name)
+        if found is None:
+            column = self.samples.get_column(name)
+            found = (column.to_physical() if name in ("kind", "kernel") else column).to_numpy()
+            self._held[name] = found
+        return found
+
+
 def _rows_of(row_tiles: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     """The timeline row (index into the sorted unique `row_tiles`) of each of `tiles`."""
     if len(row_tiles) and int(row_tiles[-1]) < _LOOKUP_TILES:
@@ -46,11 +65,12 @@ def _rows_of(row_tiles: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     return np.searchsorted(row_tiles, tiles).astype(np.int64)
 
 
-def _run_order(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
+def _run_order(rows: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """`_order` without a sort when each row's samples are one run of the file in offset order, else None.
 
     Runtime files list each tile's samples together in offset order (with rising sample
-    ids, checked by the caller): the order is then those runs put in row order.
+    ids, checked by the caller): the order is then those runs put in row order. Returns
+    it and the first file row of each run.
     """
     n = len(rows)
     change = rows[1:] != rows[:-1]
@@ -58,31 +78,37 @@ def _run_order(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
     run_rows = rows[firsts]
     if len(np.unique(run_rows)) != len(run_rows) or not bool(np.all((offsets[1:] >= offsets[:-1]) | change)):
         return None
-    by_row = np.argsort(run_rows)
-    lengths = np.diff(np.r_[firsts, n])[by_row]
-    return np.repeat(firsts[by_row] - (np.cumsum(lengths) - lengths), lengths) + np.arange(n, dtype=np.int64)
+    ends = np.r_[firsts[1:], n]
+    order = np.empty(n, dtype=np.int64)
+    at = 0
+    for run in np.argsort(run_rows).tolist():  # one run per row: a loop over the rows, no long temporaries
+        first, end = int(firsts[run]), int(ends[run])
+        order[at : at + end - first] = np.arange(first, end)
+        at += end - first
+    return order, firsts
 
 
-def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, bool]:
-    """The permutation sorting samples by timeline row, offset and sample id, and whether it keeps runs.
+def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The permutation sorting samples by timeline row, offset and sample id, and the file's runs if it keeps them.
 
     Files list each tile's samples together, mostly in offset order: when sample ids rise
-    with the rows (as the loader numbers them) those runs give the order (`_run_order`:
-    then True, each row's samples keep their file order), or a stable sort of one
-    ``row << 40 | offset`` key does; otherwise the three keys are sorted outright.
+    with the rows (as the loader numbers them) those runs give the order (`_run_order`;
+    then each row's samples keep their file order, and the first file row of each run is
+    returned too), or a stable sort of one ``row << 40 | offset`` key does; otherwise
+    the three keys are sorted outright.
     """
     if len(ids) < 2:
-        return np.arange(len(ids), dtype=np.int64), True
+        return np.arange(len(ids), dtype=np.int64), np.zeros(min(len(ids), 1), dtype=np.int64)
     if bool(np.all(ids[1:] > ids[:-1])):
         runs = _run_order(rows, offsets)
         if runs is not None:
-            return runs, True
+            return runs
         clamped = np.minimum(offsets, (1 << int(KEY_SHIFT)) - 1).astype(np.int64)
-        return np.argsort((rows << KEY_SHIFT) | clamped, kind="stable"), False
-    return np.lexsort((ids, offsets, rows)), False
+        return np.argsort((rows << KEY_SHIFT) | clamped, kind="stable"), None
+    return np.lexsort((ids, offsets, rows)), None
 
 
-def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
+def _kernel_classes(samples: pl.DataFrame, columns: SampleColumns) -> tuple[list[str], np.ndarray]:
     """Kernels ranked by total cycles (then name) get classes 1..30, the rest share the last one.
 
     Returns the legend and the class of each physical code of the ``kernel`` column.
@@ -90,8 +116,7 @@ def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
     present = samples.get_column("kernel").unique()  # the distinct kernels first: cheap on a categorical
     codes = present.to_physical().to_numpy().astype(np.int64)
     found = present.cast(pl.String).to_list()
-    physical = samples.get_column("kernel").to_physical().to_numpy()
-    durations = samples.get_column("duration").to_numpy()
+    physical, durations = columns["kernel"], columns["duration"]
     # In blocks: bincount's float copies stay small. The sums are exact integers (below 2**53).
     totals = np.zeros(int(codes.max()) + 1 if len(codes) else 0)
     for lo in range(0, len(physical), _CHUNK):
@@ -105,46 +130,61 @@ def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
     return [n if n else NO_KERNEL for n in names], lookup
 
 
-def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
-    """Rows, span and kernel legend of a profile (one pass over a few columns, no copies of them).
+def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame, columns: SampleColumns | None = None) -> TimelineFacts:
+    """Rows, span and kernel legend of a profile (one pass over a few columns, no long temporaries).
 
     Raises
     ------
     ValueError
         Offsets reaching 2**40, beyond what the index's keys hold.
     """
+    columns = columns or SampleColumns(samples)
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    offsets = samples.get_column("offset").to_numpy()
-    durations = samples.get_column("duration").to_numpy()
+    offsets, durations = columns["offset"], columns["duration"]
     span = 0
     for lo in range(0, len(offsets), _CHUNK):
         span = max(span, int(np.max(offsets[lo : lo + _CHUNK] + durations[lo : lo + _CHUNK])))
     if span >= 1 << int(KEY_SHIFT):
         raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{KEY_SHIFT}")
-    names, lookup = _kernel_classes(samples)
+    names, lookup = _kernel_classes(samples, columns)
     return TimelineFacts(row_tiles=row_tiles, kernel_names=names, kernel_lookup=lookup, span=span)
 
 
-def _overlapping(row: np.ndarray, start_f: np.ndarray, end_f: np.ndarray) -> bool:
-    """Whether a sample starts before the previous one of its row ends (arrays in index order)."""
-    return bool(np.any((start_f[1:] < end_f[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False
+def _overlapping(row: np.ndarray, start_f: np.ndarray, end_f: np.ndarray, firsts: np.ndarray | None = None) -> bool:
+    """Whether a sample starts before the previous one of its row ends.
+
+    Arrays in index order, or in file order with `firsts`, the first file row of each
+    row's one run (`_run_order`): neighbours in a row are then neighbours in the file.
+    """
+    if len(row) < 2:
+        return False
+    starts_early = start_f[1:] < end_f[:-1]
+    if firsts is None:
+        starts_early &= row[1:] == row[:-1]
+    else:
+        starts_early[firsts[1:] - 1] = False  # a run's first sample follows another row's
+    return bool(starts_early.any())
 
 
-def unsorted_samples(samples: pl.DataFrame, facts: TimelineFacts) -> UnsortedSamples:
+def unsorted_samples(
+    samples: pl.DataFrame, facts: TimelineFacts, columns: SampleColumns | None = None
+) -> UnsortedSamples:
     """The columns windows read, per file row, and the order that sorts them (`UnsortedSamples`)."""
-    offsets = samples.get_column("offset").to_numpy()
-    row = _rows_of(facts.row_tiles, samples.get_column("tile").to_numpy())
-    ids = samples.get_column("sample").to_numpy()
-    order, in_runs = _order(row, offsets, ids)
+    columns = columns or SampleColumns(samples)
+    offsets, ids = columns["offset"], columns["sample"]
+    row = _rows_of(facts.row_tiles, columns["tile"])
+    order, firsts = _order(row, offsets, ids)
     start_f = offsets.astype(np.float64)
-    end_f = np.add(offsets, samples.get_column("duration").to_numpy(), dtype=np.float64)  # exact below 2**53
+    end_f = np.add(offsets, columns["duration"], dtype=np.float64)  # exact below 2**53
     # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
-    kind_class = samples.get_column("kind").to_physical().to_numpy().astype(np.uint8)
+    kind_class = columns["kind"].astype(np.uint8)
     kind_class += 1
-    kind_class[samples.get_column("inactive").to_numpy()] = KIND_CLASSES.index("idle") + 1
-    kernel_class = facts.kernel_lookup[samples.get_column("kernel").to_physical().to_numpy()]
-    # With runs kept, neighbours in a row are neighbours in the file.
-    overlaps = _overlapping(row, start_f, end_f) if in_runs else _overlapping(row[order], start_f[order], end_f[order])
+    kind_class[columns["inactive"]] = KIND_CLASSES.index("idle") + 1
+    kernel_class = facts.kernel_lookup[columns["kernel"]]
+    if firsts is not None:
+        overlaps = _overlapping(row, start_f, end_f, firsts)
+    else:
+        overlaps = _overlapping(row[order], start_f[order], end_f[order])
     return UnsortedSamples(
         row_tiles=facts.row_tiles,
         kernel_names=facts.kernel_names,
@@ -216,8 +256,8 @@ class IndexBuild:
     SORT_DELAY = 3.0
 
     def __init__(self, samples: pl.DataFrame, tiles: pl.DataFrame, *, threaded: bool = True) -> None:
-        self.facts = timeline_facts(samples, tiles)
-        self._samples: pl.DataFrame | None = samples
+        self._columns: SampleColumns | None = SampleColumns(samples)
+        self.facts = timeline_facts(samples, tiles, self._columns)
         self._unsorted: UnsortedSamples | None = None
         self._index: TimelineIndex | None = None
         self._error: BaseException | None = None
@@ -233,15 +273,16 @@ class IndexBuild:
 
     def _build(self) -> None:
         try:
-            assert self._samples is not None
-            self._unsorted = unsorted_samples(self._samples, self.facts)
+            assert self._columns is not None
+            self._unsorted = unsorted_samples(self._columns.samples, self.facts, self._columns)
+            self._columns = None
             self._unsorted_ready.set()
             self._sort.wait(self.SORT_DELAY)
             self._index = sorted_index(self._unsorted)
         except (Exception, PanicException) as error:  # kept for whoever asks next
             self._error = error
         finally:
-            self._samples = self._unsorted = None  # the index holds what windows need from here on
+            self._columns = self._unsorted = None  # the index holds what windows need from here on
             self._unsorted_ready.set()
             self._ready.set()
 
