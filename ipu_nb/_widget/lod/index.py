@@ -17,6 +17,7 @@ __all__ = [
     "TimelineIndex",
     "UnsortedSamples",
     "Windowed",
+    "count",
     "count_in",
     "positions",
     "samples_at",
@@ -155,16 +156,28 @@ class UnsortedSamples(TimelineFacts):
 
     def positions(self, start: int, end: int) -> np.ndarray:
         """File rows of the samples overlapping ``[start, end)`` (zero-length ones excluded), in the index's order."""
+        keep = self._overlapping(start, end)
+        if keep is None:
+            return self.order
+        return self.order if keep.all() else self.order[keep[self.order]]
+
+    def count(self, start: int, end: int) -> int:
+        """How many samples `positions` lists (without listing them)."""
+        keep = self._overlapping(start, end)
+        return self.size if keep is None else int(np.count_nonzero(keep))
+
+    def _overlapping(self, start: int, end: int) -> np.ndarray | None:
+        """Per file row, whether the sample overlaps ``[start, end)`` and has a length; None: every one does."""
         start, end = max(int(start), 0), min(int(end), self.span)
         if end <= start:
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(self.size, dtype=bool)
         if start == 0 and end == self.span and not self.empty:  # every sample lies in [0, span) and has a length
-            return self.order
+            return None
         keep = np.greater(self.end_f, start)
         keep &= np.less(self.start_f, end)
         if self.empty:
             keep &= np.greater(self.end_f, self.start_f)
-        return self.order if keep.all() else self.order[keep[self.order]]
+        return keep
 
 
 Windowed = TimelineIndex | UnsortedSamples
@@ -205,6 +218,14 @@ def positions(index: Windowed, start: int, end: int) -> np.ndarray | slice:
         return candidates
     keep = (index.end[candidates] > start) & (index.end[candidates] > index.start[candidates])
     return candidates if keep.all() else candidates[keep]
+
+
+def count(index: Windowed, start: int, end: int) -> int:
+    """How many samples `positions` lists for ``[start, end)``."""
+    if isinstance(index, UnsortedSamples):
+        return index.count(start, end)
+    pos = positions(index, start, end)
+    return index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
 
 
 def count_in(index: Windowed, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
