@@ -20,6 +20,7 @@ from .index import KEY_SHIFT, KIND_CLASSES, MAX_CLASSES, TimelineFacts, Timeline
 
 __all__ = [
     "IndexBuild",
+    "SampleColumns",
     "TimelineIndexError",
     "build_index",
     "sorted_index",
@@ -30,7 +31,7 @@ __all__ = [
 _LOOKUP_TILES = 1 << 20
 """Physical ids below this map to rows through a table; larger (hostile) ids are binary-searched."""
 _CHUNK = 1 << 20
-"""Samples per block where a pass only needs a small temporary (the span)."""
+"""Samples per block where a pass needs only small temporaries (the span, the kernel totals)."""
 
 
 class TimelineIndexError(RuntimeError):
