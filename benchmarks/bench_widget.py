@@ -378,9 +378,17 @@ def browser_side(path: Path, loaded: bool, settle_s: float) -> dict[str, Any]:
 def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     actions = run["actions"]
     print(f"-- {label} (load average {run['load']:.1f} during the actions)")
+    first = next((t for t in run["trips"] if not t["stale"]), None)  # the first picture's request
     print(
         f"   first draw: widget created → first complete picture {run['first_draw_s']:.2f} s"
-        f" (construction {run['construction_s']:.2f} s, then {run['shown_to_first_draw_s']:.2f} s to the picture)"
+        f" (construction {run['construction_s']:.2f} s, then {run['shown_to_first_draw_s']:.2f} s to the picture"
+        + (
+            ""
+            if first is None
+            else f"; its request: kernel {sum(first['kernelMs']):.0f} ms, round trip {first['roundTripMs']:.0f} ms,"
+            f" decode {first['decodeMs']:.0f} ms"
+        )
+        + ")"
     )
     print(f"   {'action':>15} {'first new':>10} {'refined':>9} {'first=final':>11} {'level':>5}")
     for r in actions:
