@@ -4,7 +4,9 @@ Run: `.venv/bin/python benchmarks/bench_widget.py [--profiles full,10m] [--modes
 
 Python side (full-size profile): widget construction, and the kernel's answer for the cache
 blocks of views from the whole profile down to 0.1 % of it, the C summary and numpy's side
-by side.
+by side. Per profile, the kernel's part of the first draw: the sorted index built in line and
+the first blocks from it, beside the widget's way (the index sorted on a thread, the first
+blocks from the file-order samples meanwhile), the same bytes checked (`--first-draw`: only that).
 
 Browser side (headless Chromium in JupyterLab, as the tests run it), per profile and mode:
 a page script dispatches each input event (keys and wheel events, as a user's) and reads
@@ -209,6 +211,76 @@ def most(values: list[float]) -> float:
 # ---- Python side -----------------------------------------------------------------------------
 
 
+def home_blocks(span: int, pixels: int = 1300) -> tuple[int, list[int]]:
+    """The level and blocks the front end asks for first (js/levels.ts levelFor, blocksIn): the whole span."""
+    per_pixel = max(span, 8) / pixels
+    level = 0 if per_pixel <= 1 else int(np.ceil(np.log2(per_pixel) - 1e-9))
+    return level, list(range((max(span, 8) - 1) // (BINS << level) + 1))
+
+
+@contextlib.contextmanager
+def threaded_side_views() -> Iterator[None]:
+    """Widgets made inside run their side views on the worker thread, as in a kernel, and skip the
+    warm-up (after the first picture; left running it would load the measurements that follow)."""
+    from ipu_nb._widget import widget as module
+
+    original, warm_up = module.in_kernel, module.ProfileWidget._warm_up
+    module.in_kernel = lambda: True
+    module.ProfileWidget._warm_up = lambda self: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        module.in_kernel, module.ProfileWidget._warm_up = original, warm_up  # type: ignore[method-assign]
+
+
+def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
+    """The kernel's part of the first draw, in line and as the widget does it, side by side.
+
+    In line: the sorted index first (`lod.build_index`, as the constructor did before the index
+    moved to a thread), then the first blocks from it. The widget: the constructor starts the
+    build on a thread; the first blocks come from the file-order samples (`lod.UnsortedSamples`)
+    while the index is not sorted. Both answers are compared byte for byte.
+    """
+    from ipu_nb._widget import lod
+
+    level, wanted = home_blocks(lod.timeline_facts(profile.samples, profile.tiles).span)
+
+    def answer(widget: ProfileWidget) -> list[tuple[dict, list[bytes]]]:
+        return [(header, buffers) for _, header, buffers, _ in widget.block_answers(level, BINS, wanted)]
+
+    began = time.perf_counter()
+    old_index = lod.build_index(profile.samples, profile.tiles)
+    old_built = time.perf_counter() - began
+    began = time.perf_counter()
+    old = list(lod.blocks(old_index, level, BINS, wanted, None, "kind"))
+    old_encoded = [lod.encode_window(b.answer) for b in old]
+    old_first = time.perf_counter() - began
+    del old_index, old
+    began = time.perf_counter()
+    with threaded_side_views():
+        widget = ProfileWidget(profile)
+    constructed = time.perf_counter() - began
+    early = widget._build.unsorted()
+    unsorted_at = time.perf_counter() - began
+    new = answer(widget)
+    answered_at = time.perf_counter() - began
+    ready_before = early is not None
+    widget._build.index()
+    indexed_at = time.perf_counter() - began
+    same = new == old_encoded
+    print(
+        f"first draw, kernel side ({profile.sample_count:,} samples, level {level} blocks {wanted}; load"
+        f" {os.getloadavg()[0]:.1f}):\n"
+        f"   in line: sorted index {old_built * 1000:.0f} ms, then the first blocks {old_first * 1000:.0f} ms:"
+        f" {(old_built + old_first) * 1000:.0f} ms before the reply\n"
+        f"   widget: constructor {constructed * 1000:.0f} ms, file-order samples ready at {unsorted_at * 1000:.0f} ms,"
+        f" first blocks answered at {answered_at * 1000:.0f} ms"
+        f" ({'from the file-order samples' if ready_before else 'from the index'}), index sorted at"
+        f" {indexed_at * 1000:.0f} ms; the same bytes: {same}"
+    )
+    widget.close()
+
+
 def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
     from ipu_nb._widget import lod
 
@@ -350,9 +422,17 @@ def browser_side(
 def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     actions = run["actions"]
     print(f"-- {label} (load average {run['load']:.1f} during the actions, {run['load_after']:.1f} after)")
+    first = next((t for t in run["trips"] if not t["stale"]), None)  # the first picture's request
     print(
         f"   first draw: widget created → first complete picture {run['first_draw_s']:.2f} s"
-        f" (construction {run['construction_s']:.2f} s, then {run['shown_to_first_draw_s']:.2f} s to the picture)"
+        f" (construction {run['construction_s']:.2f} s, then {run['shown_to_first_draw_s']:.2f} s to the picture"
+        + (
+            ""
+            if first is None
+            else f"; its request: kernel {sum(first['kernelMs']):.0f} ms, round trip {first['roundTripMs']:.0f} ms,"
+            f" decode {first['decodeMs']:.0f} ms"
+        )
+        + ")"
     )
     print(f"   {'action':>15} {'first new':>10} {'refined':>9} {'first=final':>11} {'level':>5}")
     for r in actions:
@@ -452,6 +532,9 @@ def main() -> None:
     parser.add_argument("--modes", default="quiet,loaded", help="comma-separated: quiet, loaded (CPU burners)")
     parser.add_argument("--no-browser", action="store_true", help="the Python side only")
     parser.add_argument("--no-python", action="store_true", help="the browser side only")
+    parser.add_argument(
+        "--first-draw", action="store_true", help="only the kernel's part of the first draw, per profile (quick)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per Python-side measurement (best is kept)")
     parser.add_argument("--large", type=Path, default=LARGE, help="where the 10M-sample profile is (made if missing)")
     parser.add_argument(
@@ -479,12 +562,21 @@ def main() -> None:
     if "10m" in wanted:
         profiles["10m"] = large_profile(args.large)
     print(f"C summary {'loaded' if native.NATIVE else 'NOT built (numpy path)'}; {os.cpu_count()} CPUs")
+    if args.first_draw:
+        for path in profiles.values():
+            first_draw_breakdown(ipu_nb.open_profile(path, progress=False))
+        return
     if not args.no_python:
         began = time.perf_counter()
         full = ipu_nb.open_profile(profiles["full"], progress=False)
         print(f"{full} (opened in {time.perf_counter() - began:.1f} s)")
+        first_draw_breakdown(full)
         python_side(full, args.repeat)
         del full
+    if "10m" in wanted and not args.no_python:
+        large = ipu_nb.open_profile(profiles["10m"], progress=False)
+        first_draw_breakdown(large)
+        del large
     if args.no_browser:
         return
     summaries = {}

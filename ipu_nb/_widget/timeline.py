@@ -14,7 +14,7 @@ import polars as pl
 
 from .._query import filter_mask
 from .._query.search import search_mask
-from .lod import TimelineIndex
+from .lod import TimelineFacts, TimelineIndex
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
@@ -38,7 +38,7 @@ def grid_position(physical: int) -> tuple[int, int]:
     return physical % 64, physical // 64
 
 
-def row_positions(profile: Profile, index: TimelineIndex) -> dict[str, Any]:
+def row_positions(profile: Profile, index: TimelineFacts) -> dict[str, Any]:
     """Per timeline row: its tile's logical index (tile entry order) and C600 grid position (`info` keys)."""
     tiles = profile.tiles.group_by("tile").agg(pl.col("tile_index").min())
     logical = dict(zip(tiles.get_column("tile").to_list(), tiles.get_column("tile_index").to_list(), strict=True))

@@ -238,12 +238,13 @@ class ProfileWidget(anywidget.AnyWidget):
             if baseline is None
             else baseline_profile(baseline, profile, allow_clock_mismatch=self._allow_clock_mismatch)
         )
-        self._sides: dict[str, tuple[Profile, _lod.TimelineIndex, ProfileIndex]] = {}
+        self._sides: dict[str, tuple[Profile, _lod.IndexBuild, ProfileIndex]] = {}
         self._findings: dict[str, Findings] = {}
         self._comparisons: dict[Query, Comparison] = {}
         self._bind("after")
         self._mask: np.ndarray | None = None
-        self._sorted_mask: np.ndarray | None = None
+        self._row_mask: np.ndarray | None = None
+        self._sorted_held: tuple[np.ndarray, _lod.IndexBuild, np.ndarray] | None = None
         self._filters_query = Query()
         self._filtered: tuple[str, Query, np.ndarray | None] = ("", self._filters_query, None)
         # Side views that cost 50-200 ms on a full-size profile, kept per state (a few each).
@@ -256,7 +257,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._side = SideViews(self._send_error, threaded=in_kernel())
         self._areas: dict[str, pl.DataFrame] = {}
         self._highlighted: np.ndarray | None = None  # positions in the timeline index
-        span = max(self._index.span, 1)
+        span = max(self._facts.span, 1)
         if state is not None:
             traits = self._merged_state(state, traits)
         traits.setdefault("view", [0, span])
@@ -275,7 +276,8 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale.clear()  # the front end's hello asks for every view
 
     def _warm_up(self) -> None:
-        """Compute the side views of the initial state once, ahead of the front end asking."""
+        """Compute the side views of the initial state once, ahead of the front end asking (after the first picture)."""
+        self._build.index(hurry=not self._side.threaded)  # inline (outside a kernel) nothing comes first
         self._overview_active()
         self._flame()
         self._groups(self.query)
@@ -290,12 +292,12 @@ class ProfileWidget(anywidget.AnyWidget):
         return {
             "tiles": profile.tile_count,
             "samples": profile.sample_count,
-            "span": self._index.span,
+            "span": self._facts.span,
             "clock_hz": profile.clock_hz,
             "granularity": profile.granularity,
-            "rows": self._index.row_tiles.tolist(),
-            **row_positions(profile, self._index),
-            "legend": {"kind": self._index.legend("kind"), "kernel": self._index.legend("kernel")},
+            "rows": self._facts.row_tiles.tolist(),
+            **row_positions(profile, self._facts),
+            "legend": {"kind": self._facts.legend("kind"), "kernel": self._facts.legend("kernel")},
             "kernels": kernels[:500],
             "vocabulary": widget_vocabulary(),
             "baseline": self._baseline is not None,
@@ -304,15 +306,32 @@ class ProfileWidget(anywidget.AnyWidget):
     # ---- the baseline (issue 13) and the findings (issue 14) -------------------------------------
 
     def _bind(self, which: str) -> None:
-        """Make `which` ("after" or "baseline") the profile every view reads (its index built once)."""
+        """Make `which` ("after" or "baseline") the profile every view reads (its index built once, on a thread)."""
         side = self._sides.get(which)
         if side is None:
             profile = self._after if which == "after" else self._baseline
             assert profile is not None
-            side = (profile, _lod.build_index(profile.samples, profile.tiles), index_of(profile))
+            side = (profile, _lod.IndexBuild(profile.samples, profile.tiles), index_of(profile))
             self._sides[which] = side
-        self._profile, self._index, self._lookup = side  # _lookup: sample id -> row, metadata of samples
-        self._tile_ids = frozenset(self._index.row_tiles.tolist())
+        self._profile, self._build, self._lookup = side  # _lookup: sample id -> row, metadata of samples
+        self._tile_ids = frozenset(self._facts.row_tiles.tolist())
+
+    @property
+    def _facts(self) -> _lod.TimelineFacts:
+        """Rows, span and legends of the shown profile (there from construction on)."""
+        return self._build.facts
+
+    @property
+    def _index(self) -> _lod.TimelineIndex:
+        """The shown profile's timeline index: waits for its build (`TimelineIndexError` if that failed)."""
+        return self._build.index()
+
+    def _windowed(self) -> tuple[_lod.Windowed, np.ndarray | None]:
+        """What answers windows now, and the filters' mask for it: the index once sorted, before
+        that the file-order samples (`lod.UnsortedSamples`: the same answers, so the first picture
+        does not wait for the sort)."""
+        unsorted = self._build.unsorted()
+        return (self._index, self._sorted_mask) if unsorted is None else (unsorted, self._row_mask)
 
     @traitlets.validate("showing")
     def _valid_showing(self, proposal: Any) -> str:
@@ -420,7 +439,7 @@ class ProfileWidget(anywidget.AnyWidget):
         except MessageError as error:
             raise traitlets.TraitError(
                 f"{error}; view must be [start, end] with integers 0 <= start < end <= {limit}"
-                f" (the profile spans {self._index.span} cycles)"
+                f" (the profile spans {self._facts.span} cycles)"
             ) from None
 
     @traitlets.validate("at")
@@ -429,7 +448,7 @@ class ProfileWidget(anywidget.AnyWidget):
         if at is not None and not 0 <= at <= MAX_SAFE_INTEGER:
             raise traitlets.TraitError(
                 f"at must be None or an offset in cycles in 0..{MAX_SAFE_INTEGER} (the integers a browser holds"
-                f" exactly; the profile spans {self._index.span} cycles and nothing is active beyond), got {at}"
+                f" exactly; the profile spans {self._facts.span} cycles and nothing is active beyond), got {at}"
             )
         return at
 
@@ -503,7 +522,7 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @property
     def _limits(self) -> Limits:
-        return Limits(end=view_limit(self._index.span), rows=self._index.rows)
+        return Limits(end=view_limit(self._facts.span), rows=self._facts.rows)
 
     def _is_sample(self, sid: int) -> bool:
         return self._lookup.is_sample(sid)
@@ -530,12 +549,25 @@ class ProfileWidget(anywidget.AnyWidget):
     def _update_mask(self) -> None:
         filters = self.filters
         self._filters_query = filters_query(filters)  # the one Query every view selects with
-        mask = self._lookup.by_id(filter_mask(self._profile, self._filters_query))
+        row_mask = filter_mask(self._profile, self._filters_query)
+        mask = self._lookup.by_id(row_mask)
         self._mask = None if mask.all() else mask
-        self._sorted_mask = None if self._mask is None else self._mask[self._index.sample]
+        self._row_mask = None if self._mask is None else row_mask
         # One object the worker thread reads at once: the Query and its mask always agree.
         self._filtered = (json.dumps(filters, sort_keys=True), self._filters_query, self._mask)
         self._cache.clear()
+
+    @property
+    def _sorted_mask(self) -> np.ndarray | None:
+        """`_mask` per position of the timeline index (made once per mask and profile; waits for the index)."""
+        mask, build = self._mask, self._build
+        if mask is None:
+            return None
+        held = self._sorted_held  # one tuple, read and written whole: the worker thread reads it too
+        if held is None or held[0] is not mask or held[1] is not build:
+            held = (mask, build, mask[self._index.sample])
+            self._sorted_held = held
+        return held[2]
 
     # ---- Python-side views --------------------------------------------------------------------
 
@@ -763,7 +795,8 @@ class ProfileWidget(anywidget.AnyWidget):
         key = (start, end, pixels, self.color_by)
         hit = self._cache.get(key)
         if hit is None:
-            answer = _lod.window(self._index, key[0], key[1], key[2], self._sorted_mask, self.color_by)
+            windowed, matched = self._windowed()
+            answer = _lod.window(windowed, key[0], key[1], key[2], matched, self.color_by)
             hit = _lod.encode_window(answer)
             _remember(self._cache, key, hit, ANSWERS_KEPT)
         return hit
@@ -819,7 +852,10 @@ class ProfileWidget(anywidget.AnyWidget):
                 missing.append(k)
             else:
                 yield (k, *hit, 0.0)
-        for block in _lod.blocks(self._index, level, bins, missing, self._sorted_mask, self.color_by):
+        if not missing:
+            return
+        windowed, matched = self._windowed()
+        for block in _lod.blocks(windowed, level, bins, missing, matched, self.color_by):
             began = time.perf_counter()
             header, buffers = _lod.encode_window(block.answer)
             _remember(self._cache, ("block", level, bins, block.index, self.color_by), (header, buffers), ANSWERS_KEPT)
@@ -837,7 +873,9 @@ class ProfileWidget(anywidget.AnyWidget):
                 began = time.perf_counter()
                 self._push(reply, self._with_labels(reply, buffers) if message.labels else buffers)
                 costs.append(round((seconds + time.perf_counter() - began) * 1000, 2))
-            count, matched = _lod.count_in(self._index, message.start, message.end, self._sorted_mask)
+            windowed, mask = self._windowed()
+            count, matched = _lod.count_in(windowed, message.start, message.end, mask)
+            self._build.start_sorting()  # the picture is out: the index may take the CPUs now
         done: BlocksReply = {
             "type": "blocks",
             "view": message.view,

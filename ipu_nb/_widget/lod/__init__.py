@@ -1,14 +1,27 @@
 """Level-of-detail answers for the timeline widget (pure polars/numpy, no UI).
 
-`index` sorts one profile's samples by timeline row and offset once; `summaries` answers
+`build` sorts one profile's samples by timeline row and offset once, on a thread
+(`IndexBuild`), into the `index`; until it is ready its file-order columns answer the
+same windows (`UnsortedSamples`). `summaries` answers
 a window with raw intervals or per-cell summaries, and the overview; `blocks` answers the
 front end's cache blocks (a level and block index each); `codec` turns an answer into the
 JSON header and binary buffers the front end decodes.
 """
 
 from .blocks import MAX_BLOCK_BINS, MAX_LEVEL, Block, block_range, blocks
+from .build import IndexBuild, TimelineIndexError, build_index, sorted_index, timeline_facts, unsorted_samples
 from .codec import encode_window, pack_cells, unpack_cells
-from .index import GREY, KIND_CLASSES, MAX_CLASSES, TimelineIndex, build_index, count_in, samples_at
+from .index import (
+    GREY,
+    KIND_CLASSES,
+    MAX_CLASSES,
+    TimelineFacts,
+    TimelineIndex,
+    UnsortedSamples,
+    Windowed,
+    count_in,
+    samples_at,
+)
 from .summaries import MAX_BINS, RAW_LIMIT, LodWindow, RawWindow, overview, summarise, window
 
 __all__ = [
@@ -20,9 +33,14 @@ __all__ = [
     "MAX_LEVEL",
     "RAW_LIMIT",
     "Block",
+    "IndexBuild",
     "LodWindow",
     "RawWindow",
+    "TimelineFacts",
     "TimelineIndex",
+    "TimelineIndexError",
+    "UnsortedSamples",
+    "Windowed",
     "block_range",
     "blocks",
     "build_index",
@@ -31,7 +49,10 @@ __all__ = [
     "overview",
     "pack_cells",
     "samples_at",
+    "sorted_index",
     "summarise",
+    "timeline_facts",
     "unpack_cells",
+    "unsorted_samples",
     "window",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .index import TimelineIndex, positions
+from .index import Windowed, count
 from .summaries import RAW_LIMIT, LodWindow, RawWindow, summarise, window
 
 __all__ = ["MAX_BLOCK_BINS", "MAX_LEVEL", "MAX_RUN", "Block", "block_range", "blocks"]
@@ -43,11 +43,6 @@ def block_range(level: int, bins: int, index: int) -> tuple[int, int]:
     return index * width, (index + 1) * width
 
 
-def _count(index: TimelineIndex, start: int, end: int) -> int:
-    pos = positions(index, start, end)
-    return len(index.key) if isinstance(pos, slice) else len(pos)  # a slice is every sample
-
-
 def _cut(run: LodWindow, part: int, bins: int, start: int, end: int, count: int) -> LodWindow:
     """Block `part` of a summary computed for several neighbouring blocks at once."""
     cols = slice(part * bins, (part + 1) * bins)
@@ -64,7 +59,7 @@ def _cut(run: LodWindow, part: int, bins: int, start: int, end: int, count: int)
 
 
 def blocks(
-    index: TimelineIndex,
+    index: Windowed,
     level: int,
     bins: int,
     wanted: list[int],
@@ -76,7 +71,7 @@ def blocks(
 
     A block overlapping at most `raw_limit` samples comes as raw intervals, any other as a
     summary of `bins` cells per row; `matched` marks the sorted positions matching the
-    filters (None: all).
+    filters (None: all), per position of `index` (file rows for `UnsortedSamples`).
     """
     pending: list[tuple[int, int]] = []  # (block, samples) of summaries not yet computed
 
@@ -89,21 +84,21 @@ def blocks(
         end = block_range(level, bins, pending[-1][0])[1]
         run = summarise(index, start, end, bins * len(pending), matched, color_by)
         share = (time.perf_counter() - began) / len(pending)
-        for part, (k, count) in enumerate(pending):
+        for part, (k, overlapping) in enumerate(pending):
             a, b = block_range(level, bins, k)
-            yield Block(k, _cut(run, part, bins, a, b, count), share)
+            yield Block(k, _cut(run, part, bins, a, b, overlapping), share)
         pending.clear()
 
     for k in wanted:
         began = time.perf_counter()
         start, end = block_range(level, bins, k)
-        count = _count(index, start, end)
-        if count <= raw_limit:
+        overlapping = count(index, start, end)
+        if overlapping <= raw_limit:
             yield from flush()
             answer = window(index, start, end, bins, matched, color_by, raw_limit=raw_limit)
             yield Block(k, answer, time.perf_counter() - began)
             continue
         if pending and (pending[-1][0] != k - 1 or len(pending) >= MAX_RUN):
             yield from flush()
-        pending.append((k, count))
+        pending.append((k, overlapping))
     yield from flush()

@@ -1,20 +1,23 @@
-"""The timeline index: one profile's samples sorted by timeline row, then offset, built once per widget."""
+"""The timeline index: one profile's samples sorted by timeline row, then offset (made by `build`), and its lookups."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 
-from ..._model.vocabulary import NO_KERNEL, STEP_KINDS
+from ..._model.vocabulary import STEP_KINDS
 
 __all__ = [
     "GREY",
+    "KEY_SHIFT",
     "KIND_CLASSES",
     "MAX_CLASSES",
+    "TimelineFacts",
     "TimelineIndex",
-    "build_index",
+    "UnsortedSamples",
+    "Windowed",
+    "count",
     "count_in",
     "positions",
     "samples_at",
@@ -25,20 +28,48 @@ MAX_CLASSES = 31
 GREY = 0
 KIND_CLASSES = STEP_KINDS
 """Class 1 + index of these names when colouring by kind (inactive compute counts as idle)."""
-_KEY_SHIFT = np.int64(40)
+KEY_SHIFT = np.int64(40)
 """Sort keys are ``row << 40 | offset``: exact while offsets stay below 2**40, so every lookup
 first clamps its offsets to ``[0, span]`` (runtime offsets are below 2**33:
 docs/reference/format.md#offsets-and-durations)."""
 
 
 @dataclass(frozen=True)
-class TimelineIndex:
-    """Samples of one profile sorted by timeline row (physical tile order), then offset.
+class TimelineFacts:
+    """What the widget shows of a profile's timeline before any sample is sorted.
 
     Attributes
     ----------
     row_tiles : np.ndarray
         Physical tile id of each row (rows sorted by physical id, tiles without samples included).
+    kernel_names : list of str
+        Legend of the kernel classes (class i + 1 is ``kernel_names[i]``).
+    kernel_lookup : np.ndarray
+        Kernel class (uint8) of each physical code of the ``kernel`` column.
+    span : int
+        ``profileSpanCycles``.
+    """
+
+    row_tiles: np.ndarray
+    kernel_names: list[str]
+    kernel_lookup: np.ndarray
+    span: int
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_tiles)
+
+    def legend(self, color_by: str) -> list[str]:
+        """Name of class 1, 2, …"""
+        return list(self.kernel_names) if color_by == "kernel" else list(KIND_CLASSES)
+
+
+@dataclass(frozen=True)
+class TimelineIndex(TimelineFacts):
+    """Samples of one profile sorted by timeline row (physical tile order), then offset.
+
+    Attributes (beyond `TimelineFacts`)
+    -----------------------------------
     sample : np.ndarray
         Sample id of each sorted position.
     row, start, end : np.ndarray
@@ -49,10 +80,6 @@ class TimelineIndex:
         Longest sample per row, so a window also catches samples starting before it.
     kind_class, kernel_class : np.ndarray
         Colour class (1..31) of each sorted position for ``color_by`` kind / kernel.
-    kernel_names : list of str
-        Legend of the kernel classes (class i + 1 is ``kernel_names[i]``).
-    span : int
-        ``profileSpanCycles``.
     overlaps : bool
         Whether samples of a row overlap (never in runtime files, where a tile's samples
         are contiguous); windows then take a slower path that accumulates repeated cells.
@@ -64,7 +91,6 @@ class TimelineIndex:
         ``row << 40 | end`` when rows don't overlap (then it is sorted too), else None.
     """
 
-    row_tiles: np.ndarray
     sample: np.ndarray
     row: np.ndarray
     start: np.ndarray
@@ -73,8 +99,6 @@ class TimelineIndex:
     row_max_duration: np.ndarray
     kind_class: np.ndarray
     kernel_class: np.ndarray
-    kernel_names: list[str]
-    span: int
     overlaps: bool
     start_f: np.ndarray
     end_f: np.ndarray
@@ -82,16 +106,13 @@ class TimelineIndex:
     end_key: np.ndarray | None
 
     @property
-    def rows(self) -> int:
-        return len(self.row_tiles)
+    def size(self) -> int:
+        """Number of samples."""
+        return len(self.key)
 
     def classes(self, color_by: str) -> np.ndarray:
         """Colour class per sorted position for ``color_by`` ("kind" or "kernel")."""
         return self.kernel_class if color_by == "kernel" else self.kind_class
-
-    def legend(self, color_by: str) -> list[str]:
-        """Name of class 1, 2, …"""
-        return list(self.kernel_names) if color_by == "kernel" else list(KIND_CLASSES)
 
     def sample_at(self, row: int, at: int) -> int | None:
         """Id of the sample of ``row`` covering offset ``at`` (the latest-starting one), or None."""
@@ -103,110 +124,80 @@ class TimelineIndex:
         return int(self.sample[lo + hits[-1]]) if len(hits) else None
 
 
-_LOOKUP_TILES = 1 << 20
-"""Physical ids below this map to rows through a table; larger (hostile) ids are binary-searched."""
+@dataclass(frozen=True)
+class UnsortedSamples(TimelineFacts):
+    """A profile's samples in file order, with `order`, the permutation that sorts them as `TimelineIndex`.
 
-
-def _rows_of(row_tiles: np.ndarray, tiles: np.ndarray) -> np.ndarray:
-    """The timeline row (index into the sorted unique `row_tiles`) of each of `tiles`."""
-    if len(row_tiles) and int(row_tiles[-1]) < _LOOKUP_TILES:
-        table = np.zeros(int(row_tiles[-1]) + 1, dtype=np.int64)
-        table[row_tiles] = np.arange(len(row_tiles))
-        return table[tiles]
-    return np.searchsorted(row_tiles, tiles).astype(np.int64)
-
-
-def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """The permutation sorting samples by timeline row, offset and sample id.
-
-    Files list each tile's samples together, mostly in offset order: a stable sort of one
-    ``row << 40 | offset`` key, which finds those runs, gives the order when sample ids rise
-    with the rows (as the loader numbers them); otherwise the three keys are sorted outright.
+    Windows answer from it exactly as from the index: `positions` lists a window's file
+    rows in the index's order, so every sum runs in the same order and the cells come out
+    the same. The first picture so needs no sorted copies (seconds at ten million samples).
+    The other attributes are `TimelineIndex`'s per file row (``start`` as int64).
     """
-    if len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1])):
-        return np.argsort((rows << _KEY_SHIFT) | np.minimum(offsets, (1 << int(_KEY_SHIFT)) - 1), kind="stable")
-    return np.lexsort((ids, offsets, rows))
+
+    order: np.ndarray
+    sample: np.ndarray
+    row: np.ndarray
+    start: np.ndarray
+    start_f: np.ndarray
+    end_f: np.ndarray
+    kind_class: np.ndarray
+    kernel_class: np.ndarray
+    overlaps: bool
+    empty: bool
+
+    @property
+    def size(self) -> int:
+        """Number of samples."""
+        return len(self.order)
+
+    def classes(self, color_by: str) -> np.ndarray:
+        """Colour class per file row for ``color_by`` ("kind" or "kernel")."""
+        return self.kernel_class if color_by == "kernel" else self.kind_class
+
+    def positions(self, start: int, end: int) -> np.ndarray:
+        """File rows of the samples overlapping ``[start, end)`` (zero-length ones excluded), in the index's order."""
+        keep = self._overlapping(start, end)
+        if keep is None:
+            return self.order
+        return self.order if keep.all() else self.order[keep[self.order]]
+
+    def count(self, start: int, end: int) -> int:
+        """How many samples `positions` lists (without listing them)."""
+        keep = self._overlapping(start, end)
+        return self.size if keep is None else int(np.count_nonzero(keep))
+
+    def _overlapping(self, start: int, end: int) -> np.ndarray | None:
+        """Per file row, whether the sample overlaps ``[start, end)`` and has a length; None: every one does."""
+        start, end = max(int(start), 0), min(int(end), self.span)
+        if end <= start:
+            return np.zeros(self.size, dtype=bool)
+        if start == 0 and end == self.span and not self.empty:  # every sample lies in [0, span) and has a length
+            return None
+        keep = np.greater(self.end_f, start)
+        keep &= np.less(self.start_f, end)
+        if self.empty:
+            keep &= np.greater(self.end_f, self.start_f)
+        return keep
 
 
-def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
-    """Sort a profile's samples for windowing; done once per widget (columns taken once, then gathered)."""
-    row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    columns = samples.select(
-        "sample",
-        "offset",
-        "inactive",
-        end=pl.col("offset") + pl.col("duration").cast(pl.UInt64),
-        kind=pl.col("kind").to_physical(),
-        kernel_code=pl.col("kernel").to_physical(),
-    )
-    offsets = columns.get_column("offset").to_numpy().astype(np.int64)
-    rows_in_file = _rows_of(row_tiles, samples.get_column("tile").to_numpy())
-    ids = columns.get_column("sample").to_numpy()
-    order = _order(rows_in_file, offsets, ids)
-    row = rows_in_file[order]
-    start = offsets[order]
-    end = columns.get_column("end").to_numpy().astype(np.int64)[order]
-    # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
-    kind_class = (columns.get_column("kind").to_numpy() + 1).astype(np.uint8)[order]
-    kind_class[columns.get_column("inactive").to_numpy()[order]] = KIND_CLASSES.index("idle") + 1
-
-    # Kernels ranked by total cycles get classes 1..30, the rest share the last one.
-    weight = (
-        samples.group_by("kernel")
-        .agg(d=pl.col("duration").cast(pl.UInt64).sum(), code=pl.col("kernel").to_physical().first())
-        .with_columns(name=pl.col("kernel").cast(pl.String))
-        .sort(["d", "name"], descending=[True, False])
-    )
-    names = weight.get_column("name").to_list()
-    codes = weight.get_column("code").to_numpy().astype(np.int64)
-    if len(names) > MAX_CLASSES:
-        names = [*names[: MAX_CLASSES - 1], "(other kernels)"]
-    classes = np.minimum(np.arange(1, len(codes) + 1), MAX_CLASSES).astype(np.uint8)
-    lookup = np.zeros(int(codes.max()) + 1 if len(codes) else 1, dtype=np.uint8)
-    lookup[codes] = classes
-    physical = columns.get_column("kernel_code").to_numpy()
-    kernel_class = lookup[physical][order] if len(physical) else np.zeros(0, dtype=np.uint8)
-    names = [n if n else NO_KERNEL for n in names]
-
-    span = int(end.max()) if len(end) else 0
-    if span >= 1 << int(_KEY_SHIFT):
-        raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{_KEY_SHIFT}")
-    row_max = np.zeros(len(row_tiles), dtype=np.int64)
-    if len(row):  # rows are contiguous now: one maximum per run
-        firsts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
-        row_max[row[firsts]] = np.maximum.reduceat(end - start, firsts)
-    overlaps = bool(np.any((start[1:] < end[:-1]) & (row[1:] == row[:-1]))) if len(row) > 1 else False
-    return TimelineIndex(
-        row_tiles=row_tiles,
-        sample=ids.astype(np.uint32)[order],
-        row=row,
-        start=start,
-        end=end,
-        key=(row << _KEY_SHIFT) + start,
-        row_max_duration=row_max,
-        kind_class=kind_class,
-        kernel_class=kernel_class,
-        kernel_names=names,
-        span=span,
-        overlaps=overlaps,
-        start_f=start.astype(np.float64),
-        end_f=end.astype(np.float64),
-        empty=bool(np.any(end == start)),
-        end_key=None if overlaps else (row << _KEY_SHIFT) + end,
-    )
+Windowed = TimelineIndex | UnsortedSamples
+"""What windows are answered from: the index, or the file-order samples until it is ready."""
 
 
-def positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
+def positions(index: Windowed, start: int, end: int) -> np.ndarray | slice:
     """Sorted positions of samples overlapping ``[start, end)`` (zero-length ones excluded).
 
     A slice (no copy) when every sample qualifies, as in the home view. Any integers may
     come in: the range is clamped to ``[0, span]`` (where every sample lies) before it
-    meets the row keys, which hold offsets below 2**40 only.
+    meets the row keys, which hold offsets below 2**40 only. For `UnsortedSamples`, their
+    file rows in the same order (`UnsortedSamples.positions`).
     """
+    if isinstance(index, UnsortedSamples):
+        return index.positions(start, end)
     start, end = max(int(start), 0), min(int(end), index.span)
     if end <= start:
         return np.zeros(0, dtype=np.int64)
-    rows = np.arange(index.rows, dtype=np.int64) << _KEY_SHIFT
+    rows = np.arange(index.rows, dtype=np.int64) << KEY_SHIFT
     exact = index.end_key is not None and not index.empty
     if index.end_key is not None and exact:  # ends sorted too: the first sample ending after start, none to drop
         lo = np.searchsorted(index.end_key, rows + start, side="right")
@@ -229,10 +220,18 @@ def positions(index: TimelineIndex, start: int, end: int) -> np.ndarray | slice:
     return candidates if keep.all() else candidates[keep]
 
 
-def count_in(index: TimelineIndex, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
-    """Samples overlapping ``[start, end)``, and those of them `matched` (per sorted position) marks."""
+def count(index: Windowed, start: int, end: int) -> int:
+    """How many samples `positions` lists for ``[start, end)``."""
+    if isinstance(index, UnsortedSamples):
+        return index.count(start, end)
     pos = positions(index, start, end)
-    count = len(index.key) if isinstance(pos, slice) else len(pos)  # a slice is every sample
+    return index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
+
+
+def count_in(index: Windowed, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
+    """Samples overlapping ``[start, end)``, and those of them `matched` (per position of `index`) marks."""
+    pos = positions(index, start, end)
+    count = index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
     if matched is None:
         return count, count
     return count, int(np.count_nonzero(matched[pos]))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native as _native
-from .index import GREY, TimelineIndex, positions
+from .index import GREY, TimelineIndex, Windowed, positions
 
 __all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "summarise", "window"]
 
@@ -60,7 +60,7 @@ class LodWindow:
 
 
 def window(
-    index: TimelineIndex,
+    index: Windowed,
     start: int,
     end: int,
     pixels: int,
@@ -72,7 +72,8 @@ def window(
 
     Parameters
     ----------
-    index : TimelineIndex
+    index : TimelineIndex or UnsortedSamples
+        The same answer from either (`UnsortedSamples` answers while the index is sorted).
     start, end : int
         Window in per-tile offsets (end exclusive, end > start). Any integers: the samples
         are found exactly however far the window reaches past ``[0, span]``; cell geometry
@@ -80,7 +81,7 @@ def window(
     pixels : int
         Drawn width; summaries use ``min(pixels, MAX_BINS)`` bins.
     matched : np.ndarray or None
-        Per sorted position, whether the sample matches the filters (None: all match).
+        Per position of `index`, whether the sample matches the filters (None: all match).
     color_by : str
         "kind" or "kernel".
     raw_limit : int
@@ -100,7 +101,7 @@ def window(
             sample=index.sample[pos],
             row=index.row[pos],
             x0=index.start[pos],
-            x1=index.end[pos],
+            x1=index.end_f[pos].astype(np.int64),  # exact: offsets are below 2**40
             cls=classes,
             matched=ok,
         )
@@ -108,7 +109,7 @@ def window(
 
 
 def summarise(
-    index: TimelineIndex, start: int, end: int, bins: int, matched: np.ndarray | None, color_by: str = "kind"
+    index: Windowed, start: int, end: int, bins: int, matched: np.ndarray | None, color_by: str = "kind"
 ) -> LodWindow:
     """`window`'s summary of ``[start, end)`` in exactly ``bins`` cells a row, however few samples.
 
@@ -123,7 +124,7 @@ def summarise(
 
 
 def _summarise(
-    index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
+    index: Windowed, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
 ) -> LodWindow:
     if not index.overlaps:
         return _summarise_disjoint(index, pos, classes, ok, start, end, bins)
@@ -195,7 +196,7 @@ _CHUNK = 1 << 16
 
 
 def _summarise_disjoint(
-    index: TimelineIndex, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
+    index: Windowed, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray, start: int, end: int, bins: int
 ) -> LodWindow:
     """`_summarise` for rows whose samples never overlap: at most one sample per whole cell.
 
