@@ -20,7 +20,8 @@ import polars as pl
 from .._model.profile import Profile
 from .._query import Query, check_metadata_key, index_of, make_query, query, window_samples
 from .._query.plan import aggregate, longest, with_ms
-from .._query.window import clip_to_window
+from .._query.window import clip_to_window, clipped_cycles
+from .lod.index import TimelineIndex, positions
 from .protocol import MAX_SAFE_INTEGER, AreaSample
 
 __all__ = [
@@ -130,17 +131,43 @@ def area_query(base: Query, selection: Mapping[str, Any]) -> Query | None:
     return make_query(base, window=(start, end), tiles=tiles, clip=True)
 
 
-def selection_samples(profile: Profile, base: Query, selection: Mapping[str, Any] | None) -> pl.DataFrame:
+def selection_samples(
+    profile: Profile,
+    base: Query,
+    selection: Mapping[str, Any] | None,
+    index: TimelineIndex | None = None,
+    matched: np.ndarray | None = None,
+) -> pl.DataFrame:
     """The samples matching `base`'s filters that overlap the area on its tiles, with ``clipped_cycles``.
 
     Every column of ``profile.samples`` (file order) plus ``clipped_cycles``, each sample's
-    cycles inside the area's window (`window_samples`). No rows without a selection.
+    cycles inside the area's window (`window_samples`). No rows without a selection. With
+    the profile's timeline `index` and `matched` (per sample id, whether it matches `base`'s
+    filters; None: every sample) the rows are found there instead of by a scan of every
+    sample, in a third of the time: the same frame.
     """
     q = None if selection is None else area_query(base, selection)
     if q is None:
         return window_samples(profile, None, (0, 1), tiles=[])
     assert q.window is not None
-    return window_samples(profile, base, q.window, q.tiles or None)
+    if index is None:
+        return window_samples(profile, base, q.window, q.tiles or None)
+    rows = np.zeros(profile.samples.height, dtype=bool)
+    rows[index_of(profile).rows_of(_area_ids(index, q.window, q.tiles, matched))] = True
+    return profile.samples.filter(pl.Series(rows)).with_columns(clipped_cycles(q.window))
+
+
+def _area_ids(
+    index: TimelineIndex, window: tuple[int, int], tiles: tuple[int, ...], matched: np.ndarray | None
+) -> np.ndarray:
+    """Ids of the samples overlapping `window` (the timeline index's window rule) on `tiles` (empty:
+    every tile) that `matched` marks."""
+    pos = positions(index, *window)
+    ids = index.sample[pos]
+    if tiles:
+        on = np.isin(index.row_tiles, tiles)[index.row[pos]]
+        ids = ids[on]
+    return ids if matched is None else ids[matched[ids]]
 
 
 def area_groups(profile: Profile, q: Query, frame: pl.DataFrame) -> pl.DataFrame:

@@ -676,10 +676,11 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _area_samples(self, selection: dict[str, Any] | None) -> pl.DataFrame:
         """`selection_samples` for the current filters, kept for the last few areas."""
-        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        filters, q, matched = self._filtered
+        key = json.dumps([filters, selection], sort_keys=True)
         frame = self._areas.get(key)
         if frame is None:
-            frame = selection_samples(self._profile, self._filtered[1], selection)
+            frame = selection_samples(self._profile, q, selection, self._index, matched)
             _remember(self._areas, key, frame, size=4)
         return frame
 

@@ -22,7 +22,7 @@ from polars.testing import assert_frame_equal
 
 import ipu_nb
 from ipu_nb._query import window_samples
-from ipu_nb._widget.selection import area_longest, area_query, normalise_selection
+from ipu_nb._widget.selection import area_longest, area_query, normalise_selection, selection_samples
 from ipu_nb._widget.state import TILE_ORDERS, normalise_tracks
 from ipu_nb._widget.widget import ProfileWidget
 
@@ -213,6 +213,30 @@ def test_selection_groups_equal_the_clipped_query(profile, data):
     frame = widget.selection_samples
     keep = (lambda r: r["kind"] == kind) if kind else None
     assert frame["sample"].to_list() == sorted(brute_area(profile, start, end, tiles, keep))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_the_widgets_area_samples_are_the_query_cores_window_samples(profile, data):
+    # The widget finds an area's rows in its timeline index; the query core scans every sample.
+    widget = ProfileWidget(profile)
+    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    span = widget.view[1]
+    rows = widget.info["rows"]
+    start = data.draw(st.integers(0, span - 1))
+    end = data.draw(st.integers(start + 1, span + 50))
+    tiles = data.draw(st.none() | st.lists(st.sampled_from(rows), min_size=1, max_size=60))
+    filters: dict[str, Any] = {}
+    if data.draw(st.booleans()):
+        filters["kind"] = data.draw(st.sampled_from(["compute", "exchange", "synchronization"]))
+    if data.draw(st.booleans()):
+        filters["tiles"] = data.draw(st.lists(st.sampled_from(rows), min_size=1, max_size=80, unique=True))
+    if data.draw(st.booleans()):
+        lo = data.draw(st.integers(0, span - 1))
+        filters["window"] = [lo, data.draw(st.integers(lo + 1, span))]
+    widget.filters = filters
+    widget.selection = {"start": start, "end": min(end, span), "tiles": tiles}
+    assert_frame_equal(widget.selection_samples, selection_samples(profile, widget.query, widget.selection))
 
 
 @settings(max_examples=40, deadline=None)
