@@ -288,15 +288,17 @@ export class Flame {
   }
 
   render(): void {
+    // Everything read from the layout first: one style and layout pass, not one per read between changes.
+    this.width = this.icicle.clientWidth;
+    const nodeFont = fontOf(this.icicle); // the nodes' font (widget.css)
+    this.renderCrumbs();
     this.shown.clear();
     this.tip.hidden = true;
     this.tipFor = null;
-    this.renderCrumbs();
     this.bars.clear();
     clear(this.icicle);
     clear(this.meta);
     const data = this.data;
-    this.width = this.icicle.clientWidth;
     if (!data) return;
     if (data.total === 0 || !data.nodes.length) {
       this.icicle.style.height = "";
@@ -311,7 +313,7 @@ export class Flame {
     this.delta.sync(reach);
     this.icicle.dataset.colour = deltas ? "delta" : this.host.colorBy();
     const colour = deltas && reach !== null ? this.deltaPainter(deltas, reach) : this.painter(nodes);
-    const ctx = measuringContext(fontOf(this.icicle)); // the nodes' font (widget.css)
+    const ctx = measuringContext(nodeFont);
     const boxes = layoutFlame(nodes, this.zoom, this.width);
     this.icicle.dataset.boxes = String(boxes.length);
     this.icicle.dataset.merged = String(boxes.filter((b) => b.node < 0).length);
@@ -429,9 +431,9 @@ export class Flame {
   }
 
   private renderCrumbs(): void {
+    const font = fontOf(this.crumbBar); // read before the change below
     clear(this.crumbBar);
     const chain = crumbs(this.host.filters(), this.words);
-    const font = fontOf(this.crumbBar);
     chain.forEach((c, i) => {
       if (i > 0) this.crumbBar.append(el("span", "ipu-nb-crumb-sep", "›"));
       const crumb = el("button", "ipu-nb-crumb");

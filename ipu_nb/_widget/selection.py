@@ -170,10 +170,11 @@ def _area_ids(
     return ids if matched is None else ids[matched[ids]]
 
 
-def area_groups(profile: Profile, q: Query, frame: pl.DataFrame) -> pl.DataFrame:
+def area_groups(profile: Profile, q: Query, frame: pl.DataFrame, *, percentiles: bool = True) -> pl.DataFrame:
     """``ipu_nb.query(profile, q).groups`` for an area's query `q` (`area_query`) whose matching
     samples are `frame` (`selection_samples`): the query core's clipping and aggregation of
-    those rows, so the profile is not scanned a second time.
+    those rows, so the profile is not scanned a second time. Without `percentiles`, the
+    p50, p95 and maximum columns are left out (the side panel shows none of them).
 
     Raises
     ------
@@ -189,7 +190,8 @@ def area_groups(profile: Profile, q: Query, frame: pl.DataFrame) -> pl.DataFrame
         lf = lf.with_columns(index.first_values(q.metadata_key).gather(rows))
     # An area's rows are few: polars' in-memory engine runs this plan in about half the time
     # the default (streaming) engine takes on them, with the same results.
-    groups = aggregate(profile, clip_to_window(lf, q.window), q).collect(engine="in-memory")
+    plan = aggregate(profile, clip_to_window(lf, q.window), q, percentiles=percentiles)
+    groups = plan.collect(engine="in-memory")
     return with_ms(groups, profile.clock_hz)
 
 

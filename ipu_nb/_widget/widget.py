@@ -1094,7 +1094,10 @@ class ProfileWidget(anywidget.AnyWidget):
         hit = self._group_rows.get(key)
         if hit is None:
             try:
-                groups = query(self._profile, key).groups if area is None else area_groups(self._profile, key, area)
+                if area is None:
+                    groups = query(self._profile, key).groups
+                else:  # the columns below only
+                    groups = area_groups(self._profile, key, area, percentiles=False)
             except QueryError as error:
                 hit = (str(error), [])
             else:
