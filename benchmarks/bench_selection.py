@@ -240,7 +240,10 @@ def browser_side(path: Path, areas: int, roots: list[Path]) -> dict[Path, list[d
                 page.mouse.move(x1, box["y"] + height - 2, steps=4)
                 page.mouse.up()
                 page.keyboard.up("Alt")
-                page.wait_for_function("(n) => document.querySelector('.ipu-nb-widget').ipuAreaTrips.length > n", arg=i)
+                # Polled on a timer, not every frame: a poll in each frame would run beside the work it times.
+                page.wait_for_function(
+                    "(n) => document.querySelector('.ipu-nb-widget').ipuAreaTrips.length > n", arg=i, polling=50
+                )
                 trip = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuAreaTrips[w.ipuAreaTrips.length - 1]")
                 count = nb.kernel("widget.selection_samples.height")
                 marks = nb.kernel("_marks", "")

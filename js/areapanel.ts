@@ -66,7 +66,6 @@ export class AreaTimer {
       const total = performance.now() - ending.asked;
       const trip = { ...ending.parts, total, heard: ending.heard, setAt: performance.timeOrigin + ending.asked } as AreaTrip;
       this.trips.push(trip);
-      if (this.trips.length > 200) this.trips.shift();
       root.dataset.areaMs = String(Math.round(trip.total));
     });
   }

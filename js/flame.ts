@@ -288,11 +288,11 @@ export class Flame {
   }
 
   render(): void {
-    // Everything read from the layout first: one style and layout pass, not one per read between changes.
+    this.shown.clear();
+    // Everything read from the layout before the DOM changes: one style and layout pass, not one per read.
     this.width = this.icicle.clientWidth;
     const nodeFont = fontOf(this.icicle); // the nodes' font (widget.css)
     this.renderCrumbs();
-    this.shown.clear();
     this.tip.hidden = true;
     this.tipFor = null;
     this.bars.clear();

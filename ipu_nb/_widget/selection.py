@@ -5,8 +5,9 @@ An area is ``{"start": int, "end": int, "tiles": list[int] | None}``: the offset
 every tile). It narrows the widget's filters and never replaces them: a ``window`` filter
 and the area's window both hold (their intersection), as do a ``tiles`` filter and the
 area's tiles. Everything an area shows is one `Query` (`area_query`): its samples are the
-query core's `ipu_nb._query.window_samples`, and its groups the core's clipping and
-aggregation of those samples (`area_groups`), equal to ``ipu_nb.query(...)`` for that query.
+query core's `ipu_nb._query.window_samples` (found in the widget's timeline index when it
+has one), and its groups the core's clipping and aggregation of those samples
+(`area_groups`), equal to ``ipu_nb.query(...)`` for that query.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def selection_samples(
     cycles inside the area's window (`window_samples`). No rows without a selection. With
     the profile's timeline `index` and `matched` (per sample id, whether it matches `base`'s
     filters; None: every sample) the rows are found there instead of by a scan of every
-    sample, in a third of the time: the same frame.
+    sample (about half the time at 100k samples of the full-size profile): the same frame.
     """
     q = None if selection is None else area_query(base, selection)
     if q is None:
