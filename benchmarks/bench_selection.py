@@ -1,14 +1,22 @@
 """Area selection speed on the full-size demo profile (1,170,240 samples) against the issue's budgets.
 
-Run: `.venv/bin/python benchmarks/bench_selection.py [--no-browser | --no-python] [--repeat N] [--areas N]`.
+Run: `.venv/bin/python benchmarks/bench_selection.py [--no-browser | --no-python] [--repeat N] [--areas N]
+[--baseline DIR [--rounds N]]`.
 
 Python side: `widget.selection_samples` for areas of about 10k, 100k and 300k samples (budget
 100 ms at 100k), beside the clipped `ipu_nb.query` the same area's groups cost and an
-unwindowed query, and the kernel's whole panel update for an area (the `area`, `groups` and
-`flame` pushes, caches cleared). Browser side (headless Chromium in JupyterLab, as the tests
+unwindowed query, and the kernel's whole panel update for an area (the `area`, `flame` and
+`groups` pushes, caches cleared). Browser side (headless Chromium in JupyterLab, as the tests
 run it): Alt+drag areas of about 100k samples at different places of the timeline and time,
 as the widget measures it, from the drag's release (the `selection` trait set) to the frame
-after its panel, group table and flame graph are all shown (budget 150 ms).
+after its panel, group table and flame graph are all shown (budget 150 ms), with each trip's
+stages: when the kernel got the update, began and sent each part, and when each part's
+message was heard and shown in the page.
+
+With `--baseline DIR` (another checkout, e.g. of main, with its bundle and C interner built)
+the same measurements run for that code beside this one in the same run: the kernel's parts
+in fresh interpreters taking turns, and the browser's trips in one JupyterLab, one notebook
+per code (each kernel imports ipu_nb, and so the bundle, from its checkout), `--rounds` times.
 """
 
 from __future__ import annotations
@@ -277,7 +285,7 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="a checkout of other code (e.g. main, its bundle built) to time in the browser beside this one",
+        help="a checkout of other code (e.g. main, its bundle and C interner built) to time beside this one",
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --baseline: turns each code takes")
     parser.add_argument("--parts-json", action="store_true", help=argparse.SUPPRESS)  # one run of panel_parts
