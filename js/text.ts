@@ -46,23 +46,8 @@ export function fitText(ctx: CanvasRenderingContext2D, s: string, maxPx: number)
   return answer;
 }
 
-const measured = new Map<string, number>();
-const MEASURED_MAX = 16384;
-
-/** `text`'s width in `ctx`'s font, remembered: a flame graph redrawn at new widths cuts the same names again. */
-function widthOf(ctx: CanvasRenderingContext2D, text: string): number {
-  const key = `${ctx.font}\u0000${text}`;
-  let width = measured.get(key);
-  if (width === undefined) {
-    width = ctx.measureText(text).width;
-    if (measured.size >= MEASURED_MAX) measured.clear();
-    measured.set(key, width);
-  }
-  return width;
-}
-
 function cut(ctx: CanvasRenderingContext2D, s: string, maxPx: number): string {
-  const width = (text: string) => widthOf(ctx, text);
+  const width = (text: string) => ctx.measureText(text).width;
   const points = Array.from(s);
   // No visible character is narrower than a quarter pixel: a longer head cannot fit (and a
   // 200,000-character name is never measured whole).
