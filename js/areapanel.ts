@@ -33,8 +33,16 @@ export function tilesLabel(tiles: number[] | null): string {
 const PARTS = ["area", "groups", "flame"] as const;
 type Part = (typeof PARTS)[number];
 
-/** One area selected here: ms from setting it to each part shown, and to the frame after the last. */
-export type AreaTrip = Record<Part | "total", number>;
+/**
+ * One area selected here, in ms from setting it: each part shown (`area`, `groups`, `flame`),
+ * each part's message heard from the kernel (`heard`), and the frame after the last (`total`).
+ * `setAt` is when it was set, on the wall clock (ms since the epoch), to line up with the kernel's log.
+ */
+export type AreaTrip = Record<Part | "total", number> & { heard: Partial<Record<Part, number>>; setAt: number };
+
+function isPart(type: unknown): type is Part {
+  return (PARTS as readonly unknown[]).includes(type);
+}
 
 /**
  * Times each area selected here: from setting it to the next frame after its panel, groups and
@@ -43,8 +51,9 @@ export type AreaTrip = Record<Part | "total", number>;
 export class AreaTimer {
   private asked = 0;
   private parts: Partial<AreaTrip> = {};
+  private heard: Partial<Record<Part, number>> = {};
   /** The area whose parts all came, its trip ending at the next frame. */
-  private ending: { asked: number; parts: Partial<AreaTrip> } | null = null;
+  private ending: { asked: number; parts: Partial<AreaTrip>; heard: Partial<Record<Part, number>> } | null = null;
   readonly trips: AreaTrip[] = [];
   private next: () => void;
 
@@ -54,7 +63,8 @@ export class AreaTimer {
       const ending = this.ending;
       if (!ending) return;
       this.ending = null;
-      const trip = { ...ending.parts, total: performance.now() - ending.asked } as AreaTrip;
+      const total = performance.now() - ending.asked;
+      const trip = { ...ending.parts, total, heard: ending.heard, setAt: performance.timeOrigin + ending.asked } as AreaTrip;
       this.trips.push(trip);
       root.dataset.areaMs = String(Math.round(trip.total));
     });
@@ -64,6 +74,14 @@ export class AreaTimer {
   set(selected: boolean): void {
     this.asked = selected ? performance.now() : 0;
     this.parts = {};
+    this.heard = {};
+  }
+
+  /** A message came from the kernel (before it is checked and applied): when one of the parts did. */
+  hear(content: unknown): void {
+    if (!this.asked || typeof content !== "object" || content === null) return;
+    const type = (content as { type?: unknown }).type;
+    if (isPart(type) && this.heard[type] === undefined) this.heard[type] = performance.now() - this.asked;
   }
 
   /** `part` of the area's views was shown. */
@@ -71,7 +89,7 @@ export class AreaTimer {
     if (!this.asked) return;
     this.parts[part] = performance.now() - this.asked;
     if (PARTS.some((p) => this.parts[p] === undefined)) return;
-    this.ending = { asked: this.asked, parts: this.parts };
+    this.ending = { asked: this.asked, parts: this.parts, heard: this.heard };
     this.asked = 0;
     this.next();
   }

@@ -12,7 +12,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 export function clear(node: Element): void {
-  while (node.firstChild) node.removeChild(node.firstChild);
+  node.replaceChildren(); // one call, not one removal per child
 }
 
 /** A canvas sized in CSS pixels with a backing store at devicePixelRatio. */

@@ -179,3 +179,29 @@ test("a group row becomes the filter selecting its samples", () => {
   assert.deepEqual(groupFilter("metadata", equals, none, words), { ...none, metadata: [["a=b", "c"]] });
   assert.equal(groupFilter("metadata", row("(missing)", { metadataKey: "layer", metadataValue: "(missing)" }), none, words), null);
 });
+
+test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
+  const { installFakeDom } = await import("./testing/fake-dom");
+  const { Disposers } = await import("./disposers");
+  const { Flame } = await import("./flame");
+  const dom = installFakeDom();
+  try {
+    const set: Filters[] = [];
+    const filters: Filters = { ...noFilters(), kind: "compute" };
+    const words = { no_kernel: "(no kernel)" } as unknown as ConstructorParameters<typeof Flame>[2];
+    const flame = new Flame({ filters: () => filters, setFilters: (f) => set.push(f), colorBy: () => "kind", legend: () => [] }, new Disposers(), words);
+    const nodes: FlameNode[] = [
+      { name: "all", level: 0, value: 10, parent: -1, path: {} },
+      { name: "compute", level: 1, value: 10, parent: 0, path: { kind: "compute" } },
+    ];
+    flame.set({ type: "flame", total: 10, nodes, metadata: [] });
+    flame.render(); // a redraw (a theme or filter change) as well as the first drawing
+    const crumbs = (flame.root as unknown as { findAll(c: string): { dispatchEvent(e: { type: string }): void }[] }).findAll("ipu-nb-crumb");
+    assert.equal(crumbs.length, 2);
+    crumbs[0].dispatchEvent({ type: "click" });
+    assert.equal(set.length, 1);
+    assert.equal(set[0].kind, null); // "all": every filter of the chain cleared
+  } finally {
+    dom.uninstall();
+  }
+});

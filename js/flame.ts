@@ -196,6 +196,14 @@ function lineage(nodes: FlameNode[]): { kind: string[]; kernel: (string | null)[
   return { kind, kernel };
 }
 
+/** What a bar shown stands for: its box, its node (null for a merged box), its name and the graph's total. */
+interface Bar {
+  box: FlameBox;
+  node: FlameNode | null;
+  name: string;
+  total: number;
+}
+
 /** The graph's title, and its title while it shows the selected area. */
 export const FLAME_TITLE = "Flame graph · summed cycles of matching samples";
 export const AREA_FLAME_TITLE = "Flame graph of the selected area · cycles of matching samples inside it";
@@ -209,11 +217,13 @@ export class Flame {
   private tip = el("div", "ipu-nb-tooltip ipu-nb-flame-tip");
   /** The box the tooltip describes. */
   private tipFor: FlameBox | null = null;
+  /** What each bar shown stands for (the icicle's listeners find a bar's box here). */
+  private bars = new Map<Element, Bar>();
   private data: FlameMessage | null = null;
   /** The node filling the width (0: the root), until the kernel's next graph arrives. */
   private zoom = 0;
   private width = 0;
-  /** The listeners of the bars, crumbs and metadata rows shown, replaced on each `render`. */
+  /** The listeners of the crumbs and metadata rows shown, replaced on each `render` (the bars share the icicle's). */
   private shown: Disposers;
   /** The Δ colouring's switch and legend (with a baseline). */
   readonly delta: DeltaColouring;
@@ -237,6 +247,31 @@ export class Flame {
       this.tip.hidden = true;
       this.tipFor = null;
     });
+    // One listener per event for every bar (a graph has hundreds, redrawn on each new area).
+    bag.listen(this.icicle, "click", (e) => this.onClick(e));
+    bag.listen(this.icicle, "mousemove", (e) => this.onMove(e));
+  }
+
+  /** The bar under an event, if any. */
+  private barAt(e: Event): Bar | undefined {
+    const target = e.target instanceof Element ? e.target.closest(".ipu-nb-flame-node") : null;
+    return target ? this.bars.get(target) : undefined;
+  }
+
+  private onClick(e: MouseEvent): void {
+    const bar = this.barAt(e);
+    const node = bar?.node;
+    if (!bar || !node) return; // a merged box: nothing to focus
+    if (node.level === 0) this.host.setFilters(upTo(this.host.filters(), 0));
+    else if (node.path) this.click(bar.box.node, node.level, node.path);
+  }
+
+  private onMove(e: MouseEvent): void {
+    const bar = this.barAt(e);
+    if (!bar) return;
+    if (this.tipFor !== bar.box) this.fillTip(bar.box, bar.node, bar.name, bar.total);
+    this.tip.hidden = false;
+    placeTip(this.tip, e.clientX, e.clientY, this.root.getBoundingClientRect());
   }
 
   /** The widget changed size: lay the boxes out again for the new width. */
@@ -254,13 +289,16 @@ export class Flame {
 
   render(): void {
     this.shown.clear();
+    // Everything read from the layout before the DOM changes: one style and layout pass, not one per read.
+    this.width = this.icicle.clientWidth;
+    const nodeFont = fontOf(this.icicle); // the nodes' font (widget.css)
+    this.renderCrumbs();
     this.tip.hidden = true;
     this.tipFor = null;
-    this.renderCrumbs();
+    this.bars.clear();
     clear(this.icicle);
     clear(this.meta);
     const data = this.data;
-    this.width = this.icicle.clientWidth;
     if (!data) return;
     if (data.total === 0 || !data.nodes.length) {
       this.icicle.style.height = "";
@@ -275,11 +313,11 @@ export class Flame {
     this.delta.sync(reach);
     this.icicle.dataset.colour = deltas ? "delta" : this.host.colorBy();
     const colour = deltas && reach !== null ? this.deltaPainter(deltas, reach) : this.painter(nodes);
-    const ctx = measuringContext(fontOf(this.icicle)); // the nodes' font (widget.css)
+    const ctx = measuringContext(nodeFont);
     const boxes = layoutFlame(nodes, this.zoom, this.width);
     this.icicle.dataset.boxes = String(boxes.length);
     this.icicle.dataset.merged = String(boxes.filter((b) => b.node < 0).length);
-    for (const box of boxes) this.icicle.append(this.bar(box, nodes, colour, ctx, data.total));
+    this.icicle.append(...boxes.map((box) => this.bar(box, nodes, colour, ctx, data.total)));
     this.renderMetadata(data);
   }
 
@@ -322,42 +360,24 @@ export class Flame {
     ctx: CanvasRenderingContext2D,
     total: number,
   ): HTMLElement {
-    const bar = el("div", "ipu-nb-flame-node");
     const node = box.node >= 0 ? nodes[box.node] : null;
-    bar.style.left = `${box.left}px`;
-    bar.style.width = `${box.width}px`;
-    bar.style.top = `${box.level * ROW}px`;
+    const bar = el("div", "ipu-nb-flame-node");
     const bg = colour(box);
-    bar.style.background = css(bg);
-    bar.style.color = css(textOn(bg));
+    const labelled = box.width >= LABEL_PX;
+    // One style write (each property set apart is parsed apart).
+    bar.style.cssText =
+      `left:${box.left}px;width:${box.width}px;top:${box.level * ROW}px;` +
+      `background:${css(bg)};color:${css(textOn(bg))};padding-left:${labelled ? 4 : 0}px`;
     bar.dataset.level = String(box.level);
     if (node) bar.dataset.name = node.name; // for scripts and tests: the raw name (never rendered)
     const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
     if (delta !== undefined && delta !== null) bar.dataset.delta = String(delta);
     const name = node ? node.name : `${grouped(box.count)} nodes`;
-    if (box.width >= LABEL_PX) {
-      bar.style.paddingLeft = "4px";
-      bar.textContent = fitText(ctx, name, box.width - 7);
-    } else {
-      bar.style.paddingLeft = "0";
-    }
+    if (labelled) bar.textContent = fitText(ctx, name, box.width - 7);
     if (box.ancestor) bar.classList.add("ipu-nb-flame-ancestor");
-    if (!node) {
-      bar.dataset.merged = String(box.count);
-    } else if (node.level === 0) {
-      this.shown.listen(bar, "click", () => this.host.setFilters(upTo(this.host.filters(), 0)));
-    } else if (node.path) {
-      const path = node.path;
-      const index = box.node;
-      this.shown.listen(bar, "click", () => this.click(index, node.level, path));
-    } else {
-      bar.classList.add("ipu-nb-flame-other");
-    }
-    this.shown.listen(bar, "mousemove", (e) => {
-      if (this.tipFor !== box) this.fillTip(box, node, name, total);
-      this.tip.hidden = false;
-      placeTip(this.tip, e.clientX, e.clientY, this.root.getBoundingClientRect());
-    });
+    if (!node) bar.dataset.merged = String(box.count);
+    else if (node.level > 0 && !node.path) bar.classList.add("ipu-nb-flame-other");
+    this.bars.set(bar, { box, node, name, total });
     return bar;
   }
 
@@ -411,9 +431,9 @@ export class Flame {
   }
 
   private renderCrumbs(): void {
+    const font = fontOf(this.crumbBar); // read before the change below
     clear(this.crumbBar);
     const chain = crumbs(this.host.filters(), this.words);
-    const font = fontOf(this.crumbBar);
     chain.forEach((c, i) => {
       if (i > 0) this.crumbBar.append(el("span", "ipu-nb-crumb-sep", "›"));
       const crumb = el("button", "ipu-nb-crumb");

@@ -559,7 +559,10 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     side: onSideMessage,
     failed: (type, err) => status.error(`${type === "window" ? "error drawing window" : `error showing ${type}`}: ${err}`),
   });
-  bag.on(model, "msg:custom", (content: unknown, buffers: DataView[]) => inbox.receive(content, buffers));
+  bag.on(model, "msg:custom", (content: unknown, buffers: DataView[]) => {
+    areaTimer.hear(content);
+    inbox.receive(content, buffers);
+  });
 
   // ---- trait changes from Python ------------------------------------------------------------
   bag.on(model, "change:view", () => onView());

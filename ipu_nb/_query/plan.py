@@ -120,11 +120,13 @@ def _percentiles(lf: pl.LazyFrame, gid_bits: int) -> pl.LazyFrame:
     )
 
 
-def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
+def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query, *, percentiles: bool = True) -> pl.LazyFrame:
     """Per-group statistics of docs/reference/query.md#aggregates, sorted and cut to the limit.
 
     Three branches over the same filtered frame, joined on the group id: plain
-    aggregates, the union-of-intervals phase cycles and the percentiles.
+    aggregates, the union-of-intervals phase cycles and the percentiles. Without
+    `percentiles` the p50, p95 and maximum columns are left out (and not computed) unless
+    the order needs the maximum: every other column and the order are the same.
     """
     lf, source, gid_bits, name = _group_columns(profile, lf, q)
     phase_bits, epoch_bits = _phase_bits(profile)
@@ -140,9 +142,10 @@ def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
         first_offset=pl.col("offset").min().cast(pl.Int64),
         last_offset=(pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)).max(),
     )
-    grouped = plain.join(_phase_cycles(lf, gid_bits, phase_bits, epoch_bits, by_phase), on="gid").join(
-        _percentiles(lf, gid_bits), on="gid"
-    )
+    percentiles = percentiles or q.sort_by == "maximum-cycles"
+    grouped = plain.join(_phase_cycles(lf, gid_bits, phase_bits, epoch_bits, by_phase), on="gid")
+    if percentiles:
+        grouped = grouped.join(_percentiles(lf, gid_bits), on="gid")
     grouped = grouped.with_columns(_names(q, name)).with_columns(_derived())
     if q.sort_by == "name":
         grouped = grouped.sort(["name", "first_offset"])
@@ -160,9 +163,7 @@ def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query) -> pl.LazyFrame:
         "work_cycles",
         "average_active_tiles",
         "mean_cycles",
-        "p50_cycles",
-        "p95_cycles",
-        "maximum_cycles",
+        *(["p50_cycles", "p95_cycles", "maximum_cycles"] if percentiles else []),
         "first_offset",
         "last_offset",
     )

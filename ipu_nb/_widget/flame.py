@@ -50,21 +50,10 @@ def flame_tree(
     )
     total = int(base.get_column("value").sum()) if base.height else 0
     nodes: list[FlameNode] = [{"name": "all", "level": 0, "value": total, "parent": -1, "path": {}}]
-    floor = total * min_share
     parents: dict[tuple, int] = {(): 0}
-    kept_parents: pl.DataFrame | None = None
-    cols: list[str] = []
-    for depth, key in enumerate(FLAME_KEYS, start=1):
-        parent_cols = list(cols)
-        cols = [*cols, key]
-        level = base.group_by(cols).agg(
-            pl.col("value").sum(), epochs=pl.col("epoch").n_unique(), epoch=pl.col("epoch").min()
-        )
-        if kept_parents is not None:
-            level = level.join(kept_parents, on=parent_cols, how="semi", nulls_equal=True)
-        big = level.filter(pl.col("value") >= floor).sort(["value", *cols], descending=[True, *([False] * len(cols))])
-        small = level.filter(pl.col("value") < floor)
-        kept_parents = big.select(cols)
+    for depth, (key, big, rest) in enumerate(_levels(base, total * min_share), start=1):
+        cols = list(FLAME_KEYS[:depth])
+        parent_cols = cols[:-1]
         next_parents: dict[tuple, int] = {}
         for row in big.iter_rows(named=True):
             parent = parents[tuple(row[c] for c in parent_cols)]
@@ -77,20 +66,44 @@ def flame_tree(
                 name = value if key != "kernel" or value else NO_KERNEL
             next_parents[tuple(row[c] for c in cols)] = len(nodes)
             nodes.append({"name": name, "level": depth, "value": row["value"], "parent": parent, "path": path})
-        if small.height:
-            rest = (
-                small.group_by(parent_cols).agg(pl.col("value").sum()).sort(parent_cols)
-                if parent_cols
-                else small.select(pl.col("value").sum())
-            )
-            for row in rest.iter_rows(named=True):
-                parent = parents[tuple(row[c] for c in parent_cols)]
-                nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
+        for row in rest.iter_rows(named=True):
+            parent = parents[tuple(row[c] for c in parent_cols)]
+            nodes.append({"name": "…", "level": depth, "value": row["value"], "parent": parent, "path": None})
         parents = next_parents
     out: FlameTree = {"total": total, "nodes": nodes, "metadata": []}
     if (q.operation or q.operation_contains) and samples.height:
         out["metadata"] = _metadata_totals(profile, samples)
     return out
+
+
+def _levels(base: pl.DataFrame, floor: float) -> list[tuple[str, pl.DataFrame, pl.DataFrame]]:
+    """Per level of `FLAME_KEYS`: its key, its nodes reaching `floor` (largest first) and, per parent
+    kept, the summed value of its children below it (in parent order; none where there are none).
+
+    A node's value is at least any of its descendants' (durations are never negative), so a node
+    reaching the floor has every ancestor reaching it: each level is cut on its own, and all of
+    them in one collect (small frames, where one engine run beats several).
+    """
+    plans: list[pl.LazyFrame] = []
+    for depth in range(1, len(FLAME_KEYS) + 1):
+        cols = list(FLAME_KEYS[:depth])
+        parent_cols = cols[:-1]
+        level = (
+            base.lazy()
+            .group_by(cols)
+            .agg(pl.col("value").sum(), epochs=pl.col("epoch").n_unique(), epoch=pl.col("epoch").min())
+        )
+        big = level.filter(pl.col("value") >= floor).sort(["value", *cols], descending=[True, *([False] * depth)])
+        if parent_cols:
+            kept_parent = pl.col("value").sum().over(parent_cols) >= floor
+            small = level.filter((pl.col("value") < floor) & kept_parent)
+            rest = small.group_by(parent_cols).agg(pl.col("value").sum()).sort(parent_cols)
+        else:  # the root's children: the root is always kept
+            small = level.filter(pl.col("value") < floor)
+            rest = small.select(pl.col("value").sum(), _n=pl.len()).filter(pl.col("_n") > 0)
+        plans += [big, rest]
+    frames = pl.collect_all(plans, engine="in-memory")
+    return [(key, frames[2 * i], frames[2 * i + 1]) for i, key in enumerate(FLAME_KEYS)]
 
 
 def _metadata_totals(profile: Profile, samples: pl.DataFrame, top: int = 60) -> list[FlameMetadata]:

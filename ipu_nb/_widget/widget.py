@@ -25,8 +25,6 @@ from .._model.profile import Profile
 from .._model.vocabulary import COLOR_BYS, GROUP_BYS, NO_KERNEL, widget_vocabulary
 from .._query import Query, QueryError, filter_mask, index_of, make_query
 from .._query.index import ProfileIndex
-from .._query.plan import longest as _longest
-from .._query.window import clip_to_window as _clip_to_window
 from .._supersteps import Findings
 from . import lod as _lod
 from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
@@ -56,7 +54,6 @@ from .messages import (
 )
 from .protocol import (
     AreaPush,
-    AreaSample,
     AtSummary,
     BlocksReply,
     CodeReply,
@@ -80,6 +77,7 @@ from .protocol import (
 from .selection import (
     SelectionError,
     area_groups,
+    area_longest,
     area_query,
     normalise_selection,
     selection_groups,
@@ -538,7 +536,9 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.observe("selection")
     def _selection_changed(self, change: Any) -> None:
-        for name in ("area", "groups", "flame"):
+        # Each goes out as soon as it is ready, the cheapest first; the flame graph before the
+        # groups, so the browser draws it (the costliest part to show) while the groups compute.
+        for name in ("area", "flame", "groups"):
             self._side.submit(name, getattr(self, f"_send_{name}"))
 
     @traitlets.observe("at", "selected")
@@ -708,10 +708,11 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _area_samples(self, selection: dict[str, Any] | None) -> pl.DataFrame:
         """`selection_samples` for the current filters, kept for the last few areas."""
-        key = json.dumps([self._filtered[0], selection], sort_keys=True)
+        filters, q, matched = self._filtered
+        key = json.dumps([filters, selection], sort_keys=True)
         frame = self._areas.get(key)
         if frame is None:
-            frame = selection_samples(self._profile, self._filtered[1], selection)
+            frame = selection_samples(self._profile, q, selection, self._index, matched)
             _remember(self._areas, key, frame, size=4)
         return frame
 
@@ -1131,7 +1132,10 @@ class ProfileWidget(anywidget.AnyWidget):
         hit = self._group_rows.get(key)
         if hit is None:
             try:
-                groups = query(self._profile, key).groups if area is None else area_groups(self._profile, key, area)
+                if area is None:
+                    groups = query(self._profile, key).groups
+                else:  # the columns below only
+                    groups = area_groups(self._profile, key, area, percentiles=False)
             except QueryError as error:
                 hit = (str(error), [])
             else:
@@ -1205,11 +1209,7 @@ class ProfileWidget(anywidget.AnyWidget):
         selection = self.selection
         q = None if selection is None else area_query(self.query, selection)
         frame = self._area_samples(selection)
-        longest: list[AreaSample] = []
-        if q is not None and q.window is not None and frame.height:
-            # The query core's order of "longest" in a clipped query: most cycles inside the window.
-            top = _longest(_clip_to_window(frame.lazy(), q.window), AREA_LONGEST, clipped=True).collect()
-            longest = [cast(AreaSample, row) for row in top.iter_rows(named=True)]
+        longest = [] if q is None or q.window is None else area_longest(frame, q.window, AREA_LONGEST)
         push: AreaPush = {
             "type": "area",
             "selection": selection,

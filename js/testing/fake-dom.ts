@@ -152,6 +152,11 @@ export class FakeElement extends FakeEventTarget {
     }
   }
 
+  replaceChildren(...nodes: (FakeElement | string)[]): void {
+    this.textContent = "";
+    this.append(...nodes);
+  }
+
   /** Insert `nodes` into this element's parent, just before it. */
   before(...nodes: FakeElement[]): void {
     const parent = this.parentNode;

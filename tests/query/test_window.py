@@ -17,9 +17,23 @@ import spec_reference as ref
 from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from query_properties import QUERIES, WINDOWS, check_against_reference, tiles
 
-from ipu_nb._query import FILTERS, Query, QueryError, filter_mask, filter_samples, make_query, query, window_samples
+from ipu_nb._query import (
+    FILTERS,
+    Query,
+    QueryError,
+    filter_mask,
+    filter_samples,
+    index_of,
+    make_query,
+    query,
+    window_samples,
+)
+from ipu_nb._query.plan import aggregate
+from ipu_nb._query.predicate import filtered
+from ipu_nb._query.window import clip_to_window
 
 # Offsets (per tile, first sample = 0):
 #   tile 7: a [0,100) p0 · b [100,100) p0 zero length · c [100,400) p1 · d [400,450) p1
@@ -320,3 +334,22 @@ def test_clipped_query_aggregates_the_area(tile_list: list[T], window: tuple[int
     result = query(profile, q, window=window, clip=True, group_by="kind", metadata_key=None, limit=0)
     assert result.matched_sample_count == area.height
     assert result.groups.get_column("work_cycles").sum() == area.get_column("clipped_cycles").sum()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tile_list=tiles(), window=WINDOWS, flags=QUERIES, clip=st.booleans())
+def test_an_aggregate_without_percentiles_is_the_rest_of_the_whole(
+    tile_list: list[T], window: tuple[int, int], flags: dict[str, Any], clip: bool
+) -> None:
+    """aggregate(percentiles=False) leaves out p50, p95 and maximum (kept when the order needs it), nothing else."""
+    profile = profile_from_tiles(tile_list)
+    q = make_query(**{**flags, "window": window, "clip": clip})
+    index = index_of(profile)
+    extra = (index.first_values(q.metadata_key),) if q.group_by == "metadata" and q.metadata_key is not None else ()
+    matching = filtered(profile, q, extra)
+    if clip:
+        matching = clip_to_window(matching, window)
+    whole = aggregate(profile, matching, q).collect()
+    rest = aggregate(profile, matching, q, percentiles=False).collect()
+    dropped = [] if q.sort_by == "maximum-cycles" else ["p50_cycles", "p95_cycles", "maximum_cycles"]
+    assert_frame_equal(rest, whole.drop(dropped))

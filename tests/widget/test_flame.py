@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+import polars as pl
 import pytest
 import traitlets
 from builders import S, T, profile_from_tiles
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ipu_nb
 from ipu_nb._query import Query, filter_mask, make_query
@@ -97,6 +100,57 @@ def test_small_nodes_merge_into_one_per_parent_and_keep_the_sums(profile):
             assert not children
     # The 3-cycle tiny kernel is far below 5%: it is inside a "…", not a node of its own.
     assert not any(n["name"] == "tiny_kernel" for n in nodes)
+
+
+def reference_tree(rows: list[dict], min_share: float) -> list[tuple]:
+    """The pruned tree written out plainly: (level, name, value, parent index, path) per node, each level
+    its kept nodes (largest first, then by path) and then one "…" per kept parent of its smaller children."""
+    keys = ("kind", "kernel", "phase", "operation")
+    total = sum(r["duration"] for r in rows)
+    floor = total * min_share
+    out: list[tuple] = [(0, "all", total, -1, ())]
+    kept = {(): 0}
+    for depth in range(1, 5):
+        sums: dict[tuple, int] = defaultdict(int)
+        epochs: dict[tuple, set] = defaultdict(set)
+        for r in rows:
+            path = tuple(r[k] for k in keys[:depth])
+            sums[path] += r["duration"]
+            epochs[path].add(r["epoch"])
+        children = [p for p in sums if p[:-1] in kept]
+        big = sorted((p for p in children if sums[p] >= floor), key=lambda p: (-sums[p], *p))
+        now = {}
+        for p in big:
+            name: object = p[-1]
+            if depth == 2 and not name:
+                name = "(no kernel)"
+            if depth == 3:
+                e = sorted(epochs[p])
+                name = f"phase {p[-1]}/{e[0]}" if len(e) == 1 else f"phase {p[-1]} ({len(e)} epochs)"
+            now[p] = len(out)
+            out.append((depth, name, sums[p], kept[p[:-1]], p))
+        rest: dict[tuple, int] = defaultdict(int)
+        for p in children:
+            if sums[p] < floor:
+                rest[p[:-1]] += sums[p]
+        for parent in sorted(rest):
+            out.append((depth, "…", rest[parent], kept[parent], None))
+        kept = now
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_tree_is_the_plain_pruned_tree(profile, data):
+    keep = data.draw(st.lists(st.booleans(), min_size=profile.samples.height, max_size=profile.samples.height))
+    share = data.draw(st.sampled_from([0.0, 1 / 4000, 0.01, 0.03, 0.08, 0.2, 0.6]))
+    samples = profile.samples.filter(pl.Series(keep))
+    tree = flame_tree(profile, None, Query(), min_share=share, samples=samples)
+    got = [
+        (n["level"], n["name"], n["value"], n["parent"], None if n["path"] is None else tuple(n["path"].values()))
+        for n in tree["nodes"]
+    ]
+    assert got == reference_tree(list(samples.iter_rows(named=True)), share)
 
 
 def test_focusing_an_operation_is_exact(profile):

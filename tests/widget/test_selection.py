@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import ipu_nb
-from ipu_nb._widget.selection import area_query, normalise_selection
+from ipu_nb._query import window_samples
+from ipu_nb._widget.selection import area_longest, area_query, normalise_selection, selection_samples
 from ipu_nb._widget.state import TILE_ORDERS, normalise_tracks
 from ipu_nb._widget.widget import ProfileWidget
 
@@ -214,6 +215,48 @@ def test_selection_groups_equal_the_clipped_query(profile, data):
     assert frame["sample"].to_list() == sorted(brute_area(profile, start, end, tiles, keep))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_the_widgets_area_samples_are_the_query_cores_window_samples(profile, data):
+    # The widget finds an area's rows in its timeline index; the query core scans every sample.
+    widget = ProfileWidget(profile)
+    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    span = widget.view[1]
+    rows = widget.info["rows"]
+    start = data.draw(st.integers(0, span - 1))
+    end = data.draw(st.integers(start + 1, span + 50))
+    tiles = data.draw(st.none() | st.lists(st.sampled_from(rows), min_size=1, max_size=60))
+    filters: dict[str, Any] = {}
+    if data.draw(st.booleans()):
+        filters["kind"] = data.draw(st.sampled_from(["compute", "exchange", "synchronization"]))
+    if data.draw(st.booleans()):
+        filters["tiles"] = data.draw(st.lists(st.sampled_from(rows), min_size=1, max_size=80, unique=True))
+    if data.draw(st.booleans()):
+        lo = data.draw(st.integers(0, span - 1))
+        filters["window"] = [lo, data.draw(st.integers(lo + 1, span))]
+    widget.filters = filters
+    widget.selection = {"start": start, "end": min(end, span), "tiles": tiles}
+    assert_frame_equal(widget.selection_samples, selection_samples(profile, widget.query, widget.selection))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_area_longest_is_the_whole_areas_order_cut_to_n(profile, data):
+    # Narrow windows clip many samples to the same length: ties at the n-th place are common.
+    span = int((profile.samples["offset"] + profile.samples["duration"]).max())
+    start = data.draw(st.integers(0, span - 1))
+    end = data.draw(st.integers(start + 1, min(span, start + data.draw(st.sampled_from([2, 50, 5_000, span])))))
+    n = data.draw(st.integers(1, 15))
+    frame = window_samples(profile, None, (start, end))
+    rows = frame.select("sample", "tile", "offset", "duration", "clipped_cycles").rows(named=True)
+    # The query core's order of a clipped query's longest: cycles inside desc, tile, offset, file order.
+    expected = sorted(rows, key=lambda r: (-r["clipped_cycles"], r["tile"], r["offset"], r["sample"]))[:n]
+    got = area_longest(frame, (start, end), n)
+    assert [(r["sample"], r["clipped_cycles"], r["offset"], r["duration"]) for r in got] == [
+        (r["sample"], r["clipped_cycles"], r["offset"], r["duration"]) for r in expected
+    ]
+
+
 def test_selection_groups_by_metadata(widget, profile):
     span = widget.view[1]
     with widget.hold_trait_notifications():
@@ -232,7 +275,7 @@ def test_selecting_an_area_sends_its_summary_groups_and_flame_graph(widget, prof
     span = widget.view[1]
     tiles = widget.info["rows"][:64]
     widget.selection = {"start": span // 3, "end": span // 2, "tiles": tiles}
-    assert widget.sent.types()[-3:] == ["area", "groups", "flame"]
+    assert widget.sent.types()[-3:] == ["area", "flame", "groups"]  # the flame graph draws while groups compute
     area, _ = widget.sent.last("area")
     frame = widget.selection_samples
     assert area["selection"] == widget.selection
