@@ -712,9 +712,19 @@ class ProfileWidget(anywidget.AnyWidget):
         key = json.dumps([filters, selection], sort_keys=True)
         frame = self._areas.get(key)
         if frame is None:
-            frame = selection_samples(self._profile, q, selection, self._index, matched)
+            frame = selection_samples(self._profile, q, selection, self._area_index(selection), matched)
             _remember(self._areas, key, frame, size=4)
         return frame
+
+    def _area_index(self, selection: dict[str, Any] | None) -> _lod.TimelineIndex | None:
+        """The index to find an area's rows in (faster than a scan, the same frame): only once it is
+        built, so that no area waits for it, and None when it failed (the scan still answers)."""
+        if selection is None or not self._build.ready:
+            return None
+        try:
+            return self._index
+        except _lod.TimelineIndexError:
+            return None
 
     # ---- messages -----------------------------------------------------------------------------
 
