@@ -93,3 +93,34 @@ test("a burst of changes goes to the kernel at most every SAVE_MS, the latest vi
   views.pan(0.1); // a change after a pause goes at once again
   assert.equal(sent.length, saves + 1);
 });
+
+test("the kernel's echo of an earlier save does not undo a view still waiting for its save", () => {
+  const model = new FakeModel({ view: [0, 1000] as Range });
+  let clock = 0;
+  let pending: (() => void) | null = null;
+  const timer = (fn: () => void) => ({
+    start: () => void (pending = fn),
+    cancel: () => void (pending = null),
+    get pending() {
+      return pending !== null;
+    },
+  });
+  const sent: Range[] = [];
+  model.save_changes = () => void sent.push(model.get("view"));
+  const views = new ViewState({ model, span: () => 1000, changed: () => {}, now: () => clock, timer });
+  views.zoom(0.5); // saved at once
+  const echoed = sent[0];
+  clock += 10;
+  views.pan(0.5); // waits for the timer
+  const mine = views.get();
+  assert.equal(sent.length, 1);
+  model.set("view", echoed); // the echo of the first save arrives
+  assert.equal(views.restoreUnsaved(), true);
+  assert.deepEqual(views.get(), mine);
+  assert.equal(views.restoreUnsaved(), false); // the model holds it again
+  (pending as (() => void) | null)?.();
+  assert.deepEqual(sent[sent.length - 1], mine); // and it reaches the kernel
+  model.set("view", [100, 200]); // once saved, a change from the kernel is the kernel's
+  assert.equal(views.restoreUnsaved(), false);
+  assert.deepEqual(views.get(), [100, 200]);
+});

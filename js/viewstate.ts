@@ -32,6 +32,8 @@ export class ViewState {
   private lastWheel = -Infinity;
   private lastSave = -Infinity;
   private saveTimer: Timer | null;
+  /** A view set here whose save waits for the timer (null: none). */
+  private unsaved: Range | null = null;
 
   constructor(private host: ViewStateHost) {
     this.saveTimer = host.timer?.(() => this.save()) ?? null;
@@ -88,16 +90,35 @@ export class ViewState {
     if (prev) this.apply(prev);
   }
 
+  /**
+   * After the model's view changed: when the kernel's echo of an earlier save overwrote a view
+   * set here and not saved yet, put that view back (its save still comes) and say so. The
+   * widget framework applies the echo of the latest message sent, and a view waiting for its
+   * save is in no message yet: without this, keys pressed in quick succession were lost.
+   */
+  restoreUnsaved(): boolean {
+    const u = this.unsaved;
+    if (u === null) return false;
+    const v = this.host.model.get("view");
+    if (v[0] === u[0] && v[1] === u[1]) return false;
+    this.host.model.set("view", u);
+    return true;
+  }
+
   private apply(v: Range): void {
     this.host.model.set("view", v);
     const wait = this.lastSave + SAVE_MS - this.now();
     if (!this.saveTimer || wait <= 0) this.save();
-    else if (!this.saveTimer.pending) this.saveTimer.start(wait);
+    else {
+      this.unsaved = v;
+      if (!this.saveTimer.pending) this.saveTimer.start(wait);
+    }
     this.host.changed();
   }
 
   private save(): void {
     this.saveTimer?.cancel();
+    this.unsaved = null;
     this.lastSave = this.now();
     this.host.model.save_changes();
   }

@@ -565,7 +565,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   });
 
   // ---- trait changes from Python ------------------------------------------------------------
-  bag.on(model, "change:view", () => onView());
+  bag.on(model, "change:view", () => views.restoreUnsaved() || onView());
   bag.on(model, "change:filters", () => onFilters());
   bag.on(model, "change:color_by", () => onColour());
   bag.on(model, "change:showing", () => onShowing());
