@@ -56,7 +56,8 @@ test("a wheel gesture is one undo entry however many events it has", () => {
   assert.deepEqual(views.get(), [0, 1000]);
 });
 
-test("a burst of changes goes to the kernel at most every SAVE_MS, the latest view always last", () => {
+/** A view state whose saves are spaced by a fake timer: `run(ms)` moves the clock and fires it when due. */
+function timed() {
   const model = new FakeModel({ view: [0, 1000] as Range });
   let clock = 0;
   let due: { at: number; fn: () => void } | null = null;
@@ -78,6 +79,11 @@ test("a burst of changes goes to the kernel at most every SAVE_MS, the latest vi
       d.fn();
     }
   };
+  return { model, views, sent, run };
+}
+
+test("a burst of changes goes to the kernel at most every SAVE_MS, the latest view always last", () => {
+  const { views, sent, run } = timed();
   views.wheelZoom(0.9, 0.5); // the first change goes at once
   assert.equal(sent.length, 1);
   for (let i = 0; i < 30; i++) {
@@ -95,22 +101,10 @@ test("a burst of changes goes to the kernel at most every SAVE_MS, the latest vi
 });
 
 test("the kernel's echo of an earlier save does not undo a view still waiting for its save", () => {
-  const model = new FakeModel({ view: [0, 1000] as Range });
-  let clock = 0;
-  let pending: (() => void) | null = null;
-  const timer = (fn: () => void) => ({
-    start: () => void (pending = fn),
-    cancel: () => void (pending = null),
-    get pending() {
-      return pending !== null;
-    },
-  });
-  const sent: Range[] = [];
-  model.save_changes = () => void sent.push(model.get("view"));
-  const views = new ViewState({ model, span: () => 1000, changed: () => {}, now: () => clock, timer });
+  const { model, views, sent, run } = timed();
   views.zoom(0.5); // saved at once
   const echoed = sent[0];
-  clock += 10;
+  run(10);
   views.pan(0.5); // waits for the timer
   const mine = views.get();
   assert.equal(sent.length, 1);
@@ -118,7 +112,7 @@ test("the kernel's echo of an earlier save does not undo a view still waiting fo
   assert.equal(views.restoreUnsaved(), true);
   assert.deepEqual(views.get(), mine);
   assert.equal(views.restoreUnsaved(), false); // the model holds it again
-  (pending as (() => void) | null)?.();
+  run(SAVE_MS);
   assert.deepEqual(sent[sent.length - 1], mine); // and it reaches the kernel
   model.set("view", [100, 200]); // once saved, a change from the kernel is the kernel's
   assert.equal(views.restoreUnsaved(), false);
