@@ -106,13 +106,15 @@ export class ViewState {
   }
 
   private apply(v: Range): void {
-    this.host.model.set("view", v);
+    const timer = this.saveTimer;
     const wait = this.lastSave + SAVE_MS - this.now();
-    if (!this.saveTimer || wait <= 0) this.save();
-    else {
-      this.unsaved = v;
-      if (!this.saveTimer.pending) this.saveTimer.start(wait);
-    }
+    const later = timer !== null && wait > 0;
+    // Before the model's change event: its handler (`restoreUnsaved`) must see `v` as the view
+    // set here, not the one it replaces.
+    this.unsaved = later ? v : null;
+    this.host.model.set("view", v);
+    if (!later) this.save();
+    else if (!timer.pending) timer.start(wait);
     this.host.changed();
   }
 

@@ -8,6 +8,7 @@ the deeper levels come raw), so every test opens in seconds.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -79,6 +80,7 @@ def test_pan_and_zoom_draw_real_data_from_the_cache_while_a_cell_keeps_the_kerne
     # A zoom onto the finer level prefetched under the view: complete at once as well.
     assert first_picture_after(page, "+")["final"] is True
     zoomed = page.evaluate(CANVAS_JS)
+    zoomed_frame = frames_after(page, frame_count(page) - 1)
     page.wait_for_timeout(150)  # the header (and its view attribute) follows within 60 ms
     zoomed_view = dataset(page)["view"]
     assert zoomed["hash"] != panned["hash"] and zoomed["coloured"] > 5000
@@ -97,7 +99,28 @@ def test_pan_and_zoom_draw_real_data_from_the_cache_while_a_cell_keeps_the_kerne
     )
     page.wait_for_function("(v) => document.querySelector('.ipu-nb-widget').dataset.view === v", arg=zoomed_view)
     settle(page)
-    assert page.evaluate(CANVAS_JS)["hash"] == zoomed["hash"]
+    again = frames_after(page, frame_count(page) - 1)
+    assert page.evaluate(CANVAS_JS)["hash"] == zoomed["hash"], (zoomed_frame, again)  # what each was drawn from
+
+
+def test_keys_pressed_in_quick_succession_all_count_and_reach_the_kernel(lab_page):
+    nb, page = opened(lab_page)
+    page.locator(".ipu-nb-timeline-overlay").click(position={"x": GUTTER + 300, "y": 5})
+    settle(page)
+    span = nb.kernel("widget.info['span']")
+    # Back to back, within one save interval: the later ones wait for their save.
+    for key in ["+", "ArrowRight", "+", "ArrowLeft", "+"]:
+        page.keyboard.press(key)
+    # An independent reference: halve about the middle, pan by a quarter of the width.
+    start, end = 0.0, float(span)
+    for zoom, pan in [(0.5, 0), (1, 0.25), (0.5, 0), (1, -0.25), (0.5, 0)]:
+        mid, width = (start + end) / 2, (end - start) * zoom
+        start, end = mid - width / 2 + pan * width, mid + width / 2 + pan * width
+        start, end = round(start), round(end)
+    settle(page)
+    got = [int(v) for v in dataset(page)["view"].split(",")]
+    assert got == pytest.approx([start, end], abs=1)
+    assert nb.poll("widget.view", lambda v: v == got) == got
 
 
 def test_rows_never_thinner_than_a_pixel_vertical_zoom_order_pins_and_tile_filters(lab_page):
@@ -343,7 +366,8 @@ def test_a_wheel_burst_draws_from_the_cache_and_ends_on_the_final_picture(lab_pa
     assert max(f["made"] for f in frames) <= 1, [f["made"] for f in frames]
     assert frames[-1]["final"] is True
     start, end = (int(v) for v in dataset(page)["view"].split(","))
-    assert 0 < end - start < 0.2 * nb.kernel("widget.info['span']")  # 30 notches in: well under a fifth
+    # Every notch counted (one notch of 60 zooms by exp(-60 * 0.0015)): none undone by the saves' echoes.
+    assert end - start == pytest.approx(nb.kernel("widget.info['span']") * math.exp(-30 * 60 * 0.0015), rel=0.01)
     # The kernel hears the final view (the burst's saves are spaced out, the last always sent).
     assert nb.poll("widget.view", lambda v: v == [start, end]) == [start, end]
     # The header's words follow the picture.
