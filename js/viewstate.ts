@@ -20,7 +20,7 @@ export interface ViewStateHost {
     save_changes(): void;
   };
   span(): number;
-  /** After this front end changed the view (the model's change event fires too). */
+  /** After this front end changed the view (the model's change event has fired: redraw there). */
   changed(): void;
   now?(): number;
   /** A timer running `fn` (saves are then spaced by `SAVE_MS`); without one every change is saved at once. */

@@ -78,10 +78,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     model,
     span,
     timer: (fn) => bag.timer(fn),
-    changed: () => {
-      root.dataset.undo = String(views.depth);
-      onView();
-    },
+    changed: () => void (root.dataset.undo = String(views.depth)), // the model's change event redraws
   });
   const view = () => views.get();
   const setView = (next: [number, number], remember: boolean) => views.set(next, remember);
