@@ -1,0 +1,209 @@
+"""Windows from the samples in file order, with no copy as long as the profile: the first picture's path.
+
+Runtime files list each tile's samples as one run in offset order (with rising sample ids).
+Read run by run in row order, the file's samples then are the timeline index's sequence,
+so the C library (`_summary.c`) answers any window from the loaded columns as the index
+would, byte for byte, in one pass and without the sorted copies or even `UnsortedSamples`'
+file-order ones (about a gigabyte of fresh memory at ten million samples, which alone takes
+longer than the first picture's budget). `find_runs` finds the runs (None when the file is
+laid out otherwise, the samples overlap, or the C library is not built: `UnsortedSamples`
+then answers; `build.file_runs` makes the `FileRuns`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import native as _native
+from .facts import TimelineFacts
+
+__all__ = ["FileRuns", "find_runs"]
+
+_P, _I, _D, _U = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_uint64
+
+
+def _library() -> ctypes.CDLL | None:
+    lib = _native._LIB
+    if lib is None:
+        return None
+    lib.ipu_runs_find.restype = _I
+    lib.ipu_runs_find.argtypes = [_I, _P, _P, _I, _P, _P, _P, _I, _P, _P, _P]
+    lib.ipu_runs_select.restype = _I
+    lib.ipu_runs_select.argtypes = [_I, _P, _P, _P, _P, _P, _U, _U, _P, _P]
+    lib.ipu_runs_summarise.restype = _I
+    lib.ipu_runs_summarise.argtypes = [_I, _P, _P, _P, _P, _P, _P, _U, _U, _D, _D, _I, ctypes.c_int, _P, _P, _P, _P]
+    return lib
+
+
+_LIB = _library()
+
+
+def _at(array: np.ndarray | None, dtype: type) -> int | None:
+    if array is None:
+        return None
+    assert array.dtype == dtype and array.flags.c_contiguous, (array.dtype, dtype)
+    return int(array.ctypes.data)
+
+
+@dataclass(frozen=True)
+class FileRuns(TimelineFacts):
+    """A profile's samples in file order, one run per row in offset order, read as the timeline index.
+
+    Attributes (beyond `TimelineFacts`)
+    -----------------------------------
+    run_first, run_end : np.ndarray
+        Each row's run of file rows ``[first, end)`` (int64; empty for a row without samples).
+    offset, duration, sample, tile : np.ndarray
+        The loaded columns (uint64, uint32, uint32, uint32), per file row.
+    table : np.ndarray
+        The row (int64) of each physical tile id (-1: none).
+    kind_class, kernel_class : np.ndarray
+        Colour class (uint8) per file row, as in `TimelineIndex`.
+    """
+
+    run_first: np.ndarray
+    run_end: np.ndarray
+    offset: np.ndarray
+    duration: np.ndarray
+    sample: np.ndarray
+    tile: np.ndarray
+    table: np.ndarray
+    kind_class: np.ndarray
+    kernel_class: np.ndarray
+
+    overlaps = False  # `file_runs` reads only files whose rows' samples never overlap
+
+    @property
+    def size(self) -> int:
+        """Number of samples."""
+        return len(self.offset)
+
+    def classes(self, color_by: str) -> np.ndarray:
+        """Colour class per file row for ``color_by`` ("kind" or "kernel")."""
+        return self.kernel_class if color_by == "kernel" else self.kind_class
+
+    def _bounds(self, start: int, end: int) -> tuple[int, int] | None:
+        """``[start, end)`` clamped to ``[0, span]``, where every sample lies (None: nothing there)."""
+        start, end = max(int(start), 0), min(int(end), self.span)
+        return None if end <= start else (start, end)
+
+    def select(
+        self, start: int, end: int, matched: np.ndarray | None = None, *, listed: bool = False
+    ) -> tuple[int, int, np.ndarray | None]:
+        """Samples overlapping ``[start, end)`` with a length: how many, how many of them `matched`
+        (per file row, None: all), and with `listed` their file rows in the index's order."""
+        bounds = self._bounds(start, end)
+        if bounds is None:
+            return 0, 0, np.zeros(0, dtype=np.int64) if listed else None
+        lo, hi = bounds
+        ok = None if matched is None else np.ascontiguousarray(matched, dtype=np.bool_).view(np.uint8)
+        good = ctypes.c_int64()
+        pos = None
+        if listed:
+            count, _, _ = self.select(lo, hi)
+            pos = np.empty(count, dtype=np.int64)
+        assert _LIB is not None
+        count = _LIB.ipu_runs_select(
+            self.rows,
+            _at(self.run_first, np.int64),
+            _at(self.run_end, np.int64),
+            _at(self.offset, np.uint64),
+            _at(self.duration, np.uint32),
+            _at(ok, np.uint8),
+            lo,
+            hi,
+            _at(pos, np.int64),
+            ctypes.byref(good),
+        )
+        return count, good.value, pos
+
+    def count(self, start: int, end: int) -> int:
+        """How many samples overlap ``[start, end)`` with a length (`UnsortedSamples.count`)."""
+        return self.select(start, end)[0]
+
+    def positions(self, start: int, end: int) -> np.ndarray:
+        """File rows of the samples overlapping ``[start, end)`` (zero-length ones excluded), in the index's order."""
+        pos = self.select(start, end, listed=True)[2]
+        assert pos is not None
+        return pos
+
+    def row_of(self, pos: np.ndarray) -> np.ndarray:
+        """The timeline row (int64) of file rows `pos`."""
+        return self.table[self.tile[pos]]
+
+    def accumulate(
+        self,
+        start: int,
+        end: int,
+        cls: np.ndarray,
+        ok: np.ndarray | None,
+        origin: float,
+        width: float,
+        bins: int,
+        cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ) -> None:
+        """`native.accumulate` for the samples of ``[start, end)``: `cls` and `ok` per file row (None: all match),
+        the cells of `width` cycles from `origin`, into `cells` (coverage, matched coverage, best, owner)."""
+        bounds = self._bounds(start, end)
+        if bounds is None:
+            return
+        coverage, matched, best, owner = cells
+        ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
+        assert _LIB is not None
+        done = _LIB.ipu_runs_summarise(
+            self.rows,
+            _at(self.run_first, np.int64),
+            _at(self.run_end, np.int64),
+            _at(self.offset, np.uint64),
+            _at(self.duration, np.uint32),
+            _at(np.ascontiguousarray(cls, dtype=np.uint8), np.uint8),
+            _at(ok_bytes, np.uint8),
+            bounds[0],
+            bounds[1],
+            float(origin),
+            float(width),
+            bins,
+            int(origin > 0),
+            _at(coverage, np.float64),
+            _at(matched, np.float64),
+            _at(best, np.int32),
+            _at(owner, np.int32),
+        )
+        if done != 0:
+            raise MemoryError("no memory for the timeline summary's scratch space")
+
+
+def find_runs(
+    tile: np.ndarray, table: np.ndarray, offset: np.ndarray, duration: np.ndarray, sample: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each row's run ``(run_first, run_end)`` when the file lists every row's samples as one run in
+    offset order, with rising sample ids and no overlap; else None (`table`: row of each tile id, -1: none).
+
+    Columns of other types than the loader's, or the C library not built (or `native.NATIVE` off): None.
+    """
+    wanted = (np.uint32, np.uint64, np.uint32, np.uint32)
+    columns = (tile, offset, duration, sample)
+    typed = all(a.dtype == t and a.flags.c_contiguous for a, t in zip(columns, wanted, strict=True))
+    if _LIB is None or not _native.NATIVE or not typed:
+        return None
+    run_first = np.zeros(rows, dtype=np.int64)
+    run_end = np.zeros(rows, dtype=np.int64)
+    flags = np.zeros(3, dtype=np.int64)
+    found = _LIB.ipu_runs_find(
+        len(offset),
+        _at(tile, np.uint32),
+        _at(table, np.int64),
+        len(table),
+        _at(offset, np.uint64),
+        _at(duration, np.uint32),
+        _at(sample, np.uint32),
+        rows,
+        _at(run_first, np.int64),
+        _at(run_end, np.int64),
+        _at(flags, np.int64),
+    )
+    runs_ok, overlaps, _ = flags.tolist()
+    return None if found != 0 or not runs_ok or overlaps else (run_first, run_end)
