@@ -160,34 +160,48 @@ int64_t ipu_summarise_disjoint(int64_t count, const int64_t *pos, const double *
 /* ---- The same windows from the samples in file order, before the index is sorted (lod/runs.py) ----
  *
  * Runtime files list each tile's samples as one run in offset order: read run by run in row
- * order, the file's samples are the index's sequence, with no sorted copy. */
+ * order, the file's samples are the index's sequence, with no sorted copy. The columns are read
+ * where the loader put them, in `pieces` (its chunks): piece k holds the file rows
+ * [at[k], at[k + 1]), its column c at cols[c][k]. */
 
 /*
- * n         samples; tile, offset, duration, ids: their columns in file order
- * table     row of each physical tile id below table_len (-1: no row)
- * rows      rows; run_first, run_end (out, rows each): each row's run [first, end), empty if none
- * flags     (out) [one run per row in offset order with ids rising, a row's samples overlap, a zero length]
+ * pieces, at   the pieces and their first file rows (pieces + 1 values, the last one the count)
+ * tile, offset, duration, ids   per piece (uint32, uint64, uint32, uint32)
+ * table        row of each physical tile id below table_len (-1: no row)
+ * rows         rows; run_first, run_end (out, rows each): each row's run [first, end), empty if none
+ * flags        (out) [one run per row in offset order with ids rising, a row's samples overlap, a zero length]
  * Returns 0, or -1 when a tile has no row (then the file is not read this way).
  */
-int64_t ipu_runs_find(int64_t n, const uint32_t *tile, const int64_t *table, int64_t table_len,
-                      const uint64_t *offset, const uint32_t *duration, const uint32_t *ids, int64_t rows,
-                      int64_t *run_first, int64_t *run_end, int64_t *flags) {
+int64_t ipu_runs_find(int64_t pieces, const int64_t *at, const uint32_t *const *tile, const uint64_t *const *offset,
+                      const uint32_t *const *duration, const uint32_t *const *ids, const int64_t *table,
+                      int64_t table_len, int64_t rows, int64_t *run_first, int64_t *run_end, int64_t *flags) {
     int64_t runs_ok = 1, overlaps = 0, empty = 0, current = -1;
+    uint64_t last_offset = 0, last_end = 0;
+    uint32_t last_id = 0;
     for (int64_t r = 0; r < rows; r++) run_first[r] = run_end[r] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if ((int64_t)tile[i] >= table_len || table[tile[i]] < 0) return -1;
-        int64_t r = table[tile[i]];
-        if (duration[i] == 0) empty = 1;
-        if (i && ids[i] <= ids[i - 1]) runs_ok = 0;
-        if (r != current) {
-            if (run_end[r] > run_first[r]) runs_ok = 0; /* a second run of that row */
-            run_first[r] = i;
-            current = r;
-        } else {
-            if (offset[i] < offset[i - 1]) runs_ok = 0;
-            if (offset[i] < offset[i - 1] + duration[i - 1]) overlaps = 1;
+    for (int64_t k = 0; k < pieces; k++) {
+        for (int64_t j = 0; j < at[k + 1] - at[k]; j++) {
+            int64_t i = at[k] + j;
+            uint32_t t = tile[k][j];
+            if ((int64_t)t >= table_len || table[t] < 0) return -1;
+            int64_t r = table[t];
+            uint64_t o = offset[k][j];
+            uint32_t d = duration[k][j];
+            if (d == 0) empty = 1;
+            if (i && ids[k][j] <= last_id) runs_ok = 0;
+            if (r != current) {
+                if (run_end[r] > run_first[r]) runs_ok = 0; /* a second run of that row */
+                run_first[r] = i;
+                current = r;
+            } else {
+                if (o < last_offset) runs_ok = 0;
+                if (o < last_end) overlaps = 1;
+            }
+            run_end[r] = i + 1;
+            last_offset = o;
+            last_end = o + d;
+            last_id = ids[k][j];
         }
-        run_end[r] = i + 1;
     }
     flags[0] = runs_ok;
     flags[1] = overlaps;
@@ -195,23 +209,37 @@ int64_t ipu_runs_find(int64_t n, const uint32_t *tile, const int64_t *table, int
     return 0;
 }
 
-/* Whether sample i overlaps [lo, hi) and has a length (the windows' candidates). */
-static int candidate(const uint64_t *offset, const uint32_t *duration, int64_t i, uint64_t lo, uint64_t hi) {
-    return duration[i] > 0 && offset[i] + duration[i] > lo && offset[i] < hi;
+/* The piece holding file row i (at[k] <= i < at[k + 1]). */
+static int64_t piece_of(int64_t pieces, const int64_t *at, int64_t i) {
+    int64_t lo = 0, hi = pieces - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        if (at[mid] <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
-/* The candidates of [lo, hi) in the index's order: how many (and of them ok, NULL: all), and
- * their file rows into pos (NULL: not listed; else room for every candidate). */
-int64_t ipu_runs_select(int64_t rows, const int64_t *run_first, const int64_t *run_end, const uint64_t *offset,
-                        const uint32_t *duration, const uint8_t *ok, uint64_t lo, uint64_t hi, int64_t *pos,
+/* The candidates of [lo, hi) (overlapping it, with a length) in the index's order: how many (and of
+ * them ok, per file row, NULL: all), and their file rows into pos (NULL: not listed; else room for
+ * every candidate). */
+int64_t ipu_runs_select(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
+                        const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
+                        const int64_t *run_end, const uint8_t *ok, uint64_t lo, uint64_t hi, int64_t *pos,
                         int64_t *matched) {
     int64_t count = 0, good = 0;
     for (int64_t r = 0; r < rows; r++) {
-        for (int64_t i = run_first[r]; i < run_end[r]; i++) {
-            if (!candidate(offset, duration, i, lo, hi)) continue;
-            if (pos) pos[count] = i;
-            count++;
-            good += ok ? ok[i] != 0 : 1;
+        if (run_end[r] <= run_first[r]) continue;
+        for (int64_t k = piece_of(pieces, at, run_first[r]), i = run_first[r]; i < run_end[r]; k++) {
+            int64_t stop = at[k + 1] < run_end[r] ? at[k + 1] : run_end[r];
+            const uint64_t *o = offset[k];
+            const uint32_t *d = duration[k];
+            for (int64_t j = i - at[k]; i < stop; i++, j++) {
+                if (d[j] == 0 || o[j] + d[j] <= lo || o[j] >= hi) continue;
+                if (pos) pos[count] = i;
+                count++;
+                good += ok ? ok[i] != 0 : 1;
+            }
         }
     }
     *matched = good;
@@ -219,18 +247,25 @@ int64_t ipu_runs_select(int64_t rows, const int64_t *run_first, const int64_t *r
 }
 
 /* `ipu_summarise_disjoint` of the candidates of [lo, hi), read run by run; cls and ok per file row. */
-int64_t ipu_runs_summarise(int64_t rows, const int64_t *run_first, const int64_t *run_end, const uint64_t *offset,
-                           const uint32_t *duration, const uint8_t *cls, const uint8_t *ok, uint64_t lo, uint64_t hi,
+int64_t ipu_runs_summarise(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
+                           const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
+                           const int64_t *run_end, const uint8_t *cls, const uint8_t *ok, uint64_t lo, uint64_t hi,
                            double start, double width, int64_t bins, int clip_start, double *coverage,
                            double *matched, int32_t *best, int32_t *owner) {
     struct chunk ch;
     if (chunk_init(&ch)) return -1;
     struct cells w = {start, width, bins, clip_start, ok != NULL, coverage, matched, best, owner};
     for (int64_t r = 0; r < rows; r++) {
-        for (int64_t i = run_first[r]; i < run_end[r]; i++) {
-            if (!candidate(offset, duration, i, lo, hi)) continue;
-            chunk_add(&ch, &w, (double)offset[i], (double)(offset[i] + duration[i]), r, cls[i], ok ? ok[i] != 0 : 1);
-            if (ch.n == IPU_SUMMARY_CHUNK) chunk_flush(&ch, &w);
+        if (run_end[r] <= run_first[r]) continue;
+        for (int64_t k = piece_of(pieces, at, run_first[r]), i = run_first[r]; i < run_end[r]; k++) {
+            int64_t stop = at[k + 1] < run_end[r] ? at[k + 1] : run_end[r];
+            const uint64_t *o = offset[k];
+            const uint32_t *d = duration[k];
+            for (int64_t j = i - at[k]; i < stop; i++, j++) {
+                if (d[j] == 0 || o[j] + d[j] <= lo || o[j] >= hi) continue;
+                chunk_add(&ch, &w, (double)o[j], (double)(o[j] + d[j]), r, cls[i], ok ? ok[i] != 0 : 1);
+                if (ch.n == IPU_SUMMARY_CHUNK) chunk_flush(&ch, &w);
+            }
         }
     }
     chunk_flush(&ch, &w);

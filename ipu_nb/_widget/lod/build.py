@@ -20,7 +20,7 @@ from polars.exceptions import PanicException
 
 from ..._model.vocabulary import NO_KERNEL
 from .index import KEY_SHIFT, KIND_CLASSES, MAX_CLASSES, TimelineFacts, TimelineIndex, UnsortedSamples
-from .runs import FileRuns, find_runs
+from .runs import FileRuns, Pieces, find_runs
 
 __all__ = [
     "IndexBuild",
@@ -112,28 +112,42 @@ def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> tuple[np.n
     return np.lexsort((ids, offsets, rows)), None
 
 
+def _chunks(samples: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
+    """The columns `names` of `samples` (``kind``, ``kernel``: physical codes) as numpy arrays, chunk by chunk.
+
+    Each loaded chunk as it is (no copy), when the columns are chunked alike; else each column in one piece.
+    """
+    columns = [samples.get_column(n).to_physical() if n in ("kind", "kernel") else samples.get_column(n) for n in names]
+    chunks = [c.get_chunks() for c in columns]
+    if any([len(c) for c in chunks[0]] != [len(c) for c in other] for other in chunks[1:]):
+        chunks = [[c.rechunk()] for c in columns]
+    return [tuple(c.to_numpy() for c in parts) for parts in zip(*chunks, strict=True)]
+
+
 def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
     """Kernels ranked by total cycles (then name) get classes 1..30, the rest share the last one.
 
     Returns the legend and the class of each physical code of the ``kernel`` column.
     """
-    # polars' group-by on the categorical: threaded, no numpy copy of the columns (exact integer sums).
-    totals = samples.group_by("kernel").agg(pl.col("duration").cast(pl.UInt64).sum())
-    kernel = totals.get_column("kernel")
-    codes = kernel.to_physical().to_numpy().astype(np.int64)
-    found = kernel.cast(pl.String).to_list()
-    cycles = totals.get_column("duration").to_list()
-    ranked = sorted(zip(found, codes.tolist(), cycles, strict=True), key=lambda nct: (-nct[2], nct[0] or ""))
-    names = [name for name, _, _ in ranked]
+    present = samples.get_column("kernel").unique()  # the distinct kernels first: cheap on a categorical
+    codes = present.to_physical().to_numpy().astype(np.int64)
+    found = present.cast(pl.String).to_list()
+    # Chunk by chunk: no copy of the columns, bincount's float copies stay small. The sums are
+    # exact integers (below 2**53).
+    totals = np.zeros(int(codes.max()) + 1 if len(codes) else 0)
+    for physical, durations in _chunks(samples, ("kernel", "duration")):
+        totals += np.bincount(physical, durations, len(totals))
+    ranked = sorted(zip(found, codes.tolist(), strict=True), key=lambda nc: (-int(totals[nc[1]]), nc[0] or ""))
+    names = [name for name, _ in ranked]
     if len(names) > MAX_CLASSES:
         names = [*names[: MAX_CLASSES - 1], "(other kernels)"]
     lookup = np.zeros(int(codes.max()) + 1 if len(codes) else 1, dtype=np.uint8)
-    lookup[[code for _, code, _ in ranked]] = np.minimum(np.arange(1, len(ranked) + 1), MAX_CLASSES)
+    lookup[[code for _, code in ranked]] = np.minimum(np.arange(1, len(ranked) + 1), MAX_CLASSES)
     return [n if n else NO_KERNEL for n in names], lookup
 
 
 def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
-    """Rows, span and kernel legend of a profile (polars aggregates: no copy of any column).
+    """Rows, span and kernel legend of a profile (chunk by chunk over a few columns: no copy of any).
 
     Raises
     ------
@@ -141,11 +155,14 @@ def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
         Offsets reaching 2**40, beyond what the index's keys hold.
     """
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    span = samples.select((pl.col("offset") + pl.col("duration")).max()).item() or 0
+    span = 0
+    for offsets, durations in _chunks(samples, ("offset", "duration")):
+        if len(offsets):
+            span = max(span, int(np.max(offsets + durations)))
     if span >= 1 << int(KEY_SHIFT):
         raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{KEY_SHIFT}")
     names, lookup = _kernel_classes(samples)
-    return TimelineFacts(row_tiles=row_tiles, kernel_names=names, kernel_lookup=lookup, span=int(span))
+    return TimelineFacts(row_tiles=row_tiles, kernel_names=names, kernel_lookup=lookup, span=span)
 
 
 def _overlapping(row: np.ndarray, start_f: np.ndarray, end_f: np.ndarray, firsts: np.ndarray | None = None) -> bool:
@@ -164,27 +181,32 @@ def _overlapping(row: np.ndarray, start_f: np.ndarray, end_f: np.ndarray, firsts
     return bool(starts_early.any())
 
 
-def _kind_classes(columns: SampleColumns) -> np.ndarray:
-    """Colour class (uint8) per file row when colouring by kind (inactive compute counts as idle)."""
+def _kind_classes(kind: np.ndarray, inactive: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Colour class (uint8) per sample when colouring by kind (inactive compute counts as idle), into `out`."""
     # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
-    kind_class = columns["kind"].astype(np.uint8)
-    kind_class += 1
-    kind_class[columns["inactive"]] = KIND_CLASSES.index("idle") + 1
-    return kind_class
+    out = np.add(kind, 1, out=out, dtype=np.uint8, casting="unsafe")
+    out[inactive] = KIND_CLASSES.index("idle") + 1
+    return out
 
 
-def file_runs(facts: TimelineFacts, columns: SampleColumns) -> FileRuns | None:
+def file_runs(facts: TimelineFacts, samples: pl.DataFrame) -> FileRuns | None:
     """The `FileRuns` of a profile whose file lists each row's samples as one disjoint run in offset
-    order (as the runtime writes them), else None (`UnsortedSamples` then answers)."""
+    order (as the runtime writes them), else None (`UnsortedSamples` then answers). Reads the loaded
+    chunks in place: the class per sample (one byte) is all it writes as long as the profile."""
     row_tiles = facts.row_tiles
     if not len(row_tiles) or int(row_tiles[-1]) >= _LOOKUP_TILES:
         return None
+    names = ("tile", "offset", "duration", "sample", "kind", "inactive", "kernel")
+    chunks = _chunks(samples, names)
+    pieces = Pieces({name: [chunk[i] for chunk in chunks] for i, name in enumerate(names)})
     table = np.full(int(row_tiles[-1]) + 1, -1, dtype=np.int64)
     table[row_tiles] = np.arange(len(row_tiles))
-    offset, duration, sample, tile = (columns[name] for name in ("offset", "duration", "sample", "tile"))
-    runs = find_runs(tile, table, offset, duration, sample, facts.rows)
+    runs = find_runs(pieces, table, facts.rows)
     if runs is None:
         return None
+    kind_class = np.empty(samples.height, dtype=np.uint8)
+    for k, (kind, inactive) in enumerate(zip(pieces.columns["kind"], pieces.columns["inactive"], strict=True)):
+        _kind_classes(kind, inactive, out=kind_class[pieces.at[k] : pieces.at[k + 1]])
     return FileRuns(
         row_tiles=row_tiles,
         kernel_names=facts.kernel_names,
@@ -192,13 +214,10 @@ def file_runs(facts: TimelineFacts, columns: SampleColumns) -> FileRuns | None:
         span=facts.span,
         run_first=runs[0],
         run_end=runs[1],
-        offset=offset,
-        duration=duration,
-        sample=sample,
-        tile=tile,
+        pieces=pieces,
         table=table,
-        kind_class=_kind_classes(columns),
-        kernel_class=facts.kernel_lookup[columns["kernel"]],
+        kind_class=kind_class,
+        empty=runs[2],
     )
 
 
@@ -212,7 +231,7 @@ def unsorted_samples(
     order, firsts = _order(row, offsets, ids)
     start_f = offsets.astype(np.float64)
     end_f = np.add(offsets, columns["duration"], dtype=np.float64)  # exact below 2**53
-    kind_class = _kind_classes(columns)
+    kind_class = _kind_classes(columns["kind"], columns["inactive"])
     kernel_class = facts.kernel_lookup[columns["kernel"]]
     if firsts is not None:
         overlaps = _overlapping(row, start_f, end_f, firsts)
@@ -313,7 +332,7 @@ class IndexBuild:
         try:
             columns = self._columns
             assert columns is not None
-            self._early = file_runs(self.facts, columns) if early else None
+            self._early = file_runs(self.facts, columns.samples) if early else None
             self.marks["runs"] = time.time()
             if self._early is not None:  # the first picture needs nothing more
                 self._early_ready.set()

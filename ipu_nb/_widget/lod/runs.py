@@ -13,6 +13,7 @@ then answers; `build.file_runs` makes the `FileRuns`).
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from . import native as _native
 from .facts import TimelineFacts
 
-__all__ = ["FileRuns", "find_runs"]
+__all__ = ["FileRuns", "Pieces", "find_runs"]
 
 _P, _I, _D, _U = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_uint64
 
@@ -30,11 +31,12 @@ def _library() -> ctypes.CDLL | None:
     if lib is None:
         return None
     lib.ipu_runs_find.restype = _I
-    lib.ipu_runs_find.argtypes = [_I, _P, _P, _I, _P, _P, _P, _I, _P, _P, _P]
+    lib.ipu_runs_find.argtypes = [_I, _P, _P, _P, _P, _P, _P, _I, _I, _P, _P, _P]
     lib.ipu_runs_select.restype = _I
-    lib.ipu_runs_select.argtypes = [_I, _P, _P, _P, _P, _P, _U, _U, _P, _P]
+    lib.ipu_runs_select.argtypes = [_I, _P, _P, _P, _I, _P, _P, _P, _U, _U, _P, _P]
     lib.ipu_runs_summarise.restype = _I
-    lib.ipu_runs_summarise.argtypes = [_I, _P, _P, _P, _P, _P, _P, _U, _U, _D, _D, _I, ctypes.c_int, _P, _P, _P, _P]
+    lib.ipu_runs_summarise.argtypes = [_I, _P, _P, _P, _I, _P, _P, _P, _P, _U, _U, _D, _D, _I, ctypes.c_int]
+    lib.ipu_runs_summarise.argtypes += [_P, _P, _P, _P]
     return lib
 
 
@@ -48,6 +50,71 @@ def _at(array: np.ndarray | None, dtype: type) -> int | None:
     return int(array.ctypes.data)
 
 
+class Pieces:
+    """Columns of the loaded samples where the loader put them: piece k holds file rows ``[at[k], at[k + 1])``.
+
+    `columns` maps a name to its arrays, one per piece (numpy views of the loaded chunks, no copy).
+    """
+
+    def __init__(self, columns: dict[str, list[np.ndarray]]) -> None:
+        self.columns = columns
+        lengths = [len(a) for a in next(iter(columns.values()))]
+        self.at = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+        self._addresses: dict[str, np.ndarray] = {}
+
+    @property
+    def count(self) -> int:
+        """Pieces."""
+        return len(self.at) - 1
+
+    def addresses(self, name: str) -> np.ndarray:
+        """The address of each piece of column `name` (what the C functions read)."""
+        found = self._addresses.get(name)
+        if found is None:
+            found = np.array([a.ctypes.data for a in self.columns[name]], dtype=np.uintp)
+            self._addresses[name] = found
+        return found
+
+    def take(self, name: str, pos: np.ndarray) -> np.ndarray:
+        """Column `name` at file rows `pos`, in that order."""
+        parts = self.columns[name]
+        piece = np.searchsorted(self.at, pos, side="right") - 1
+        out = np.empty(len(pos), dtype=parts[0].dtype if parts else np.int64)
+        for k in np.unique(piece).tolist():
+            sel = piece == k
+            out[sel] = parts[k][pos[sel] - self.at[k]]
+        return out
+
+
+def find_runs(pieces: Pieces, table: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """Each row's run ``(run_first, run_end)`` and whether a sample has no length, when the file lists
+    every row's samples as one run in offset order, with rising sample ids and no overlap; else None
+    (`pieces`: ``tile``, ``offset``, ``duration``, ``sample``; `table`: row of each tile id, -1: none).
+
+    Columns of other types than the loader's, or the C library not built (or `native.NATIVE` off): None.
+    """
+    wanted = {"tile": np.uint32, "offset": np.uint64, "duration": np.uint32, "sample": np.uint32}
+    typed = all(a.dtype == t and a.flags.c_contiguous for n, t in wanted.items() for a in pieces.columns[n])
+    if _LIB is None or not _native.NATIVE or not typed:
+        return None
+    run_first = np.zeros(rows, dtype=np.int64)
+    run_end = np.zeros(rows, dtype=np.int64)
+    flags = np.zeros(3, dtype=np.int64)
+    found = _LIB.ipu_runs_find(
+        pieces.count,
+        _at(pieces.at, np.int64),
+        *(_at(pieces.addresses(n), np.uintp) for n in wanted),
+        _at(table, np.int64),
+        len(table),
+        rows,
+        _at(run_first, np.int64),
+        _at(run_end, np.int64),
+        _at(flags, np.int64),
+    )
+    runs_ok, overlaps, empty = flags.tolist()
+    return None if found != 0 or not runs_ok or overlaps else (run_first, run_end, bool(empty))
+
+
 @dataclass(frozen=True)
 class FileRuns(TimelineFacts):
     """A profile's samples in file order, one run per row in offset order, read as the timeline index.
@@ -56,30 +123,37 @@ class FileRuns(TimelineFacts):
     -----------------------------------
     run_first, run_end : np.ndarray
         Each row's run of file rows ``[first, end)`` (int64; empty for a row without samples).
-    offset, duration, sample, tile : np.ndarray
-        The loaded columns (uint64, uint32, uint32, uint32), per file row.
+    pieces : Pieces
+        The loaded columns ``offset``, ``duration``, ``sample``, ``tile`` (uint64, uint32, uint32,
+        uint32) and ``kernel`` (physical codes), chunk by chunk.
     table : np.ndarray
         The row (int64) of each physical tile id (-1: none).
-    kind_class, kernel_class : np.ndarray
-        Colour class (uint8) per file row, as in `TimelineIndex`.
+    kind_class : np.ndarray
+        Colour class (uint8) per file row when colouring by kind, as in `TimelineIndex`.
+    empty : bool
+        Whether some sample has zero duration.
     """
 
     run_first: np.ndarray
     run_end: np.ndarray
-    offset: np.ndarray
-    duration: np.ndarray
-    sample: np.ndarray
-    tile: np.ndarray
+    pieces: Pieces
     table: np.ndarray
     kind_class: np.ndarray
-    kernel_class: np.ndarray
+    empty: bool
 
-    overlaps = False  # `file_runs` reads only files whose rows' samples never overlap
+    overlaps = False  # `find_runs` takes only files whose rows' samples never overlap
 
     @property
     def size(self) -> int:
         """Number of samples."""
-        return len(self.offset)
+        return int(self.pieces.at[-1])
+
+    @functools.cached_property
+    def kernel_class(self) -> np.ndarray:
+        """Colour class (uint8) per file row when colouring by kernel (made when first asked for)."""
+        return np.concatenate([self.kernel_lookup[codes] for codes in self.pieces.columns["kernel"]] or [[]]).astype(
+            np.uint8
+        )
 
     def classes(self, color_by: str) -> np.ndarray:
         """Colour class per file row for ``color_by`` ("kind" or "kernel")."""
@@ -90,6 +164,19 @@ class FileRuns(TimelineFacts):
         start, end = max(int(start), 0), min(int(end), self.span)
         return None if end <= start else (start, end)
 
+    def _runs(self) -> tuple[int | None, ...]:
+        """The pieces' and runs' arguments of the C functions."""
+        p = self.pieces
+        return (
+            p.count,
+            _at(p.at, np.int64),
+            _at(p.addresses("offset"), np.uintp),
+            _at(p.addresses("duration"), np.uintp),
+            self.rows,
+            _at(self.run_first, np.int64),
+            _at(self.run_end, np.int64),
+        )
+
     def select(
         self, start: int, end: int, matched: np.ndarray | None = None, *, listed: bool = False
     ) -> tuple[int, int, np.ndarray | None]:
@@ -99,6 +186,8 @@ class FileRuns(TimelineFacts):
         if bounds is None:
             return 0, 0, np.zeros(0, dtype=np.int64) if listed else None
         lo, hi = bounds
+        if not listed and lo == 0 and hi == self.span and not self.empty:  # every sample (the home view)
+            return self.size, self.size if matched is None else int(np.count_nonzero(matched)), None
         ok = None if matched is None else np.ascontiguousarray(matched, dtype=np.bool_).view(np.uint8)
         good = ctypes.c_int64()
         pos = None
@@ -106,18 +195,7 @@ class FileRuns(TimelineFacts):
             count, _, _ = self.select(lo, hi)
             pos = np.empty(count, dtype=np.int64)
         assert _LIB is not None
-        count = _LIB.ipu_runs_select(
-            self.rows,
-            _at(self.run_first, np.int64),
-            _at(self.run_end, np.int64),
-            _at(self.offset, np.uint64),
-            _at(self.duration, np.uint32),
-            _at(ok, np.uint8),
-            lo,
-            hi,
-            _at(pos, np.int64),
-            ctypes.byref(good),
-        )
+        count = _LIB.ipu_runs_select(*self._runs(), _at(ok, np.uint8), lo, hi, _at(pos, np.int64), ctypes.byref(good))
         return count, good.value, pos
 
     def count(self, start: int, end: int) -> int:
@@ -130,9 +208,13 @@ class FileRuns(TimelineFacts):
         assert pos is not None
         return pos
 
+    def take(self, name: str, pos: np.ndarray) -> np.ndarray:
+        """Column `name` (``offset``, ``duration``, ``sample``, ``tile``) at file rows `pos`."""
+        return self.pieces.take(name, pos)
+
     def row_of(self, pos: np.ndarray) -> np.ndarray:
         """The timeline row (int64) of file rows `pos`."""
-        return self.table[self.tile[pos]]
+        return self.table[self.take("tile", pos)]
 
     def accumulate(
         self,
@@ -154,11 +236,7 @@ class FileRuns(TimelineFacts):
         ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
         assert _LIB is not None
         done = _LIB.ipu_runs_summarise(
-            self.rows,
-            _at(self.run_first, np.int64),
-            _at(self.run_end, np.int64),
-            _at(self.offset, np.uint64),
-            _at(self.duration, np.uint32),
+            *self._runs(),
             _at(np.ascontiguousarray(cls, dtype=np.uint8), np.uint8),
             _at(ok_bytes, np.uint8),
             bounds[0],
@@ -174,36 +252,3 @@ class FileRuns(TimelineFacts):
         )
         if done != 0:
             raise MemoryError("no memory for the timeline summary's scratch space")
-
-
-def find_runs(
-    tile: np.ndarray, table: np.ndarray, offset: np.ndarray, duration: np.ndarray, sample: np.ndarray, rows: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each row's run ``(run_first, run_end)`` when the file lists every row's samples as one run in
-    offset order, with rising sample ids and no overlap; else None (`table`: row of each tile id, -1: none).
-
-    Columns of other types than the loader's, or the C library not built (or `native.NATIVE` off): None.
-    """
-    wanted = (np.uint32, np.uint64, np.uint32, np.uint32)
-    columns = (tile, offset, duration, sample)
-    typed = all(a.dtype == t and a.flags.c_contiguous for a, t in zip(columns, wanted, strict=True))
-    if _LIB is None or not _native.NATIVE or not typed:
-        return None
-    run_first = np.zeros(rows, dtype=np.int64)
-    run_end = np.zeros(rows, dtype=np.int64)
-    flags = np.zeros(3, dtype=np.int64)
-    found = _LIB.ipu_runs_find(
-        len(offset),
-        _at(tile, np.uint32),
-        _at(table, np.int64),
-        len(table),
-        _at(offset, np.uint64),
-        _at(duration, np.uint32),
-        _at(sample, np.uint32),
-        rows,
-        _at(run_first, np.int64),
-        _at(run_end, np.int64),
-        _at(flags, np.int64),
-    )
-    runs_ok, overlaps, _ = flags.tolist()
-    return None if found != 0 or not runs_ok or overlaps else (run_first, run_end)

@@ -137,14 +137,14 @@ def _runs_window(
     if count > raw_limit:
         return _summarise_runs(index, count, good, matched, color_by, start, end, max(1, min(int(pixels), MAX_BINS)))
     pos = index.positions(start, end)
-    offset = index.offset[pos]
+    offset = index.take("offset", pos)
     return RawWindow(
         start=start,
         end=end,
-        sample=index.sample[pos],
+        sample=index.take("sample", pos),
         row=index.row_of(pos),
         x0=offset.astype(np.int64),
-        x1=(offset + index.duration[pos]).astype(np.int64),
+        x1=(offset + index.take("duration", pos)).astype(np.int64),
         cls=index.classes(color_by)[pos],
         matched=np.ones(count, dtype=bool) if matched is None else matched[pos],
     )
