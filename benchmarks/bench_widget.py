@@ -385,7 +385,7 @@ def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[t
     """What happened between the widget's creation and its first picture: (seconds after creation, what)."""
     from datetime import datetime
 
-    kernel = nb.kernel("_marks", "_marks['build'] = widget._build.marks")
+    kernel = nb.kernel("_marks", "_marks['build'] = getattr(widget._build, 'marks', {})")
     heard = page.evaluate("() => window.ipuHeard")
     trips = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
     marks: list[tuple[float, str]] = [(t - created, "kernel: cell done") for t in kernel["cell_done"][:1]]
@@ -420,12 +420,17 @@ def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[t
 
 
 def browser_side(
-    path: Path, loaded: bool, settle_s: float, bundle: Path | None = None, parts: tuple[str, ...] = PARTS
+    path: Path,
+    loaded: bool,
+    settle_s: float,
+    bundle: Path | None = None,
+    parts: tuple[str, ...] = PARTS,
+    code: Path | None = None,
 ) -> dict[str, Any]:
     """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
 
     `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
-    and the `_css` beside it).
+    and the `_css` beside it). `code`: a directory whose ``ipu_nb`` the kernel imports instead.
     """
     from lab import Page, launch_chromium, running_lab
     from playwright.sync_api import sync_playwright
@@ -444,7 +449,8 @@ def browser_side(
         "_t0 = time.time()\nwidget = Widget(profile)\n_t1 = time.time()\nwidget",
     ]
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp)) as lab, sync_playwright() as p:
+    extra = [] if code is None else [code]
+    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp), extra) as lab, sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1500, "height": 1400})
         name = lab.notebook(cells)
@@ -619,6 +625,14 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --bundle: runs of each bundle, alternating")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument(
+        "--code",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a directory holding another ipu_nb (e.g. an older commit's, built) for the kernel to import;"
+        " repeat to compare side by side (with --rounds, taking turns)",
+    )
     args = parser.parse_args()
     parts = tuple(args.parts.split(","))
     if unknown := set(parts) - set(PARTS):
@@ -630,6 +644,13 @@ def main() -> None:
             parser.error(f"--bundle {item!r}: expected NAME=PATH of an existing widget.js")
         bundles.append((name, Path(where).resolve()))
     bundles = bundles or [("installed", None)]
+    codes: list[tuple[str, Path | None]] = []
+    for item in args.code:
+        name, _, where = item.partition("=")
+        if not where or not (Path(where) / "ipu_nb" / "__init__.py").is_file():
+            parser.error(f"--code {item!r}: expected NAME=DIR of a directory holding ipu_nb/")
+        codes.append((name, Path(where).resolve()))
+    codes = codes or [("this", None)]
     profiles = {"full": ipu_nb.demo_profile_path("full")}
     wanted = args.profiles.split(",")
     if "10m" in wanted:
@@ -655,11 +676,13 @@ def main() -> None:
     summaries = {}
     for name in wanted:
         for mode in args.modes.split(","):
-            for round_ in range(args.rounds if len(bundles) > 1 else 1):
-                for label, bundle in bundles:
+            for round_ in range(args.rounds if len(bundles) > 1 or len(codes) > 1 else 1):
+                for (label, bundle), (code_label, code) in ((b, c) for b in bundles for c in codes):
                     settle_s = 120 if name == "10m" else 30
-                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts)
+                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code)
                     what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
+                    what += f", code {code_label}" if code else ""
+                    label = label if code is None else f"{label if bundle else ''} {code_label}".strip()
                     what += f", round {round_ + 1}" if args.rounds > 1 else ""
                     summaries[(name, mode, label, round_)] = report(what, run, mode == "loaded")
     print("== budgets: first new median ≤ 16 ms, p95 ≤ 33 ms; refined median ≤ 100 ms quiet / 150 loaded;")
@@ -667,7 +690,9 @@ def main() -> None:
     if parts != PARTS:
         print(f"   (only {', '.join(parts)}: the first new picture is over those actions)")
     for (name, mode, label, round_), s in summaries.items():
-        which = (f" {label:>10}" if len(bundles) > 1 else "") + (f" #{round_ + 1}" if args.rounds > 1 else "")
+        which = (f" {label:>10}" if len(bundles) > 1 or len(codes) > 1 else "") + (
+            f" #{round_ + 1}" if args.rounds > 1 else ""
+        )
         print(
             f"   {name:>4} {mode:>6}{which}:"
             f" first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"

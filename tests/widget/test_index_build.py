@@ -181,6 +181,8 @@ def test_the_first_picture_comes_before_the_index_and_is_its_picture(profile, he
     message = blocks_message(widget, level, [0, 1], bins=64)
     early = _replies(widget, message)
     assert not widget._build.ready  # answered while the index was still being sorted
+    if _native.NATIVE:  # read from the file's tile runs in place
+        assert isinstance(widget._build.early(), lod.FileRuns)
     assert [c["type"] for c, _ in early] == ["window", "window", "blocks"]
     assert [c["mode"] for c, _ in early[:2]] == [mode, mode]
     held.set()
