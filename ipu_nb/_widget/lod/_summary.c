@@ -220,13 +220,21 @@ static int64_t piece_of(int64_t pieces, const int64_t *at, int64_t i) {
     return lo;
 }
 
-/* The candidates of [lo, hi) (overlapping it, with a length) in the index's order: how many (and of
- * them ok, per file row, NULL: all), and their file rows into pos (NULL: not listed; else room for
- * every candidate). */
-int64_t ipu_runs_select(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
-                        const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
-                        const int64_t *run_end, const uint8_t *ok, uint64_t lo, uint64_t hi, int64_t *pos,
-                        int64_t *matched) {
+/*
+ * The candidates of [lo, hi) (overlapping it, with a length), read run by run in the index's order:
+ * returns how many, and sets *matched to how many of them ok (per file row, NULL: all) marks; lists
+ * their file rows into pos (NULL: not listed; else room for every candidate); with coverage (not
+ * NULL) also does `ipu_summarise_disjoint`'s accumulation of them, cls per file row. Returns -1 when
+ * scratch memory could not be had (nothing then is written).
+ */
+int64_t ipu_runs_visit(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
+                       const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
+                       const int64_t *run_end, const uint8_t *ok, uint64_t lo, uint64_t hi, int64_t *pos,
+                       int64_t *matched, const uint8_t *cls, double start, double width, int64_t bins,
+                       int clip_start, double *coverage, double *matched_coverage, int32_t *best, int32_t *owner) {
+    struct chunk ch;
+    if (coverage && chunk_init(&ch)) return -1;
+    struct cells w = {start, width, bins, clip_start, ok != NULL, coverage, matched_coverage, best, owner};
     int64_t count = 0, good = 0;
     for (int64_t r = 0; r < rows; r++) {
         if (run_end[r] <= run_first[r]) continue;
@@ -238,37 +246,18 @@ int64_t ipu_runs_select(int64_t pieces, const int64_t *at, const uint64_t *const
                 if (d[j] == 0 || o[j] + d[j] <= lo || o[j] >= hi) continue;
                 if (pos) pos[count] = i;
                 count++;
-                good += ok ? ok[i] != 0 : 1;
-            }
-        }
-    }
-    *matched = good;
-    return count;
-}
-
-/* `ipu_summarise_disjoint` of the candidates of [lo, hi), read run by run; cls and ok per file row. */
-int64_t ipu_runs_summarise(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
-                           const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
-                           const int64_t *run_end, const uint8_t *cls, const uint8_t *ok, uint64_t lo, uint64_t hi,
-                           double start, double width, int64_t bins, int clip_start, double *coverage,
-                           double *matched, int32_t *best, int32_t *owner) {
-    struct chunk ch;
-    if (chunk_init(&ch)) return -1;
-    struct cells w = {start, width, bins, clip_start, ok != NULL, coverage, matched, best, owner};
-    for (int64_t r = 0; r < rows; r++) {
-        if (run_end[r] <= run_first[r]) continue;
-        for (int64_t k = piece_of(pieces, at, run_first[r]), i = run_first[r]; i < run_end[r]; k++) {
-            int64_t stop = at[k + 1] < run_end[r] ? at[k + 1] : run_end[r];
-            const uint64_t *o = offset[k];
-            const uint32_t *d = duration[k];
-            for (int64_t j = i - at[k]; i < stop; i++, j++) {
-                if (d[j] == 0 || o[j] + d[j] <= lo || o[j] >= hi) continue;
-                chunk_add(&ch, &w, (double)o[j], (double)(o[j] + d[j]), r, cls[i], ok ? ok[i] != 0 : 1);
+                int is_ok = ok ? ok[i] != 0 : 1;
+                good += is_ok;
+                if (!coverage) continue;
+                chunk_add(&ch, &w, (double)o[j], (double)(o[j] + d[j]), r, cls[i], is_ok);
                 if (ch.n == IPU_SUMMARY_CHUNK) chunk_flush(&ch, &w);
             }
         }
     }
-    chunk_flush(&ch, &w);
-    chunk_free(&ch);
-    return 0;
+    if (coverage) {
+        chunk_flush(&ch, &w);
+        chunk_free(&ch);
+    }
+    *matched = good;
+    return count;
 }

@@ -32,11 +32,9 @@ def _library() -> ctypes.CDLL | None:
         return None
     lib.ipu_runs_find.restype = _I
     lib.ipu_runs_find.argtypes = [_I, _P, _P, _P, _P, _P, _P, _I, _I, _P, _P, _P]
-    lib.ipu_runs_select.restype = _I
-    lib.ipu_runs_select.argtypes = [_I, _P, _P, _P, _I, _P, _P, _P, _U, _U, _P, _P]
-    lib.ipu_runs_summarise.restype = _I
-    lib.ipu_runs_summarise.argtypes = [_I, _P, _P, _P, _I, _P, _P, _P, _P, _U, _U, _D, _D, _I, ctypes.c_int]
-    lib.ipu_runs_summarise.argtypes += [_P, _P, _P, _P]
+    lib.ipu_runs_visit.restype = _I
+    lib.ipu_runs_visit.argtypes = [_I, _P, _P, _P, _I, _P, _P, _P, _U, _U, _P, _P, _P, _D, _D, _I, ctypes.c_int]
+    lib.ipu_runs_visit.argtypes += [_P, _P, _P, _P]
     return lib
 
 
@@ -164,10 +162,23 @@ class FileRuns(TimelineFacts):
         start, end = max(int(start), 0), min(int(end), self.span)
         return None if end <= start else (start, end)
 
-    def _runs(self) -> tuple[int | None, ...]:
-        """The pieces' and runs' arguments of the C functions."""
+    def _visit(
+        self,
+        lo: int,
+        hi: int,
+        matched: np.ndarray | None,
+        pos: np.ndarray | None = None,
+        cls: np.ndarray | None = None,
+        window: tuple[float, float, int] = (0.0, 1.0, 1),
+        cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> tuple[int, int]:
+        """``ipu_runs_visit`` over the samples of ``[lo, hi)`` (clamped): their count and how many match."""
         p = self.pieces
-        return (
+        ok = None if matched is None else np.ascontiguousarray(matched, dtype=np.bool_).view(np.uint8)
+        coverage, matched_coverage, best, owner = cells or (None, None, None, None)
+        good = ctypes.c_int64()
+        assert _LIB is not None
+        count = _LIB.ipu_runs_visit(
             p.count,
             _at(p.at, np.int64),
             _at(p.addresses("offset"), np.uintp),
@@ -175,7 +186,24 @@ class FileRuns(TimelineFacts):
             self.rows,
             _at(self.run_first, np.int64),
             _at(self.run_end, np.int64),
+            _at(ok, np.uint8),
+            lo,
+            hi,
+            _at(pos, np.int64),
+            ctypes.byref(good),
+            _at(None if cls is None else np.ascontiguousarray(cls, dtype=np.uint8), np.uint8),
+            float(window[0]),
+            float(window[1]),
+            window[2],
+            int(window[0] > 0),
+            _at(coverage, np.float64),
+            _at(matched_coverage, np.float64),
+            _at(best, np.int32),
+            _at(owner, np.int32),
         )
+        if count < 0:
+            raise MemoryError("no memory for the timeline summary's scratch space")
+        return count, good.value
 
     def select(
         self, start: int, end: int, matched: np.ndarray | None = None, *, listed: bool = False
@@ -188,15 +216,9 @@ class FileRuns(TimelineFacts):
         lo, hi = bounds
         if not listed and lo == 0 and hi == self.span and not self.empty:  # every sample (the home view)
             return self.size, self.size if matched is None else int(np.count_nonzero(matched)), None
-        ok = None if matched is None else np.ascontiguousarray(matched, dtype=np.bool_).view(np.uint8)
-        good = ctypes.c_int64()
-        pos = None
-        if listed:
-            count, _, _ = self.select(lo, hi)
-            pos = np.empty(count, dtype=np.int64)
-        assert _LIB is not None
-        count = _LIB.ipu_runs_select(*self._runs(), _at(ok, np.uint8), lo, hi, _at(pos, np.int64), ctypes.byref(good))
-        return count, good.value, pos
+        pos = np.empty(self._visit(lo, hi, None)[0], dtype=np.int64) if listed else None
+        count, good = self._visit(lo, hi, matched, pos)
+        return count, good, pos
 
     def count(self, start: int, end: int) -> int:
         """How many samples overlap ``[start, end)`` with a length (`UnsortedSamples.count`)."""
@@ -222,33 +244,12 @@ class FileRuns(TimelineFacts):
         end: int,
         cls: np.ndarray,
         ok: np.ndarray | None,
-        origin: float,
-        width: float,
-        bins: int,
+        window: tuple[float, float, int],
         cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     ) -> None:
-        """`native.accumulate` for the samples of ``[start, end)``: `cls` and `ok` per file row (None: all match),
-        the cells of `width` cycles from `origin`, into `cells` (coverage, matched coverage, best, owner)."""
+        """`native.accumulate` for the samples of ``[start, end)``: `cls` and `ok` per file row (None: all
+        match), `window` the cells' origin, width and count a row, into `cells` (coverage, matched
+        coverage, best, owner)."""
         bounds = self._bounds(start, end)
-        if bounds is None:
-            return
-        coverage, matched, best, owner = cells
-        ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
-        assert _LIB is not None
-        done = _LIB.ipu_runs_summarise(
-            *self._runs(),
-            _at(np.ascontiguousarray(cls, dtype=np.uint8), np.uint8),
-            _at(ok_bytes, np.uint8),
-            bounds[0],
-            bounds[1],
-            float(origin),
-            float(width),
-            bins,
-            int(origin > 0),
-            _at(coverage, np.float64),
-            _at(matched, np.float64),
-            _at(best, np.int32),
-            _at(owner, np.int32),
-        )
-        if done != 0:
-            raise MemoryError("no memory for the timeline summary's scratch space")
+        if bounds is not None:
+            self._visit(*bounds, ok, None, cls, window, cells)

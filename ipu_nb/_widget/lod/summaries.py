@@ -161,24 +161,16 @@ def _summarise_runs(
     bins: int,
 ) -> LodWindow:
     """`_summarise_disjoint` of the `count` samples of ``[start, end)`` (`good` of them matching), read run by run."""
-    cells = index.rows * bins
+    size = index.rows * bins
     all_ok = good == count
-    coverage = np.zeros(cells)
-    matched_coverage = coverage if all_ok else np.zeros(cells)
-    owner = np.zeros(cells + 1, dtype=np.int32)
-    best = np.zeros(cells, dtype=np.int32)
+    coverage = np.zeros(size)
+    matched_coverage = coverage if all_ok else np.zeros(size)
+    owner = np.zeros(size + 1, dtype=np.int32)
+    best = np.zeros(size, dtype=np.int32)
     stop = max(end, start + 1)
     ok = None if all_ok else matched
-    index.accumulate(
-        start,
-        end,
-        index.classes(color_by),
-        ok,
-        start,
-        (stop - start) / bins,
-        bins,
-        (coverage, matched_coverage, best, owner),
-    )
+    cells = (coverage, matched_coverage, best, owner)
+    index.accumulate(start, end, index.classes(color_by), ok, (start, (stop - start) / bins, bins), cells)
     return _whole_cells(start, stop, index.rows, bins, coverage, matched_coverage, best, owner, count)
 
 
