@@ -238,8 +238,8 @@ def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
 
     In line: the sorted index first (`lod.build_index`, as the constructor did before the index
     moved to a thread), then the first blocks from it. The widget: the constructor starts the
-    build on a thread; the first blocks come from the file-order samples (`lod.UnsortedSamples`)
-    while the index is not sorted. Both answers are compared byte for byte.
+    build on a thread; the first blocks come from the file-order samples (`lod.FileRuns` read in
+    place, or `lod.UnsortedSamples`) while the index is not sorted. Both answers are compared byte for byte.
     """
     from ipu_nb._widget import lod
 
@@ -260,11 +260,11 @@ def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
     with threaded_side_views():
         widget = ProfileWidget(profile)
     constructed = time.perf_counter() - began
-    early = widget._build.unsorted()
-    unsorted_at = time.perf_counter() - began
+    early = widget._build.early()
+    early_at = time.perf_counter() - began
     new = answer(widget)
     answered_at = time.perf_counter() - began
-    ready_before = early is not None
+    early_kind = "the index" if early is None else type(early).__name__
     widget._build.index()
     indexed_at = time.perf_counter() - began
     same = new == old_encoded
@@ -273,9 +273,8 @@ def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
         f" {os.getloadavg()[0]:.1f}):\n"
         f"   in line: sorted index {old_built * 1000:.0f} ms, then the first blocks {old_first * 1000:.0f} ms:"
         f" {(old_built + old_first) * 1000:.0f} ms before the reply\n"
-        f"   widget: constructor {constructed * 1000:.0f} ms, file-order samples ready at {unsorted_at * 1000:.0f} ms,"
-        f" first blocks answered at {answered_at * 1000:.0f} ms"
-        f" ({'from the file-order samples' if ready_before else 'from the index'}), index sorted at"
+        f"   widget: constructor {constructed * 1000:.0f} ms, file-order samples ready at {early_at * 1000:.0f} ms,"
+        f" first blocks answered at {answered_at * 1000:.0f} ms (from {early_kind}), index sorted at"
         f" {indexed_at * 1000:.0f} ms; the same bytes: {same}"
     )
     widget.close()
@@ -350,14 +349,88 @@ def settle(page: Any, timeout: float) -> None:
 
 PARTS = ("actions", "cold", "burst")
 
+# The first draw, step by step: the kernel notes when it handled each message from the front end
+# (and the index build's steps), the page when it heard each kernel message (its kernel-side send
+# time is in the header) and when the widget's element appeared; `first_draw_marks` lines them up.
+KERNEL_MARKS = """
+_marks = {"messages": [], "cell_done": []}
+get_ipython().events.register("post_run_cell", lambda result: _marks["cell_done"].append(time.time()))
+class Widget(Widget):
+    def _on_message(self, widget, content, buffers):
+        began = time.time()
+        try:
+            super()._on_message(widget, content, buffers)
+        finally:
+            kind = content.get("type") if isinstance(content, dict) else None
+            _marks["messages"].append([kind, began, time.time()])
+"""
+PAGE_MARKS = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const heard = window.ipuHeard = [];
+  kernel.anyMessage.connect((_, {msg, direction}) => {
+    const data = (msg.content && msg.content.data) || {};
+    const type = msg.header.msg_type;
+    heard.push({at: Date.now(), direction, type, sent: msg.header.date,
+      what: (data.content && data.content.type) || data.method || '',
+      bytes: type === 'comm_open' ? JSON.stringify(msg.content).length : 0});
+  });
+  const seen = new MutationObserver(() => {
+    if (document.querySelector('.ipu-nb-widget')) { window.ipuWidgetAt = Date.now(); seen.disconnect(); }
+  });
+  seen.observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[tuple[float, str]]:
+    """What happened between the widget's creation and its first picture: (seconds after creation, what)."""
+    from datetime import datetime
+
+    kernel = nb.kernel("_marks", "_marks['build'] = getattr(widget._build, 'marks', {})")
+    heard = page.evaluate("() => window.ipuHeard")
+    trips = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
+    marks: list[tuple[float, str]] = [(t - created, "kernel: cell done") for t in kernel["cell_done"][:1]]
+    marks += [(t - created, f"kernel: index build, {step}") for step, t in kernel["build"].items()]
+    for kind, began, ended in kernel["messages"]:
+        if began > drawn:
+            break
+        marks.append((began - created, f"kernel: handling {kind}"))
+        marks.append((ended - created, f"kernel: handled {kind} ({(ended - began) * 1000:.0f} ms)"))
+    first = {}
+    for h in heard:
+        key = (h["direction"], h["type"], h["what"])
+        if h["at"] / 1000 > drawn or key in first or h["type"] not in ("comm_open", "comm_msg", "display_data"):
+            continue
+        first[key] = h
+        sent = datetime.fromisoformat(h["sent"].replace("Z", "+00:00")).timestamp() if h["sent"] else None
+        who = "page" if h["direction"] == "send" else "kernel"
+        size = f", {h['bytes'] / 1e6:.2f} MB" if h["bytes"] else ""
+        if sent is not None and who == "kernel":
+            marks.append((sent - created, f"kernel: sent {h['type']} {h['what']}{size}"))
+        verb = "sent" if who == "page" else "heard"
+        marks.append((h["at"] / 1000 - created, f"page: {verb} {h['type']} {h['what']}{size}"))
+    widget_at = page.evaluate("() => window.ipuWidgetAt")
+    if widget_at:
+        marks.append((widget_at / 1000 - created, "page: widget element in the document"))
+    trip = next((t for t in trips if not t["stale"]), None)
+    if trip is not None:
+        marks.append((trip["sentEpochMs"] / 1000 - created, "page: first blocks request sent"))
+        marks.append((trip["arrivedEpochMs"] / 1000 - created, "page: its closing reply handled"))
+    marks.append((drawn - created, "page: first complete picture"))
+    return sorted(marks)
+
 
 def browser_side(
-    path: Path, loaded: bool, settle_s: float, bundle: Path | None = None, parts: tuple[str, ...] = PARTS
+    path: Path,
+    loaded: bool,
+    settle_s: float,
+    bundle: Path | None = None,
+    parts: tuple[str, ...] = PARTS,
+    code: Path | None = None,
 ) -> dict[str, Any]:
     """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
 
     `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
-    and the `_css` beside it).
+    and the `_css` beside it). `code`: a directory whose ``ipu_nb`` the kernel imports instead.
     """
     from lab import Page, launch_chromium, running_lab
     from playwright.sync_api import sync_playwright
@@ -371,17 +444,20 @@ def browser_side(
             parts_.append(f"'_css': __import__('pathlib').Path({str(css)!r})")
         widget_class = f"type('ProfileWidget', (ipu_nb.ProfileWidget,), {{{', '.join(parts_)}}})"
     cells = [
-        f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(path)!r}, progress=False)\nWidget = {widget_class}",
+        f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(path)!r}, progress=False)\n"
+        f"Widget = {widget_class}\n{KERNEL_MARKS}",
         "_t0 = time.time()\nwidget = Widget(profile)\n_t1 = time.time()\nwidget",
     ]
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp)) as lab, sync_playwright() as p:
+    extra = [] if code is None else [code]
+    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp), extra) as lab, sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1500, "height": 1400})
         name = lab.notebook(cells)
         page.goto(f"{lab.url}/lab/tree/{name}?reset")
         nb = Page(page, lab, name)
         nb.wait_ready()
+        page.evaluate(PAGE_MARKS)
         nb.run_all()
         page.wait_for_function(
             "() => { const w = document.querySelector('.ipu-nb-widget'); return w && w.dataset.firstDrawAt; }",
@@ -392,6 +468,7 @@ def browser_side(
         out["first_draw_s"] = first_draw - created
         out["construction_s"] = constructed - created
         out["shown_to_first_draw_s"] = first_draw - constructed
+        out["marks"] = first_draw_marks(page, nb, created, first_draw)
         settle(page, settle_s)
         page.locator(".ipu-nb-header").click()
         context = cpu_burners(os.cpu_count() or 2) if loaded else contextlib.nullcontext()
@@ -434,6 +511,8 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         )
         + ")"
     )
+    for at, what in run.get("marks", []):
+        print(f"     {at * 1000:7.0f} ms  {what}")
     print(f"   {'action':>15} {'first new':>10} {'refined':>9} {'first=final':>11} {'level':>5}")
     for r in actions:
         fmt = lambda v: "—" if v is None else f"{v:.1f}"  # noqa: E731
@@ -546,6 +625,14 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --bundle: runs of each bundle, alternating")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument(
+        "--code",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a directory holding another ipu_nb (e.g. an older commit's, built) for the kernel to import;"
+        " repeat to compare side by side (with --rounds, taking turns)",
+    )
     args = parser.parse_args()
     parts = tuple(args.parts.split(","))
     if unknown := set(parts) - set(PARTS):
@@ -557,6 +644,13 @@ def main() -> None:
             parser.error(f"--bundle {item!r}: expected NAME=PATH of an existing widget.js")
         bundles.append((name, Path(where).resolve()))
     bundles = bundles or [("installed", None)]
+    codes: list[tuple[str, Path | None]] = []
+    for item in args.code:
+        name, _, where = item.partition("=")
+        if not where or not (Path(where) / "ipu_nb" / "__init__.py").is_file():
+            parser.error(f"--code {item!r}: expected NAME=DIR of a directory holding ipu_nb/")
+        codes.append((name, Path(where).resolve()))
+    codes = codes or [("this", None)]
     profiles = {"full": ipu_nb.demo_profile_path("full")}
     wanted = args.profiles.split(",")
     if "10m" in wanted:
@@ -582,11 +676,13 @@ def main() -> None:
     summaries = {}
     for name in wanted:
         for mode in args.modes.split(","):
-            for round_ in range(args.rounds if len(bundles) > 1 else 1):
-                for label, bundle in bundles:
+            for round_ in range(args.rounds if len(bundles) > 1 or len(codes) > 1 else 1):
+                for (label, bundle), (code_label, code) in ((b, c) for b in bundles for c in codes):
                     settle_s = 120 if name == "10m" else 30
-                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts)
+                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code)
                     what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
+                    what += f", code {code_label}" if code else ""
+                    label = label if code is None else f"{label if bundle else ''} {code_label}".strip()
                     what += f", round {round_ + 1}" if args.rounds > 1 else ""
                     summaries[(name, mode, label, round_)] = report(what, run, mode == "loaded")
     print("== budgets: first new median ≤ 16 ms, p95 ≤ 33 ms; refined median ≤ 100 ms quiet / 150 loaded;")
@@ -594,7 +690,9 @@ def main() -> None:
     if parts != PARTS:
         print(f"   (only {', '.join(parts)}: the first new picture is over those actions)")
     for (name, mode, label, round_), s in summaries.items():
-        which = (f" {label:>10}" if len(bundles) > 1 else "") + (f" #{round_ + 1}" if args.rounds > 1 else "")
+        which = (f" {label:>10}" if len(bundles) > 1 or len(codes) > 1 else "") + (
+            f" #{round_ + 1}" if args.rounds > 1 else ""
+        )
         print(
             f"   {name:>4} {mode:>6}{which}:"
             f" first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"

@@ -326,10 +326,10 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _windowed(self) -> tuple[_lod.Windowed, np.ndarray | None]:
         """What answers windows now, and the filters' mask for it: the index once sorted, before
-        that the file-order samples (`lod.UnsortedSamples`: the same answers, so the first picture
-        does not wait for the sort)."""
-        unsorted = self._build.unsorted()
-        return (self._index, self._sorted_mask) if unsorted is None else (unsorted, self._row_mask)
+        that the file-order samples (`lod.FileRuns` or `lod.UnsortedSamples`: the same answers, so
+        the first picture does not wait for the sort)."""
+        early = self._build.early()
+        return (self._index, self._sorted_mask) if early is None else (early, self._row_mask)
 
     @traitlets.validate("showing")
     def _valid_showing(self, proposal: Any) -> str:

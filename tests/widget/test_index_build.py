@@ -67,14 +67,23 @@ def test_file_order_answers_are_the_index_answers(name, native, monkeypatch):
     span = index.span
     windows = [(0, span), (0, span + 5000), (span // 3, span // 3 + 1), (-50, span // 2), (span - 10, span + 10)]
     windows += [(a, a + rng.randrange(1, span)) for a in (rng.randrange(span) for _ in range(4))]
+    runs = _runs(samples, tiles)
+    assert (runs is not None) == (name in ("runtime", "gaps") and _native.NATIVE)  # tile by tile, disjoint
     for start, end in windows:
         for colour in ("kind", "kernel"):
             bins = rng.choice([1, 7, 64, 512])
             row_mask = np.array([rng.random() < 0.6 for _ in range(samples.height)])
             for mask in (None, row_mask):
-                early = _answers(unsorted, mask, start, end, bins, colour)
                 sorted_mask = None if mask is None else mask[unsorted.order]
-                assert early == _answers(index, sorted_mask, start, end, bins, colour), (start, end, bins, colour)
+                late = _answers(index, sorted_mask, start, end, bins, colour)
+                assert _answers(unsorted, mask, start, end, bins, colour) == late, (start, end, bins, colour)
+                if runs is not None:
+                    assert _answers(runs, mask, start, end, bins, colour) == late, (start, end, bins, colour)
+
+
+def _runs(samples: pl.DataFrame, tiles: pl.DataFrame) -> lod.FileRuns | None:
+    facts = lod.timeline_facts(samples, tiles)
+    return lod.file_runs(facts, samples)
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -83,19 +92,21 @@ def test_file_order_blocks_are_the_index_blocks(name):
     samples, tiles = VARIANTS[name]
     unsorted = lod.unsorted_samples(samples, lod.timeline_facts(samples, tiles))
     index = lod.sorted_index(unsorted)
+    runs = _runs(samples, tiles)
     mask = np.arange(samples.height) % 3 != 0
     for level, bins in ((0, 16), (3, 64), (6, 16), (12, 512)):
         wanted = list(range(min(9, index.span // (bins << level) + 1)))
         for matched, sorted_mask in ((None, None), (mask, mask[unsorted.order])):
-            early = [
-                (b.index, lod.encode_window(b.answer))
-                for b in lod.blocks(unsorted, level, bins, wanted, matched, "kind", raw_limit=40)
-            ]
             late = [
                 (b.index, lod.encode_window(b.answer))
                 for b in lod.blocks(index, level, bins, wanted, sorted_mask, "kind", raw_limit=40)
             ]
-            assert early == late
+            for early in (unsorted, runs) if runs is not None else (unsorted,):
+                answers = [
+                    (b.index, lod.encode_window(b.answer))
+                    for b in lod.blocks(early, level, bins, wanted, matched, "kind", raw_limit=40)
+                ]
+                assert answers == late, type(early).__name__
 
 
 @pytest.fixture
@@ -170,6 +181,8 @@ def test_the_first_picture_comes_before_the_index_and_is_its_picture(profile, he
     message = blocks_message(widget, level, [0, 1], bins=64)
     early = _replies(widget, message)
     assert not widget._build.ready  # answered while the index was still being sorted
+    if _native.NATIVE:  # read from the file's tile runs in place
+        assert isinstance(widget._build.early(), lod.FileRuns)
     assert [c["type"] for c, _ in early] == ["window", "window", "blocks"]
     assert [c["mode"] for c, _ in early[:2]] == [mode, mode]
     held.set()
@@ -242,13 +255,93 @@ def test_an_unfinished_build_says_so_after_the_timeout(profile, held):
     build = lod.IndexBuild(profile.samples, profile.tiles)
     with pytest.raises(lod.TimelineIndexError, match=r"not built after 0\.05 s"):
         build.index(timeout=0.05)
-    assert build.unsorted() is not None
+    assert build.early() is not None
     held.set()
     assert build.index(timeout=30).size == profile.sample_count
-    assert build.unsorted() is None  # the index answers from here on
+    assert build.early() is None  # the index answers from here on
 
 
 def test_an_inline_build_is_ready_at_once(profile):
     build = lod.IndexBuild(profile.samples, profile.tiles, threaded=False)
-    assert build.ready and build.unsorted() is None
+    assert build.ready and build.early() is None
     assert build.index().size == profile.sample_count
+
+
+def _long_rows(seed: int, tiles: tuple[int, ...] = (7, 3, 11), per_tile: int = 60_000) -> pl.DataFrame:
+    """Runtime-like samples, tile by tile (not in id order), many to a cell: runs cross the summaries' chunks."""
+    from ipu_nb._model.vocabulary import STEP_KINDS
+
+    rng = np.random.default_rng(seed)
+    frames = []
+    for tile in tiles:
+        duration = rng.choice(np.array([0, 1, 3, 17, 250, 9000], dtype=np.uint32), per_tile)
+        gap = rng.choice(np.array([0, 0, 5], dtype=np.uint64), per_tile)
+        offset = np.cumsum(duration.astype(np.uint64) + gap) - duration - gap
+        frames.append(
+            pl.DataFrame(
+                {
+                    "tile": np.full(per_tile, tile, dtype=np.uint32),
+                    "offset": offset,
+                    "duration": duration,
+                    "kind": pl.Series(rng.choice(list(STEP_KINDS), per_tile), dtype=pl.Enum(list(STEP_KINDS))),
+                    "kernel": pl.Series(rng.choice(["a", "b", "c", ""], per_tile), dtype=pl.Categorical),
+                    "inactive": rng.random(per_tile) < 0.1,
+                }
+            )
+        )
+    samples = pl.concat(frames).with_columns(sample=pl.int_range(pl.len(), dtype=pl.UInt32)).rechunk()
+    # In chunks that do not follow the tiles, as a profile loaded from a cache file holds them.
+    return pl.concat([samples[at : at + 7777] for at in range(0, samples.height, 7777)], rechunk=False)
+
+
+def test_file_runs_cross_the_summary_chunks_as_the_index_does():
+    """Rows longer than the C summary's blocks of 65,536 samples, many samples to a cell: the same sums."""
+    if not _native.NATIVE:
+        pytest.skip("the C library is not built")
+    samples = _long_rows(7)
+    assert samples.n_chunks() > 20
+    tiles = pl.DataFrame({"tile": [3, 7, 11, 20]}, schema={"tile": pl.UInt32})
+    runs = _runs(samples, tiles)
+    assert runs is not None and runs.pieces.count == samples.n_chunks()  # read in place
+    unsorted = lod.unsorted_samples(samples, lod.timeline_facts(samples, tiles))
+    index = lod.sorted_index(unsorted)
+    mask = np.random.default_rng(1).random(samples.height) < 0.7
+    span = index.span
+    for start, end, bins in ((0, span, 512), (0, 2 * span, 300), (span // 5, span // 2, 1280), (span // 3, span, 64)):
+        for colour in ("kind", "kernel"):
+            for matched in (None, mask):
+                sorted_mask = None if matched is None else matched[unsorted.order]
+                late = lod.summarise(index, start, end, bins, sorted_mask, colour)
+                early = lod.summarise(runs, start, end, bins, matched, colour)
+                for field in ("cls", "coverage", "matched_coverage"):  # the sums exactly, before any rounding
+                    assert np.array_equal(getattr(early, field), getattr(late, field)), (start, end, field)
+                assert lod.encode_window(early) == lod.encode_window(late)
+                assert lod.count_in(runs, start, end, matched) == lod.count_in(index, start, end, sorted_mask)
+    raw = (span // 2, span // 2 + 20_000)
+    assert lod.encode_window(lod.window(runs, *raw, 800, mask, "kernel")) == lod.encode_window(
+        lod.window(index, *raw, 800, mask[unsorted.order], "kernel")
+    )
+    # Columns chunked unlike the others are read in one piece each: the same answers.
+    unaligned = samples.with_columns(pl.Series("offset", samples.get_column("offset").to_numpy()))
+    whole = _runs(unaligned, tiles)
+    assert whole is not None and whole.pieces.count == 1
+    assert lod.encode_window(lod.summarise(whole, 0, span, 512, mask, "kind")) == lod.encode_window(
+        lod.summarise(index, 0, span, 512, mask[unsorted.order], "kind")
+    )
+
+
+def test_file_runs_only_for_files_laid_out_tile_by_tile():
+    """A tile in two runs, or samples out of offset order in their run: the sorted path answers instead."""
+    if not _native.NATIVE:
+        pytest.skip("the C library is not built")
+    samples = _long_rows(8, per_tile=50)
+    tiles = pl.DataFrame({"tile": [3, 7, 11]}, schema={"tile": pl.UInt32})
+    assert _runs(samples, tiles) is not None
+    split = pl.concat([samples[:20], samples[60:], samples[20:60]]).with_columns(
+        sample=pl.int_range(pl.len(), dtype=pl.UInt32)
+    )
+    assert _runs(split, tiles) is None
+    swapped = samples.with_columns(offset=pl.when(pl.col("sample") == 5).then(10**9).otherwise(pl.col("offset")))
+    assert _runs(swapped, tiles) is None
+    falling = samples.with_columns(sample=pl.col("sample").reverse())
+    assert _runs(falling, tiles) is None

@@ -2,14 +2,23 @@
 
 `build` sorts one profile's samples by timeline row and offset once, on a thread
 (`IndexBuild`), into the `index`; until it is ready its file-order columns answer the
-same windows (`UnsortedSamples`). `summaries` answers
+same windows (`runs.FileRuns` when the file lists them tile by tile, as the runtime
+writes them, read in place; else `UnsortedSamples`). `summaries` answers
 a window with raw intervals or per-cell summaries, and the overview; `blocks` answers the
 front end's cache blocks (a level and block index each); `codec` turns an answer into the
 JSON header and binary buffers the front end decodes.
 """
 
 from .blocks import MAX_BLOCK_BINS, MAX_LEVEL, Block, block_range, blocks
-from .build import IndexBuild, TimelineIndexError, build_index, sorted_index, timeline_facts, unsorted_samples
+from .build import (
+    IndexBuild,
+    TimelineIndexError,
+    build_index,
+    file_runs,
+    sorted_index,
+    timeline_facts,
+    unsorted_samples,
+)
 from .codec import encode_window, pack_cells, unpack_cells
 from .index import (
     GREY,
@@ -22,6 +31,7 @@ from .index import (
     count_in,
     samples_at,
 )
+from .runs import FileRuns
 from .summaries import MAX_BINS, RAW_LIMIT, LodWindow, RawWindow, overview, summarise, window
 
 __all__ = [
@@ -33,6 +43,7 @@ __all__ = [
     "MAX_LEVEL",
     "RAW_LIMIT",
     "Block",
+    "FileRuns",
     "IndexBuild",
     "LodWindow",
     "RawWindow",
@@ -46,6 +57,7 @@ __all__ = [
     "build_index",
     "count_in",
     "encode_window",
+    "file_runs",
     "overview",
     "pack_cells",
     "samples_at",

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define IPU_SUMMARY_ABI 1
+#define IPU_SUMMARY_ABI 2
 #define IPU_SUMMARY_CHUNK 65536
 
 /* floor and ceil of the non-negative, finite values met here (no libm to link). */
@@ -27,6 +27,108 @@ static double ceil_nonneg(double x) {
 }
 
 int64_t ipu_summary_abi(void) { return IPU_SUMMARY_ABI; }
+
+/* One block of up to IPU_SUMMARY_CHUNK candidates: their cells, pieces and keys, added to the
+ * cells in `flush` (first pieces before last pieces), as the numpy loop does per block. */
+struct chunk {
+    int64_t n;
+    int64_t *c0, *c1;
+    double *first, *last;
+    int32_t *tag;
+    uint8_t *good;
+};
+
+static void chunk_free(struct chunk *ch) {
+    free(ch->c0);
+    free(ch->c1);
+    free(ch->first);
+    free(ch->last);
+    free(ch->tag);
+    free(ch->good);
+}
+
+static int chunk_init(struct chunk *ch) {
+    ch->n = 0;
+    ch->c0 = malloc(sizeof(int64_t) * IPU_SUMMARY_CHUNK);
+    ch->c1 = malloc(sizeof(int64_t) * IPU_SUMMARY_CHUNK);
+    ch->first = malloc(sizeof(double) * IPU_SUMMARY_CHUNK);
+    ch->last = malloc(sizeof(double) * IPU_SUMMARY_CHUNK);
+    ch->tag = malloc(sizeof(int32_t) * IPU_SUMMARY_CHUNK);
+    ch->good = malloc(IPU_SUMMARY_CHUNK);
+    if (ch->c0 && ch->c1 && ch->first && ch->last && ch->tag && ch->good) return 0;
+    chunk_free(ch);
+    return -1;
+}
+
+/* The window every candidate is cut by, and the cells it is added to. */
+struct cells {
+    double start, width;
+    int64_t bins;
+    int clip_start, with_ok;
+    double *coverage, *matched;
+    int32_t *best, *owner;
+};
+
+/* Cut one candidate (offsets as float64, its row, class and whether it matches) into the chunk. */
+static void chunk_add(struct chunk *ch, const struct cells *w, double start_f, double end_f, int64_t row,
+                      uint8_t cls, int good) {
+    const int32_t whole_key = (int32_t)(65535 << 8 | 1 << 25);
+    int64_t j = ch->n++;
+    double u = start_f - w->start;
+    if (w->clip_start && u < 0.0) u = 0.0;
+    u /= w->width;
+    double v = (end_f - w->start) / w->width;
+    if (v > (double)w->bins) v = (double)w->bins;
+    double m = floor_nonneg(u);
+    int64_t a = (int64_t)m;
+    m += 1.0;
+    if (v < m) m = v; /* end of the first piece */
+    double e = ceil_nonneg(v) - 1.0;
+    int64_t b = (int64_t)e;
+    if (e < m) e = m;
+    int64_t base = row * w->bins;
+    ch->c0[j] = a + base;
+    ch->c1[j] = b + base;
+    ch->first[j] = m - u;
+    ch->last[j] = v - e; /* 0 when the sample stays in one cell */
+    int32_t t = cls;
+    if (!w->with_ok) {
+        t |= 1 << 24;
+    } else {
+        t *= good;
+        t |= good << 24;
+    }
+    ch->tag[j] = t;
+    ch->good[j] = (uint8_t)good;
+    if (ch->c1[j] > ch->c0[j]) {
+        int32_t owned = t | whole_key;
+        w->owner[ch->c0[j] + 1] += owned;
+        w->owner[ch->c1[j]] -= owned;
+    }
+}
+
+static void chunk_flush(struct chunk *ch, const struct cells *w) {
+    int64_t n = ch->n;
+    const int64_t *c0 = ch->c0, *c1 = ch->c1;
+    const double *first = ch->first, *last = ch->last;
+    for (int64_t j = 0; j < n; j++) w->coverage[c0[j]] += first[j];
+    for (int64_t j = 0; j < n; j++) w->coverage[c1[j]] += last[j];
+    if (w->with_ok) {
+        for (int64_t j = 0; j < n; j++) w->matched[c0[j]] += first[j] * (double)ch->good[j];
+        for (int64_t j = 0; j < n; j++) w->matched[c1[j]] += last[j] * (double)ch->good[j];
+    }
+    for (int64_t j = 0; j < n; j++) {
+        int32_t key = (int32_t)(first[j] * 65535.0);
+        key = (int32_t)((uint32_t)key << 8) | ch->tag[j];
+        if (key > w->best[c0[j]]) w->best[c0[j]] = key;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        int32_t key = (int32_t)(last[j] * 65535.0);
+        key = (int32_t)((uint32_t)key << 8) | ch->tag[j];
+        if (key > w->best[c1[j]]) w->best[c1[j]] = key;
+    }
+    ch->n = 0;
+}
 
 /*
  * count     samples (candidates of the window, in the index's row-major order)
@@ -42,78 +144,120 @@ int64_t ipu_summarise_disjoint(int64_t count, const int64_t *pos, const double *
                                const int64_t *row, const uint8_t *cls, const uint8_t *ok, double start, double width,
                                int64_t bins, int clip_start, double *coverage, double *matched, int32_t *best,
                                int32_t *owner) {
-    const int32_t whole_key = (int32_t)(65535 << 8 | 1 << 25);
-    int64_t *c0 = malloc(sizeof(int64_t) * IPU_SUMMARY_CHUNK);
-    int64_t *c1 = malloc(sizeof(int64_t) * IPU_SUMMARY_CHUNK);
-    double *first = malloc(sizeof(double) * IPU_SUMMARY_CHUNK);
-    double *last = malloc(sizeof(double) * IPU_SUMMARY_CHUNK);
-    int32_t *tag = malloc(sizeof(int32_t) * IPU_SUMMARY_CHUNK);
-    if (!c0 || !c1 || !first || !last || !tag) {
-        free(c0);
-        free(c1);
-        free(first);
-        free(last);
-        free(tag);
-        return -1;
+    struct chunk ch;
+    if (chunk_init(&ch)) return -1;
+    struct cells w = {start, width, bins, clip_start, ok != NULL, coverage, matched, best, owner};
+    for (int64_t i = 0; i < count; i++) {
+        int64_t p = pos ? pos[i] : i;
+        chunk_add(&ch, &w, start_f[p], end_f[p], row[p], cls[i], ok ? ok[i] != 0 : 1);
+        if (ch.n == IPU_SUMMARY_CHUNK) chunk_flush(&ch, &w);
     }
-    for (int64_t lo = 0; lo < count; lo += IPU_SUMMARY_CHUNK) {
-        int64_t n = count - lo < IPU_SUMMARY_CHUNK ? count - lo : IPU_SUMMARY_CHUNK;
-        for (int64_t j = 0; j < n; j++) {
-            int64_t i = lo + j;
-            int64_t p = pos ? pos[i] : i;
-            double u = start_f[p] - start;
-            if (clip_start && u < 0.0) u = 0.0;
-            u /= width;
-            double v = (end_f[p] - start) / width;
-            if (v > (double)bins) v = (double)bins;
-            double m = floor_nonneg(u);
-            int64_t a = (int64_t)m;
-            m += 1.0;
-            if (v < m) m = v; /* end of the first piece */
-            double e = ceil_nonneg(v) - 1.0;
-            int64_t b = (int64_t)e;
-            if (e < m) e = m;
-            int64_t base = row[p] * bins;
-            c0[j] = a + base;
-            c1[j] = b + base;
-            first[j] = m - u;
-            last[j] = v - e; /* 0 when the sample stays in one cell */
-            int32_t t = cls[i];
-            if (!ok) {
-                t |= 1 << 24;
-            } else {
-                int32_t good = ok[i] != 0;
-                t *= good;
-                t |= good << 24;
-            }
-            tag[j] = t;
-            if (c1[j] > c0[j]) {
-                int32_t owned = t | whole_key;
-                owner[c0[j] + 1] += owned;
-                owner[c1[j]] -= owned;
-            }
-        }
-        for (int64_t j = 0; j < n; j++) coverage[c0[j]] += first[j];
-        for (int64_t j = 0; j < n; j++) coverage[c1[j]] += last[j];
-        if (ok) {
-            for (int64_t j = 0; j < n; j++) matched[c0[j]] += first[j] * (double)(ok[lo + j] != 0);
-            for (int64_t j = 0; j < n; j++) matched[c1[j]] += last[j] * (double)(ok[lo + j] != 0);
-        }
-        for (int64_t j = 0; j < n; j++) {
-            int32_t key = (int32_t)(first[j] * 65535.0);
-            key = (int32_t)((uint32_t)key << 8) | tag[j];
-            if (key > best[c0[j]]) best[c0[j]] = key;
-        }
-        for (int64_t j = 0; j < n; j++) {
-            int32_t key = (int32_t)(last[j] * 65535.0);
-            key = (int32_t)((uint32_t)key << 8) | tag[j];
-            if (key > best[c1[j]]) best[c1[j]] = key;
-        }
-    }
-    free(c0);
-    free(c1);
-    free(first);
-    free(last);
-    free(tag);
+    chunk_flush(&ch, &w);
+    chunk_free(&ch);
     return 0;
+}
+
+/* ---- The same windows from the samples in file order, before the index is sorted (lod/runs.py) ----
+ *
+ * Runtime files list each tile's samples as one run in offset order: read run by run in row
+ * order, the file's samples are the index's sequence, with no sorted copy. The columns are read
+ * where the loader put them, in `pieces` (its chunks): piece k holds the file rows
+ * [at[k], at[k + 1]), its column c at cols[c][k]. */
+
+/*
+ * pieces, at   the pieces and their first file rows (pieces + 1 values, the last one the count)
+ * tile, offset, duration, ids   per piece (uint32, uint64, uint32, uint32)
+ * table        row of each physical tile id below table_len (-1: no row)
+ * rows         rows; run_first, run_end (out, rows each): each row's run [first, end), empty if none
+ * flags        (out) [one run per row in offset order with ids rising, a row's samples overlap, a zero length]
+ * Returns 0, or -1 when a tile has no row (then the file is not read this way).
+ */
+int64_t ipu_runs_find(int64_t pieces, const int64_t *at, const uint32_t *const *tile, const uint64_t *const *offset,
+                      const uint32_t *const *duration, const uint32_t *const *ids, const int64_t *table,
+                      int64_t table_len, int64_t rows, int64_t *run_first, int64_t *run_end, int64_t *flags) {
+    int64_t runs_ok = 1, overlaps = 0, empty = 0, current = -1;
+    uint64_t last_offset = 0, last_end = 0;
+    uint32_t last_id = 0;
+    for (int64_t r = 0; r < rows; r++) run_first[r] = run_end[r] = 0;
+    for (int64_t k = 0; k < pieces; k++) {
+        for (int64_t j = 0; j < at[k + 1] - at[k]; j++) {
+            int64_t i = at[k] + j;
+            uint32_t t = tile[k][j];
+            if ((int64_t)t >= table_len || table[t] < 0) return -1;
+            int64_t r = table[t];
+            uint64_t o = offset[k][j];
+            uint32_t d = duration[k][j];
+            if (d == 0) empty = 1;
+            if (i && ids[k][j] <= last_id) runs_ok = 0;
+            if (r != current) {
+                if (run_end[r] > run_first[r]) runs_ok = 0; /* a second run of that row */
+                run_first[r] = i;
+                current = r;
+            } else {
+                if (o < last_offset) runs_ok = 0;
+                if (o < last_end) overlaps = 1;
+            }
+            run_end[r] = i + 1;
+            last_offset = o;
+            last_end = o + d;
+            last_id = ids[k][j];
+        }
+    }
+    flags[0] = runs_ok;
+    flags[1] = overlaps;
+    flags[2] = empty;
+    return 0;
+}
+
+/* The piece holding file row i (at[k] <= i < at[k + 1]). */
+static int64_t piece_of(int64_t pieces, const int64_t *at, int64_t i) {
+    int64_t lo = 0, hi = pieces - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        if (at[mid] <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/*
+ * The candidates of [lo, hi) (overlapping it, with a length), read run by run in the index's order:
+ * returns how many, and sets *matched to how many of them ok (per file row, NULL: all) marks; lists
+ * their file rows into pos (NULL: not listed; else room for every candidate); with coverage (not
+ * NULL) also does `ipu_summarise_disjoint`'s accumulation of them, cls per file row. Returns -1 when
+ * scratch memory could not be had (nothing then is written).
+ */
+int64_t ipu_runs_visit(int64_t pieces, const int64_t *at, const uint64_t *const *offset,
+                       const uint32_t *const *duration, int64_t rows, const int64_t *run_first,
+                       const int64_t *run_end, const uint8_t *ok, uint64_t lo, uint64_t hi, int64_t *pos,
+                       int64_t *matched, const uint8_t *cls, double start, double width, int64_t bins,
+                       int clip_start, double *coverage, double *matched_coverage, int32_t *best, int32_t *owner) {
+    struct chunk ch;
+    if (coverage && chunk_init(&ch)) return -1;
+    struct cells w = {start, width, bins, clip_start, ok != NULL, coverage, matched_coverage, best, owner};
+    int64_t count = 0, good = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        if (run_end[r] <= run_first[r]) continue;
+        for (int64_t k = piece_of(pieces, at, run_first[r]), i = run_first[r]; i < run_end[r]; k++) {
+            int64_t stop = at[k + 1] < run_end[r] ? at[k + 1] : run_end[r];
+            const uint64_t *o = offset[k];
+            const uint32_t *d = duration[k];
+            for (int64_t j = i - at[k]; i < stop; i++, j++) {
+                if (d[j] == 0 || o[j] + d[j] <= lo || o[j] >= hi) continue;
+                if (pos) pos[count] = i;
+                count++;
+                int is_ok = ok ? ok[i] != 0 : 1;
+                good += is_ok;
+                if (!coverage) continue;
+                chunk_add(&ch, &w, (double)o[j], (double)(o[j] + d[j]), r, cls[i], is_ok);
+                if (ch.n == IPU_SUMMARY_CHUNK) chunk_flush(&ch, &w);
+            }
+        }
+    }
+    if (coverage) {
+        chunk_flush(&ch, &w);
+        chunk_free(&ch);
+    }
+    *matched = good;
+    return count;
 }

@@ -1,15 +1,18 @@
 """Building the timeline index in steps, so that the first picture need not wait for the sorted copies.
 
-`timeline_facts` (rows, span, kernel legend) is cheap and comes first; `unsorted_samples`
-gathers the columns in file order with the permutation that sorts them, enough to answer
-any window exactly (`UnsortedSamples`); `sorted_index` then makes the sorted copies of the
-`TimelineIndex`, about ten arrays as long as the profile (seconds at ten million samples,
-bound by memory). `IndexBuild` runs the last two on a thread of their own.
+`timeline_facts` (rows, span, kernel legend) is cheap and comes first; `file_runs` finds
+the file's tile runs, enough to answer any window exactly from the loaded columns
+(`FileRuns`, when the file lists each tile's samples together as the runtime writes them);
+`unsorted_samples` gathers the columns in file order with the permutation that sorts them,
+enough too (`UnsortedSamples`, for any file); `sorted_index` then makes the sorted copies of
+the `TimelineIndex`, about ten arrays as long as the profile (seconds at ten million samples,
+bound by memory). `IndexBuild` runs the last three on a thread of their own.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import polars as pl
@@ -17,12 +20,14 @@ from polars.exceptions import PanicException
 
 from ..._model.vocabulary import NO_KERNEL
 from .index import KEY_SHIFT, KIND_CLASSES, MAX_CLASSES, TimelineFacts, TimelineIndex, UnsortedSamples
+from .runs import FileRuns, Pieces, find_runs
 
 __all__ = [
     "IndexBuild",
     "SampleColumns",
     "TimelineIndexError",
     "build_index",
+    "file_runs",
     "sorted_index",
     "timeline_facts",
     "unsorted_samples",
@@ -30,8 +35,6 @@ __all__ = [
 
 _LOOKUP_TILES = 1 << 20
 """Physical ids below this map to rows through a table; larger (hostile) ids are binary-searched."""
-_CHUNK = 1 << 20
-"""Samples per block where a pass needs only small temporaries (the span, the kernel totals)."""
 
 
 class TimelineIndexError(RuntimeError):
@@ -109,7 +112,19 @@ def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> tuple[np.n
     return np.lexsort((ids, offsets, rows)), None
 
 
-def _kernel_classes(samples: pl.DataFrame, columns: SampleColumns) -> tuple[list[str], np.ndarray]:
+def _chunks(samples: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
+    """The columns `names` of `samples` (``kind``, ``kernel``: physical codes) as numpy arrays, chunk by chunk.
+
+    Each loaded chunk as it is (no copy), when the columns are chunked alike; else each column in one piece.
+    """
+    columns = [samples.get_column(n).to_physical() if n in ("kind", "kernel") else samples.get_column(n) for n in names]
+    chunks = [c.get_chunks() for c in columns]
+    if any([len(c) for c in chunks[0]] != [len(c) for c in other] for other in chunks[1:]):
+        chunks = [[c.rechunk()] for c in columns]
+    return [tuple(c.to_numpy() for c in parts) for parts in zip(*chunks, strict=True)]
+
+
+def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
     """Kernels ranked by total cycles (then name) get classes 1..30, the rest share the last one.
 
     Returns the legend and the class of each physical code of the ``kernel`` column.
@@ -117,11 +132,11 @@ def _kernel_classes(samples: pl.DataFrame, columns: SampleColumns) -> tuple[list
     present = samples.get_column("kernel").unique()  # the distinct kernels first: cheap on a categorical
     codes = present.to_physical().to_numpy().astype(np.int64)
     found = present.cast(pl.String).to_list()
-    physical, durations = columns["kernel"], columns["duration"]
-    # In blocks: bincount's float copies stay small. The sums are exact integers (below 2**53).
+    # Chunk by chunk: no copy of the columns, bincount's float copies stay small. The sums are
+    # exact integers (below 2**53).
     totals = np.zeros(int(codes.max()) + 1 if len(codes) else 0)
-    for lo in range(0, len(physical), _CHUNK):
-        totals += np.bincount(physical[lo : lo + _CHUNK], durations[lo : lo + _CHUNK], len(totals))
+    for physical, durations in _chunks(samples, ("kernel", "duration")):
+        totals += np.bincount(physical, durations, len(totals))
     ranked = sorted(zip(found, codes.tolist(), strict=True), key=lambda nc: (-int(totals[nc[1]]), nc[0] or ""))
     names = [name for name, _ in ranked]
     if len(names) > MAX_CLASSES:
@@ -131,23 +146,22 @@ def _kernel_classes(samples: pl.DataFrame, columns: SampleColumns) -> tuple[list
     return [n if n else NO_KERNEL for n in names], lookup
 
 
-def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame, columns: SampleColumns | None = None) -> TimelineFacts:
-    """Rows, span and kernel legend of a profile (one pass over a few columns, no long temporaries).
+def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
+    """Rows, span and kernel legend of a profile (chunk by chunk over a few columns: no copy of any).
 
     Raises
     ------
     ValueError
         Offsets reaching 2**40, beyond what the index's keys hold.
     """
-    columns = columns or SampleColumns(samples)
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
-    offsets, durations = columns["offset"], columns["duration"]
     span = 0
-    for lo in range(0, len(offsets), _CHUNK):
-        span = max(span, int(np.max(offsets[lo : lo + _CHUNK] + durations[lo : lo + _CHUNK])))
+    for offsets, durations in _chunks(samples, ("offset", "duration")):
+        if len(offsets):
+            span = max(span, int(np.max(offsets + durations)))
     if span >= 1 << int(KEY_SHIFT):
         raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{KEY_SHIFT}")
-    names, lookup = _kernel_classes(samples, columns)
+    names, lookup = _kernel_classes(samples)
     return TimelineFacts(row_tiles=row_tiles, kernel_names=names, kernel_lookup=lookup, span=span)
 
 
@@ -167,6 +181,46 @@ def _overlapping(row: np.ndarray, start_f: np.ndarray, end_f: np.ndarray, firsts
     return bool(starts_early.any())
 
 
+def _kind_classes(kind: np.ndarray, inactive: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Colour class (uint8) per sample when colouring by kind (inactive compute counts as idle), into `out`."""
+    # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
+    out = np.add(kind, 1, out=out, dtype=np.uint8, casting="unsafe")
+    out[inactive] = KIND_CLASSES.index("idle") + 1
+    return out
+
+
+def file_runs(facts: TimelineFacts, samples: pl.DataFrame) -> FileRuns | None:
+    """The `FileRuns` of a profile whose file lists each row's samples as one disjoint run in offset
+    order (as the runtime writes them), else None (`UnsortedSamples` then answers). Reads the loaded
+    chunks in place: the class per sample (one byte) is all it writes as long as the profile."""
+    row_tiles = facts.row_tiles
+    if not len(row_tiles) or int(row_tiles[-1]) >= _LOOKUP_TILES:
+        return None
+    names = ("tile", "offset", "duration", "sample", "kind", "inactive", "kernel")
+    chunks = _chunks(samples, names)
+    pieces = Pieces({name: [chunk[i] for chunk in chunks] for i, name in enumerate(names)})
+    table = np.full(int(row_tiles[-1]) + 1, -1, dtype=np.int64)
+    table[row_tiles] = np.arange(len(row_tiles))
+    runs = find_runs(pieces, table, facts.rows)
+    if runs is None:
+        return None
+    kind_class = np.empty(samples.height, dtype=np.uint8)
+    for k, (kind, inactive) in enumerate(zip(pieces.columns["kind"], pieces.columns["inactive"], strict=True)):
+        _kind_classes(kind, inactive, out=kind_class[pieces.at[k] : pieces.at[k + 1]])
+    return FileRuns(
+        row_tiles=row_tiles,
+        kernel_names=facts.kernel_names,
+        kernel_lookup=facts.kernel_lookup,
+        span=facts.span,
+        run_first=runs[0],
+        run_end=runs[1],
+        pieces=pieces,
+        table=table,
+        kind_class=kind_class,
+        empty=runs[2],
+    )
+
+
 def unsorted_samples(
     samples: pl.DataFrame, facts: TimelineFacts, columns: SampleColumns | None = None
 ) -> UnsortedSamples:
@@ -177,10 +231,7 @@ def unsorted_samples(
     order, firsts = _order(row, offsets, ids)
     start_f = offsets.astype(np.float64)
     end_f = np.add(offsets, columns["duration"], dtype=np.float64)  # exact below 2**53
-    # KIND_CLASSES follows the Enum order (exchange, compute, synchronization, idle).
-    kind_class = columns["kind"].astype(np.uint8)
-    kind_class += 1
-    kind_class[columns["inactive"]] = KIND_CLASSES.index("idle") + 1
+    kind_class = _kind_classes(columns["kind"], columns["inactive"])
     kernel_class = facts.kernel_lookup[columns["kernel"]]
     if firsts is not None:
         overlaps = _overlapping(row, start_f, end_f, firsts)
@@ -245,46 +296,62 @@ def build_index(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineIndex:
 class IndexBuild:
     """One profile's timeline index, built on a thread of its own from construction on.
 
-    `facts` are there at once. `unsorted` waits for the file-order columns (a fraction of
-    a second at ten million samples) and answers windows until `index` is ready; `index`
-    waits for the sorted index. The sort starts once the first picture is answered
-    (`start_sorting`), when something asks for the index, or after `SORT_DELAY` seconds,
-    so that on two cores it does not slow the first picture down. A failed build raises
-    `TimelineIndexError` from both, every time they are asked, never hangs.
-    ``threaded=False`` builds everything in the constructor.
+    `facts` are there at once. `early` answers windows until `index` is ready: the file's
+    runs read in place (`FileRuns`, found in a few tens of milliseconds at ten million
+    samples) when the file lists each tile's samples together, else the file-order columns
+    (`UnsortedSamples`, a fraction of a second at ten million samples, and a gigabyte of
+    fresh memory). `index` waits for the sorted index. What is not needed for the first
+    picture (the file-order columns after the runs, then the sort) starts once it is
+    answered (`start_sorting`), when something asks for the index, or after `SORT_DELAY`
+    seconds, so that on two cores it does not slow the first picture down. A failed build
+    raises `TimelineIndexError` from both, every time they are asked, never hangs.
+    ``threaded=False`` builds the index in the constructor.
     """
 
     SORT_DELAY = 3.0
 
     def __init__(self, samples: pl.DataFrame, tiles: pl.DataFrame, *, threaded: bool = True) -> None:
+        self.marks: dict[str, float] = {"began": time.time()}
+        """Wall-clock times of the build's steps (``facts``, ``runs``, ``unsorted``, ``sorting``, ``sorted``)."""
         self._columns: SampleColumns | None = SampleColumns(samples)
-        self.facts = timeline_facts(samples, tiles, self._columns)
-        self._unsorted: UnsortedSamples | None = None
+        self.facts = timeline_facts(samples, tiles)
+        self.marks["facts"] = time.time()
+        self._early: FileRuns | UnsortedSamples | None = None
         self._index: TimelineIndex | None = None
         self._error: BaseException | None = None
-        self._unsorted_ready = threading.Event()
+        self._early_ready = threading.Event()
         self._sort = threading.Event()
         self._ready = threading.Event()
-        if not threaded:
-            self._sort.set()
         if threaded:
-            threading.Thread(target=self._build, name="ipu-nb timeline index", daemon=True).start()
+            threading.Thread(target=self._build, args=(True,), name="ipu-nb timeline index", daemon=True).start()
         else:
-            self._build()
+            self._sort.set()
+            self._build(False)
 
-    def _build(self) -> None:
+    def _build(self, early: bool) -> None:
         try:
-            assert self._columns is not None
-            self._unsorted = unsorted_samples(self._columns.samples, self.facts, self._columns)
+            columns = self._columns
+            assert columns is not None
+            self._early = file_runs(self.facts, columns.samples) if early else None
+            self.marks["runs"] = time.time()
+            if self._early is not None:  # the first picture needs nothing more
+                self._early_ready.set()
+                self._sort.wait(self.SORT_DELAY)
+            unsorted = unsorted_samples(columns.samples, self.facts, columns)
             self._columns = None
-            self._unsorted_ready.set()
-            self._sort.wait(self.SORT_DELAY)
-            self._index = sorted_index(self._unsorted)
+            self.marks["unsorted"] = time.time()
+            if self._early is None:
+                self._early = unsorted
+                self._early_ready.set()
+                self._sort.wait(self.SORT_DELAY)
+            self.marks["sorting"] = time.time()
+            self._index = sorted_index(unsorted)
+            self.marks["sorted"] = time.time()
         except (Exception, PanicException) as error:  # kept for whoever asks next
             self._error = error
         finally:
-            self._columns = self._unsorted = None  # the index holds what windows need from here on
-            self._unsorted_ready.set()
+            self._columns = self._early = None  # the index holds what windows need from here on
+            self._early_ready.set()
             self._ready.set()
 
     @property
@@ -296,12 +363,12 @@ class IndexBuild:
         """Sort now (the first picture is out, or the index is needed)."""
         self._sort.set()
 
-    def unsorted(self) -> UnsortedSamples | None:
-        """The file-order columns while the index is being sorted; None once it is ready (or failed)."""
+    def early(self) -> FileRuns | UnsortedSamples | None:
+        """What answers windows while the index is being built; None once it is ready (or failed)."""
         if self._ready.is_set():
             return None
-        self._unsorted_ready.wait()
-        return self._unsorted
+        self._early_ready.wait()
+        return self._early
 
     def index(self, timeout: float | None = None, *, hurry: bool = True) -> TimelineIndex:
         """The sorted index, once built (`TimelineIndexError` if that failed or took over `timeout` s).

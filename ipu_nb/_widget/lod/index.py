@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._model.vocabulary import STEP_KINDS
+from .facts import GREY, KIND_CLASSES, MAX_CLASSES, TimelineFacts
+from .runs import FileRuns
 
 __all__ = [
     "GREY",
@@ -23,45 +24,10 @@ __all__ = [
     "samples_at",
 ]
 
-MAX_CLASSES = 31
-"""Colour classes 1..31 fit in 5 bits; class 0 (`GREY`) marks samples not matching the filters."""
-GREY = 0
-KIND_CLASSES = STEP_KINDS
-"""Class 1 + index of these names when colouring by kind (inactive compute counts as idle)."""
 KEY_SHIFT = np.int64(40)
 """Sort keys are ``row << 40 | offset``: exact while offsets stay below 2**40, so every lookup
 first clamps its offsets to ``[0, span]`` (runtime offsets are below 2**33:
 docs/reference/format.md#offsets-and-durations)."""
-
-
-@dataclass(frozen=True)
-class TimelineFacts:
-    """What the widget shows of a profile's timeline before any sample is sorted.
-
-    Attributes
-    ----------
-    row_tiles : np.ndarray
-        Physical tile id of each row (rows sorted by physical id, tiles without samples included).
-    kernel_names : list of str
-        Legend of the kernel classes (class i + 1 is ``kernel_names[i]``).
-    kernel_lookup : np.ndarray
-        Kernel class (uint8) of each physical code of the ``kernel`` column.
-    span : int
-        ``profileSpanCycles``.
-    """
-
-    row_tiles: np.ndarray
-    kernel_names: list[str]
-    kernel_lookup: np.ndarray
-    span: int
-
-    @property
-    def rows(self) -> int:
-        return len(self.row_tiles)
-
-    def legend(self, color_by: str) -> list[str]:
-        """Name of class 1, 2, …"""
-        return list(self.kernel_names) if color_by == "kernel" else list(KIND_CLASSES)
 
 
 @dataclass(frozen=True)
@@ -180,8 +146,9 @@ class UnsortedSamples(TimelineFacts):
         return keep
 
 
-Windowed = TimelineIndex | UnsortedSamples
-"""What windows are answered from: the index, or the file-order samples until it is ready."""
+Windowed = TimelineIndex | UnsortedSamples | FileRuns
+"""What windows are answered from: the index, or the file-order samples until it is ready (`FileRuns`
+when the file lists them tile by tile, else `UnsortedSamples`)."""
 
 
 def positions(index: Windowed, start: int, end: int) -> np.ndarray | slice:
@@ -192,7 +159,7 @@ def positions(index: Windowed, start: int, end: int) -> np.ndarray | slice:
     meets the row keys, which hold offsets below 2**40 only. For `UnsortedSamples`, their
     file rows in the same order (`UnsortedSamples.positions`).
     """
-    if isinstance(index, UnsortedSamples):
+    if not isinstance(index, TimelineIndex):
         return index.positions(start, end)
     start, end = max(int(start), 0), min(int(end), index.span)
     if end <= start:
@@ -222,7 +189,7 @@ def positions(index: Windowed, start: int, end: int) -> np.ndarray | slice:
 
 def count(index: Windowed, start: int, end: int) -> int:
     """How many samples `positions` lists for ``[start, end)``."""
-    if isinstance(index, UnsortedSamples):
+    if not isinstance(index, TimelineIndex):
         return index.count(start, end)
     pos = positions(index, start, end)
     return index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
@@ -230,6 +197,8 @@ def count(index: Windowed, start: int, end: int) -> int:
 
 def count_in(index: Windowed, start: int, end: int, matched: np.ndarray | None = None) -> tuple[int, int]:
     """Samples overlapping ``[start, end)``, and those of them `matched` (per position of `index`) marks."""
+    if isinstance(index, FileRuns):
+        return index.select(start, end, matched)[:2]
     pos = positions(index, start, end)
     count = index.size if isinstance(pos, slice) else len(pos)  # a slice is every sample
     if matched is None:

@@ -17,7 +17,7 @@ from ..._load._intern import LIBRARY
 __all__ = ["NATIVE", "accumulate"]
 
 #: Must equal IPU_SUMMARY_ABI in _summary.c: a library built from older source is not used.
-ABI = 1
+ABI = 2
 _P, _I, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
 
 
