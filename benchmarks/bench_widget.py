@@ -157,8 +157,13 @@ async ([kind, arg, timeoutMs]) => {
     settled: quietSince !== null,
     widgetFirstFinal: widgetFrames.length ? widgetFrames[0].final : null,
     widgetDrawMs: widgetFrames.map((f) => f.drawMs),
+    // Each picture the widget drew meanwhile: when (from the first event), its draw, what it drew from.
+    widgetFrames: widgetFrames.map((f) => ({at: f.at - t0, drawMs: f.drawMs, made: f.made, blocks: f.blocks,
+      exact: f.exact, standIns: f.standIns, final: f.final, level: f.level})),
     longTasksMs: tasks,
     longFrames: frames.filter((f) => f.at >= 0),
+    // The first frames as the page script saw them: read in the frame's callbacks, then in a timer after it.
+    ticks: inFrame.slice(0, 6).map(([t, h], i) => [t - t0, seen[i] ? seen[i][0] - t0 : null, h !== before]),
     level: Number(w.dataset.level),
   };
 }
@@ -419,6 +424,27 @@ def browser_side(
     return out
 
 
+def widget_frames_text(r: dict[str, Any], until: float = float("inf")) -> str:
+    """The widget's pictures of one measurement (up to `until` ms after the first event): when, how long, from what."""
+    frames = [f for f in r.get("widgetFrames", []) if f["at"] <= until + 1]
+    return (
+        "; ".join(
+            f"at {f['at']:.0f} draw {f['drawMs']:.1f} ms L{f['level']} {f['exact']}/{f['blocks']} exact"
+            f" {f['standIns']} stand-ins made {f['made']}{' final' if f['final'] else ''}"
+            for f in frames
+        )
+        or "no picture drawn by then"
+    )
+
+
+def long_frame_text(f: dict[str, Any]) -> str:
+    """One long animation frame: when, how long, rendering, the scripts that ran in it (longest first)."""
+    scripts = "; ".join(
+        f"{who}{f' ({fn})' if fn else ''} {ms} ms" for who, ms, fn in sorted(f["scripts"], key=lambda x: -x[1])[:4]
+    )
+    return f"at {f['at']:.0f} ms: {f['ms']:.0f} ms, rendering {f['renderMs']:.0f} ms; scripts: {scripts or 'none'}"
+
+
 def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     actions = run["actions"]
     print(f"-- {label} (load average {run['load']:.1f} during the actions, {run['load_after']:.1f} after)")
@@ -486,11 +512,19 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         f" (> 50 ms, any script) {[round(t) for t in burst['longTasksMs']]}"
     )
     for f in sorted(burst.get("longFrames", []), key=lambda f: -f["ms"])[:3]:
-        scripts = "; ".join(f"{who} {ms} ms" for who, ms, _ in sorted(f["scripts"], key=lambda x: -x[1])[:4])
-        print(
-            f"     a long frame of the burst at {f['at']:.0f} ms: {f['ms']:.0f} ms, rendering {f['renderMs']:.0f} ms;"
-            f" scripts: {scripts or 'none'}"
-        )
+        print(f"     a long frame of the burst {long_frame_text(f)}")
+    slow = [r for r in actions if r["firstMs"] is not None and r["firstMs"] > BUDGET["first_p95"]]
+    print(f"   actions whose first new picture took over {BUDGET['first_p95']:.0f} ms: {len(slow)} of {len(actions)}")
+    for r in slow:
+        print(f"     {r['action']} {r['firstMs']:.1f} ms (in its frame {r['firstInFrameMs'] or float('nan'):.1f} ms):")
+        print(f"       {widget_frames_text(r, until=r['firstMs'])}")
+        ticks = ", ".join(f"{a:.0f}→{b:.0f}{'*' if new else ''}" for a, b, new in r.get("ticks", []) if b is not None)
+        print(f"       the page script's frames (in the frame → in a timer after it; * new picture): {ticks}")
+        for f in sorted(r.get("longFrames", []), key=lambda f: f["at"])[:3]:
+            print(f"       {long_frame_text(f)}")
+    burst_frames = [f for f in burst.get("widgetFrames", []) if f["drawMs"] > 16 or f["made"]]
+    if burst_frames:
+        print(f"   the burst's slow or image-making draws: {widget_frames_text({'widgetFrames': burst_frames})}")
     tasks = [t for r in actions for t in r["longTasksMs"]]
     draws = [d for r in actions for d in r["widgetDrawMs"]]
     print(
