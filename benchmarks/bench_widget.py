@@ -356,13 +356,58 @@ def settle(page: Any, timeout: float) -> None:
 PARTS = ("actions", "cold", "burst")
 
 
+def main_thread_waits(trace: Path) -> dict[str, float]:
+    """From a Chrome trace: the page's main thread's tasks over 33 ms, their wall time and the CPU they got.
+
+    A task's wall time far above its CPU time is time the thread waited to be scheduled (the CPUs
+    busy elsewhere), not work of the page.
+    """
+    import json
+
+    events = json.loads(trace.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {
+        (e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "thread_name"
+    }
+    tasks: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for e in events:
+        key = (e.get("pid"), e.get("tid"))
+        if (
+            e.get("ph") == "X"
+            and e.get("name") == "ThreadControllerImpl::RunTask"
+            and names.get(key) == "CrRendererMain"
+        ):
+            tasks.setdefault(key, []).append(e)
+    if not tasks:
+        return {"tasks": 0, "wall_ms": 0.0, "cpu_ms": 0.0}
+    main = max(tasks.values(), key=len)  # the page's renderer (others: JupyterLab's blank helpers)
+    main.sort(key=lambda e: e["ts"])
+    outer, end = [], -1.0
+    for e in main:  # nested run loops log a task inside a task: the outermost only
+        if e["ts"] >= end:
+            outer.append(e)
+            end = e["ts"] + e["dur"]
+    long = [e for e in outer if e["dur"] > BUDGET["first_p95"] * 1000]
+    return {
+        "tasks": len(long),
+        "wall_ms": sum(e["dur"] for e in long) / 1000,
+        "cpu_ms": sum(e.get("tdur", 0) for e in long) / 1000,
+    }
+
+
 def browser_side(
-    path: Path, loaded: bool, settle_s: float, bundle: Path | None = None, parts: tuple[str, ...] = PARTS
+    path: Path,
+    loaded: bool,
+    settle_s: float,
+    bundle: Path | None = None,
+    parts: tuple[str, ...] = PARTS,
+    trace: Path | None = None,
 ) -> dict[str, Any]:
     """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
 
     `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
-    and the `_css` beside it).
+    and the `_css` beside it). `trace`: a Chrome trace of the actions is written there, and its main
+    thread's long tasks summarised (`main_thread_waits`).
     """
     from lab import Page, launch_chromium, running_lab
     from playwright.sync_api import sync_playwright
@@ -400,6 +445,8 @@ def browser_side(
         settle(page, settle_s)
         page.locator(".ipu-nb-header").click()
         context = cpu_burners(os.cpu_count() or 2) if loaded else contextlib.nullcontext()
+        if trace is not None:
+            browser.start_tracing(page=page, path=str(trace), categories=["toplevel", "devtools.timeline"])
         with context:
             out["load"] = os.getloadavg()[0]
             results = []
@@ -418,6 +465,9 @@ def browser_side(
                 out["burst"] = page.evaluate(MEASURE_JS, ["burst", BURST, settle_s * 1000])
             out["load_after"] = os.getloadavg()[0]
         out["actions"] = results
+        if trace is not None:
+            browser.stop_tracing()
+            out["waits"] = main_thread_waits(trace)
         out["trips"] = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
         lab.shutdown_sessions(name)
         browser.close()
@@ -525,6 +575,12 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     burst_frames = [f for f in burst.get("widgetFrames", []) if f["drawMs"] > 16 or f["made"]]
     if burst_frames:
         print(f"   the burst's slow or image-making draws: {widget_frames_text({'widgetFrames': burst_frames})}")
+    if "waits" in run:
+        w = run["waits"]
+        print(
+            f"   the page's main thread (Chrome trace): {w['tasks']} tasks over {BUDGET['first_p95']:.0f} ms,"
+            f" {w['wall_ms']:.0f} ms long in all, of which {w['cpu_ms']:.0f} ms on a CPU (the rest waiting for one)"
+        )
     tasks = [t for r in actions for t in r["longTasksMs"]]
     draws = [d for r in actions for d in r["widgetDrawMs"]]
     print(
@@ -580,6 +636,13 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --bundle: runs of each bundle, alternating")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="DIR",
+        help="write a Chrome trace of each run's actions into DIR and print how much of the page's long tasks"
+        " was CPU time (the rest: waiting for a CPU)",
+    )
     args = parser.parse_args()
     parts = tuple(args.parts.split(","))
     if unknown := set(parts) - set(PARTS):
@@ -619,7 +682,11 @@ def main() -> None:
             for round_ in range(args.rounds if len(bundles) > 1 else 1):
                 for label, bundle in bundles:
                     settle_s = 120 if name == "10m" else 30
-                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts)
+                    trace = None
+                    if args.trace is not None:
+                        args.trace.mkdir(parents=True, exist_ok=True)
+                        trace = args.trace / f"{name}-{mode}-{label}-{round_ + 1}.json"
+                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, trace)
                     what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
                     what += f", round {round_ + 1}" if args.rounds > 1 else ""
                     summaries[(name, mode, label, round_)] = report(what, run, mode == "loaded")
