@@ -157,8 +157,13 @@ async ([kind, arg, timeoutMs]) => {
     settled: quietSince !== null,
     widgetFirstFinal: widgetFrames.length ? widgetFrames[0].final : null,
     widgetDrawMs: widgetFrames.map((f) => f.drawMs),
+    // Each picture the widget drew meanwhile: when (from the first event), its draw, what it drew from.
+    widgetFrames: widgetFrames.map((f) => ({at: f.at - t0, drawMs: f.drawMs, made: f.made, blocks: f.blocks,
+      exact: f.exact, standIns: f.standIns, final: f.final, level: f.level})),
     longTasksMs: tasks,
     longFrames: frames.filter((f) => f.at >= 0),
+    // The first frames as the page script saw them: read in the frame's callbacks, then in a timer after it.
+    ticks: inFrame.slice(0, 6).map(([t, h], i) => [t - t0, seen[i] ? seen[i][0] - t0 : null, h !== before]),
     level: Number(w.dataset.level),
   };
 }
@@ -419,6 +424,45 @@ def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[t
     return sorted(marks)
 
 
+def main_thread_waits(trace: Path) -> dict[str, float]:
+    """From a Chrome trace: the page's main thread's tasks over 33 ms, their wall time and the CPU they got.
+
+    A task's wall time far above its CPU time is time the thread waited to be scheduled (the CPUs
+    busy elsewhere), not work of the page.
+    """
+    import json
+
+    events = json.loads(trace.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {
+        (e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "thread_name"
+    }
+    tasks: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for e in events:
+        key = (e.get("pid"), e.get("tid"))
+        if (
+            e.get("ph") == "X"
+            and e.get("name") == "ThreadControllerImpl::RunTask"
+            and names.get(key) == "CrRendererMain"
+        ):
+            tasks.setdefault(key, []).append(e)
+    if not tasks:
+        return {"tasks": 0, "wall_ms": 0.0, "cpu_ms": 0.0}
+    main = max(tasks.values(), key=len)  # the page's renderer (others: JupyterLab's blank helpers)
+    main.sort(key=lambda e: e["ts"])
+    outer, end = [], -1.0
+    for e in main:  # nested run loops log a task inside a task: the outermost only
+        if e["ts"] >= end:
+            outer.append(e)
+            end = e["ts"] + e["dur"]
+    long = [e for e in outer if e["dur"] > BUDGET["first_p95"] * 1000]
+    return {
+        "tasks": len(long),
+        "wall_ms": sum(e["dur"] for e in long) / 1000,
+        "cpu_ms": sum(e.get("tdur", 0) for e in long) / 1000,
+    }
+
+
 def browser_side(
     path: Path,
     loaded: bool,
@@ -426,11 +470,14 @@ def browser_side(
     bundle: Path | None = None,
     parts: tuple[str, ...] = PARTS,
     code: Path | None = None,
+    trace: Path | None = None,
 ) -> dict[str, Any]:
     """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
 
     `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
     and the `_css` beside it). `code`: a directory whose ``ipu_nb`` the kernel imports instead.
+    `trace`: a Chrome trace of the actions is written there, and its main thread's long tasks
+    summarised (`main_thread_waits`).
     """
     from lab import Page, launch_chromium, running_lab
     from playwright.sync_api import sync_playwright
@@ -472,6 +519,8 @@ def browser_side(
         settle(page, settle_s)
         page.locator(".ipu-nb-header").click()
         context = cpu_burners(os.cpu_count() or 2) if loaded else contextlib.nullcontext()
+        if trace is not None:
+            browser.start_tracing(page=page, path=str(trace), categories=["toplevel", "devtools.timeline"])
         with context:
             out["load"] = os.getloadavg()[0]
             results = []
@@ -490,10 +539,34 @@ def browser_side(
                 out["burst"] = page.evaluate(MEASURE_JS, ["burst", BURST, settle_s * 1000])
             out["load_after"] = os.getloadavg()[0]
         out["actions"] = results
+        if trace is not None:
+            browser.stop_tracing()
+            out["waits"] = main_thread_waits(trace)
         out["trips"] = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
         lab.shutdown_sessions(name)
         browser.close()
     return out
+
+
+def widget_frames_text(r: dict[str, Any], until: float = float("inf")) -> str:
+    """The widget's pictures of one measurement (up to `until` ms after the first event): when, how long, from what."""
+    frames = [f for f in r.get("widgetFrames", []) if f["at"] <= until + 1]
+    return (
+        "; ".join(
+            f"at {f['at']:.0f} draw {f['drawMs']:.1f} ms L{f['level']} {f['exact']}/{f['blocks']} exact"
+            f" {f['standIns']} stand-ins made {f['made']}{' final' if f['final'] else ''}"
+            for f in frames
+        )
+        or "no picture drawn by then"
+    )
+
+
+def long_frame_text(f: dict[str, Any]) -> str:
+    """One long animation frame: when, how long, rendering, the scripts that ran in it (longest first)."""
+    scripts = "; ".join(
+        f"{who}{f' ({fn})' if fn else ''} {ms} ms" for who, ms, fn in sorted(f["scripts"], key=lambda x: -x[1])[:4]
+    )
+    return f"at {f['at']:.0f} ms: {f['ms']:.0f} ms, rendering {f['renderMs']:.0f} ms; scripts: {scripts or 'none'}"
 
 
 def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
@@ -565,10 +638,24 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         f" (> 50 ms, any script) {[round(t) for t in burst['longTasksMs']]}"
     )
     for f in sorted(burst.get("longFrames", []), key=lambda f: -f["ms"])[:3]:
-        scripts = "; ".join(f"{who} {ms} ms" for who, ms, _ in sorted(f["scripts"], key=lambda x: -x[1])[:4])
+        print(f"     a long frame of the burst {long_frame_text(f)}")
+    slow = [r for r in actions if r["firstMs"] is not None and r["firstMs"] > BUDGET["first_p95"]]
+    print(f"   actions whose first new picture took over {BUDGET['first_p95']:.0f} ms: {len(slow)} of {len(actions)}")
+    for r in slow:
+        print(f"     {r['action']} {r['firstMs']:.1f} ms (in its frame {r['firstInFrameMs'] or float('nan'):.1f} ms):")
+        print(f"       {widget_frames_text(r, until=r['firstMs'])}")
+        ticks = ", ".join(f"{a:.0f}→{b:.0f}{'*' if new else ''}" for a, b, new in r.get("ticks", []) if b is not None)
+        print(f"       the page script's frames (in the frame → in a timer after it; * new picture): {ticks}")
+        for f in sorted(r.get("longFrames", []), key=lambda f: f["at"])[:3]:
+            print(f"       {long_frame_text(f)}")
+    burst_frames = [f for f in burst.get("widgetFrames", []) if f["drawMs"] > 16 or f["made"]]
+    if burst_frames:
+        print(f"   the burst's slow or image-making draws: {widget_frames_text({'widgetFrames': burst_frames})}")
+    if "waits" in run:
+        w = run["waits"]
         print(
-            f"     a long frame of the burst at {f['at']:.0f} ms: {f['ms']:.0f} ms, rendering {f['renderMs']:.0f} ms;"
-            f" scripts: {scripts or 'none'}"
+            f"   the page's main thread (Chrome trace): {w['tasks']} tasks over {BUDGET['first_p95']:.0f} ms,"
+            f" {w['wall_ms']:.0f} ms long in all, of which {w['cpu_ms']:.0f} ms on a CPU (the rest waiting for one)"
         )
     tasks = [t for r in actions for t in r["longTasksMs"]]
     draws = [d for r in actions for d in r["widgetDrawMs"]]
@@ -633,6 +720,13 @@ def main() -> None:
         help="a directory holding another ipu_nb (e.g. an older commit's, built) for the kernel to import;"
         " repeat to compare side by side (with --rounds, taking turns)",
     )
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="DIR",
+        help="write a Chrome trace of each run's actions into DIR and print how much of the page's long tasks"
+        " was CPU time (the rest: waiting for a CPU)",
+    )
     args = parser.parse_args()
     parts = tuple(args.parts.split(","))
     if unknown := set(parts) - set(PARTS):
@@ -679,7 +773,11 @@ def main() -> None:
             for round_ in range(args.rounds if len(bundles) > 1 or len(codes) > 1 else 1):
                 for (label, bundle), (code_label, code) in ((b, c) for b in bundles for c in codes):
                     settle_s = 120 if name == "10m" else 30
-                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code)
+                    trace = None
+                    if args.trace is not None:
+                        args.trace.mkdir(parents=True, exist_ok=True)
+                        trace = args.trace / f"{name}-{mode}-{label}-{round_ + 1}.json"
+                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code, trace)
                     what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
                     what += f", code {code_label}" if code else ""
                     label = label if code is None else f"{label if bundle else ''} {code_label}".strip()
