@@ -1,5 +1,7 @@
 // Overview strip: active compute tiles over the whole profile, the current view marked;
-// click to centre the view there, drag to select a range.
+// click to centre the view there, drag to select a range. The strip is drawn when its data,
+// size, theme or drag change; the view's box is an element moved over it, so a pan or zoom
+// repaints no canvas here.
 
 import { css, kindColour, mix, theme } from "./colors";
 import type { Disposers } from "./disposers";
@@ -19,6 +21,7 @@ export interface OverviewHost {
 export class Overview {
   readonly root = el("div", "ipu-nb-overview");
   private canvas = el("canvas", "ipu-nb-overview-canvas");
+  private box = el("div", "ipu-nb-overview-view");
   private active: Float32Array | null = null;
   private matched: Float32Array | null = null;
   private filtered = false;
@@ -26,7 +29,8 @@ export class Overview {
   private drag: { x0: number; x1: number } | null = null;
 
   constructor(private host: OverviewHost, bag: Disposers) {
-    this.root.append(this.canvas);
+    this.box.style.height = `${HEIGHT}px`;
+    this.root.append(this.canvas, this.box);
     bag.listen(this.canvas, "mousedown", (e) => {
       if (e.button !== 0) return;
       e.preventDefault();
@@ -106,18 +110,25 @@ export class Overview {
     const compute = kindColour("compute");
     if (this.active) area(this.active, css(this.filtered ? mix(compute, t.plotRgb, 0.65) : compute));
     if (this.matched && this.filtered) area(this.matched, css(compute));
-    const span = Math.max(this.host.span(), 1);
-    const [s, e] = this.host.view();
-    const x0 = GUTTER + (s / span) * w;
-    const x1 = GUTTER + (e / span) * w;
-    ctx.fillStyle = "rgba(255,180,0,0.18)";
-    ctx.fillRect(x0, 0, Math.max(x1 - x0, 1), HEIGHT);
-    ctx.strokeStyle = t.accent;
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 1), HEIGHT - 1.5);
+    this.box.style.borderColor = t.accent;
+    this.showView();
     if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {
       ctx.fillStyle = "rgba(40,110,220,0.2)";
       ctx.fillRect(Math.min(this.drag.x0, this.drag.x1), 0, Math.abs(this.drag.x1 - this.drag.x0), HEIGHT);
     }
+  }
+
+  /** Move the view's box to the current view (every frame of a pan or zoom; no canvas is drawn). */
+  showView(): void {
+    const w = this.plotWidth();
+    const span = Math.max(this.host.span(), 1);
+    const [s, e] = this.host.view();
+    const x0 = GUTTER + (Math.max(0, Math.min(s, span)) / span) * w;
+    const x1 = GUTTER + (Math.max(0, Math.min(e, span)) / span) * w;
+    const style = this.box.style;
+    const left = `${x0.toFixed(1)}px`;
+    const width = `${Math.max(x1 - x0, 1).toFixed(1)}px`;
+    if (style.left !== left) style.left = left;
+    if (style.width !== width) style.width = width;
   }
 }
