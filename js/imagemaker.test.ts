@@ -54,9 +54,20 @@ test("one job in the worker at a time; the view's jobs go ahead of those made in
   assert.equal(worker.answer().bins, 3); // then the urgent c, before b
   assert.equal(worker.answer().bins, 2);
   assert.deepEqual(made, ["a", "c", "b"]);
-  assert.equal(ready(), 3);
+  assert.equal(ready(), 1); // only c's arrival changes the picture
   assert.equal(maker.size, 0);
   assert.ok(!maker.has("b"));
+});
+
+test("a job in the worker that the view now waits for draws on arrival", () => {
+  const { worker, maker, ready } = setUp();
+  maker.submit("a", job(1), false, () => {});
+  maker.submit("b", job(2), false, () => {});
+  maker.submit("a", job(1), true, () => {}); // the view came to a's block while a is in the worker
+  worker.answer();
+  assert.equal(ready(), 1);
+  worker.answer(); // b: still made in advance
+  assert.equal(ready(), 1);
 });
 
 test("a queued job the view now waits for moves ahead; jobs of a layout no longer drawn are dropped", () => {

@@ -61,7 +61,7 @@ export class ImageMaker {
   private heldUntil = -Infinity;
   private resume: Timer;
 
-  /** `ready`: an image arrived (draw again). */
+  /** `ready`: an image the view waits for arrived, or the worker failed (draw again). */
   constructor(
     private ready: () => void,
     bag: Disposers,
@@ -112,6 +112,8 @@ export class ImageMaker {
         const [item] = this.queue.splice(at, 1);
         item.urgent = true;
         this.enqueue(item);
+      } else if (urgent) {
+        for (const item of this.out.values()) if (item.key === key) item.urgent = true; // its arrival draws
       }
       return true;
     }
@@ -166,7 +168,9 @@ export class ImageMaker {
     this.made++;
     item.done(msg.bitmap);
     this.pump();
-    this.ready();
+    // An image made in advance is drawn when the view comes to it (a draw then asks for it
+    // urgently if it is still on its way); drawing now would repeat the same picture.
+    if (item.urgent) this.ready();
   }
 
   /** The worker could not start, died or failed a job: everything left is made on the page. */

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Disposers } from "./disposers";
 import type { Ask } from "./prefetch";
-import { BlockRequests, Deferred, LOST_REPLY_MS } from "./requests";
+import {
+  BlockRequests,
+  Deferred,
+  FAST_ZOOM_GAP_MS,
+  FAST_ZOOM_STILL_MS,
+  FRAME_HOLD_MS,
+  LOST_REPLY_MS,
+  RequestHold,
+  ZOOM_HOLD_MS,
+} from "./requests";
 import { installFakeDom } from "./testing/fake-dom";
 
 /** Flow control over a fake clock; `queue` is what the cache lacks, in the order `next` hands it out. */
@@ -112,4 +121,105 @@ test("deferred jobs run on flush, or after the wait at most, once", () => {
   } finally {
     dom.uninstall();
   }
+});
+
+test("a held request waits for its hold, goes when it ends or on resume, and never after the view is gone", () => {
+  const dom = installFakeDom();
+  try {
+    const bag = new Disposers();
+    const sent: Ask[] = [];
+    const held: string[] = [];
+    const queue: Ask[] = [];
+    let wait = 40;
+    const requests = new BlockRequests({
+      next: () => queue[0] ?? null,
+      send: (_id, ask) => {
+        sent.push(ask);
+        queue.shift();
+      },
+      over: () => {},
+      log: { changed: () => {}, settled: () => held.push("settled"), sent: () => {}, held: () => held.push("held") },
+      hold: (ask) => (ask.prefetch ? wait : 0), // here only prefetches are held
+      timer: (fn) => bag.timer(fn),
+    });
+    queue.push({ level: 3, blocks: [1], prefetch: false });
+    requests.request();
+    assert.equal(sent.length, 1); // not held: at once
+    queue.push({ level: 3, blocks: [2], prefetch: true });
+    assert.ok(requests.receive(1));
+    assert.equal(sent.length, 1);
+    assert.ok(requests.holding && !requests.busy);
+    assert.deepEqual(held, ["held"]);
+    dom.runTimers(39);
+    requests.resume(); // the host still holds (40 ms more): held again
+    assert.equal(sent.length, 1);
+    wait = 0;
+    dom.runTimers(39);
+    assert.equal(sent.length, 1);
+    dom.runTimers(1); // the hold's end sends it
+    assert.equal(sent.length, 2);
+    assert.ok(!requests.holding && requests.busy);
+    queue.push({ level: 3, blocks: [3], prefetch: true });
+    wait = 100;
+    assert.ok(requests.receive(2));
+    assert.ok(requests.holding);
+    wait = 0;
+    requests.resume(); // ended early (the frame was drawn)
+    assert.deepEqual(sent.map((a) => a.blocks[0]), [1, 2, 3]);
+    assert.equal(dom.pendingTimers(), 0);
+    assert.ok(requests.receive(3));
+    assert.deepEqual(held, ["held", "held", "held", "settled"]); // held again at the early resume; then nothing left
+    queue.push({ level: 3, blocks: [4], prefetch: true });
+    wait = 10;
+    requests.request();
+    bag.dispose(); // the view is gone: the held prefetch never goes
+    dom.runTimers(1000);
+    assert.equal(sent.length, 3);
+  } finally {
+    dom.uninstall();
+  }
+});
+
+test("prefetches wait for the moved view's frame and for a zoom to be still; what the view lacks waits only in a fast zoom", () => {
+  let clock = 0;
+  const hold = new RequestHold(() => clock);
+  const view: Ask = { level: 3, blocks: [1], prefetch: false };
+  const around: Ask = { level: 3, blocks: [2], prefetch: true };
+  assert.equal(hold.wait(around), 0);
+  hold.moved([0, 100]); // the first view: no zoom, only its frame
+  assert.equal(hold.wait(around), FRAME_HOLD_MS);
+  assert.equal(hold.wait(view), 0);
+  clock += 10;
+  assert.ok(hold.drew());
+  assert.ok(!hold.drew()); // only the first draw after a move ends a wait
+  assert.equal(hold.wait(around), 0);
+  hold.moved([0.1 + 0.2, 100.3]); // a pan (the same width up to rounding)
+  assert.equal(hold.wait(around), FRAME_HOLD_MS);
+  clock += FRAME_HOLD_MS + 1; // no frame came (a hidden page): not held for ever
+  assert.equal(hold.wait(around), 0);
+  hold.moved([10, 60]); // a zoom, on its own
+  hold.drew();
+  assert.equal(hold.wait(around), ZOOM_HOLD_MS);
+  assert.equal(hold.wait(view), 0);
+  clock += ZOOM_HOLD_MS - 5;
+  assert.equal(hold.wait(around), 5);
+  hold.moved([20, 50]); // a zoom, later than a fast one's gap: the view's blocks still go at once
+  hold.drew();
+  assert.equal(hold.wait(view), 0);
+  assert.equal(hold.wait(around), ZOOM_HOLD_MS); // the wait starts again
+  clock += FAST_ZOOM_GAP_MS - 1;
+  hold.moved([25, 45]); // the next step soon after: a fast zoom
+  assert.equal(hold.wait(view), FAST_ZOOM_STILL_MS);
+  clock += 10;
+  hold.moved([30, 40]);
+  clock += FAST_ZOOM_STILL_MS - 1;
+  assert.equal(hold.wait(view), 1);
+  clock += 1; // paused: what the view lacks goes
+  assert.equal(hold.wait(view), 0);
+  hold.drew();
+  assert.equal(hold.wait(around), ZOOM_HOLD_MS - FAST_ZOOM_STILL_MS);
+  clock += ZOOM_HOLD_MS;
+  assert.equal(hold.wait(around), 0);
+  hold.moved([31, 41]); // a pan after the fast zoom: nothing of the view's waits
+  assert.equal(hold.wait(view), 0);
 });

@@ -2,10 +2,13 @@
 // once unless a request is out; then it goes when that one is answered (the kernel handles
 // one message at a time, so requests queued there would only delay the latest view). When
 // the view has everything, prefetch requests follow one after another until the blocks
-// around it are held too. A reply not back after LOST_REPLY_MS stops blocking.
+// around it are held too. Either kind waits while the host holds it (`RequestHold`: the kernel
+// is not set to work on guesses while the moved view's frame is drawn, nor on the levels a
+// fast zoom only passes through). A reply not back after LOST_REPLY_MS stops blocking.
 
 import type { Disposers, Timer } from "./disposers";
 import type { Ask } from "./prefetch";
+import type { Range } from "./view";
 
 /** A reply not back after this long (kernel busy or restarted) stops blocking new requests. */
 export const LOST_REPLY_MS = 5000;
@@ -17,6 +20,8 @@ export interface RequestLog {
   /** No request was needed after all (the cache holds what the view needs). */
   settled(): void;
   sent(id: number, ask: Ask): void;
+  /** A request is held: it goes when the hold ends. */
+  held?(): void;
 }
 
 export interface RequestsHost {
@@ -28,6 +33,10 @@ export interface RequestsHost {
   over(id: number): void;
   log?: RequestLog;
   now?(): number;
+  /** How long `ask` must still wait, in ms (0: it may go now); absent: nothing waits. */
+  hold?(ask: Ask): number;
+  /** The timer that sends a held request when its hold is over (needed with `hold`). */
+  timer?(fn: () => void): Timer;
 }
 
 export class BlockRequests {
@@ -35,8 +44,11 @@ export class BlockRequests {
   private inFlight = 0;
   private sentAt = 0;
   private ask: Ask | null = null;
+  private held: Timer | null;
 
-  constructor(private host: RequestsHost) {}
+  constructor(private host: RequestsHost) {
+    this.held = host.hold && host.timer ? host.timer(() => this.request()) : null;
+  }
 
   private now(): number {
     return this.host.now?.() ?? performance.now();
@@ -50,6 +62,11 @@ export class BlockRequests {
       this.host.over(lost);
     }
     return this.inFlight !== 0;
+  }
+
+  /** Whether a request waits for its hold to end (it goes by itself, or at `resume`). */
+  get holding(): boolean {
+    return this.held?.pending ?? false;
   }
 
   /** The id of the latest request sent (0 before the first). */
@@ -68,15 +85,28 @@ export class BlockRequests {
     if (this.busy) return;
     const ask = this.host.next();
     if (!ask) {
+      this.held?.cancel();
       this.host.log?.settled();
       return;
     }
+    const wait = this.host.hold?.(ask) ?? 0;
+    if (wait > 0 && this.held) {
+      this.held.start(wait);
+      this.host.log?.held?.();
+      return;
+    }
+    this.held?.cancel();
     const id = ++this.latest;
     this.inFlight = id;
     this.ask = ask;
     this.sentAt = this.now();
     this.host.log?.sent(id, ask);
     this.host.send(id, ask);
+  }
+
+  /** The host's hold may have ended early (the moved view's picture is drawn): a held request goes if so. */
+  resume(): void {
+    if (this.holding) this.request();
   }
 
   /** Request `id` was answered (its closing reply arrived): true when it was the one in flight. */
@@ -130,5 +160,58 @@ export class Deferred {
     const jobs = this.jobs;
     this.jobs = [];
     for (const job of jobs) job();
+  }
+}
+
+/** After a zoom, prefetches wait until the view has been still this long (a wheel spin passes through levels it leaves at once). */
+export const ZOOM_HOLD_MS = 150;
+/** After any move, prefetches wait for the new picture's frame, or this long when no frame comes (a hidden page). */
+export const FRAME_HOLD_MS = 50;
+/** Zoom steps closer together than this are one fast zoom (a wheel spin, a pinch)... */
+export const FAST_ZOOM_GAP_MS = 50;
+/** ...during which what the view lacks is asked for once the zoom has paused this long (meanwhile cached levels stand in). */
+export const FAST_ZOOM_STILL_MS = 40;
+
+/**
+ * When a request may go. A prefetch: once the moved view's picture is drawn (the kernel's
+ * guesses then do not compete with that frame for the CPUs), and once a zoom has been still
+ * for `ZOOM_HOLD_MS`. What the view lacks: at once, except in a fast zoom, where it waits
+ * for a pause of `FAST_ZOOM_STILL_MS` (the kernel would answer for levels already left).
+ */
+export class RequestHold {
+  private movedAt = -Infinity;
+  private zoomedAt = -Infinity;
+  private fastZoom = false;
+  private width = NaN;
+  private drawn = true;
+
+  constructor(private now: () => number = () => performance.now()) {}
+
+  /** The view became `[s, e]` (a zoom when its width changed). */
+  moved([s, e]: Range): void {
+    const at = this.now();
+    const width = e - s;
+    if (!Number.isNaN(this.width) && Math.abs(width - this.width) > 1e-9 * Math.max(width, this.width)) {
+      this.fastZoom = at - this.zoomedAt < FAST_ZOOM_GAP_MS;
+      this.zoomedAt = at;
+    }
+    this.width = width;
+    this.movedAt = at;
+    this.drawn = false;
+  }
+
+  /** The view's picture was drawn; true when this ends the wait for it. */
+  drew(): boolean {
+    const was = !this.drawn;
+    this.drawn = true;
+    return was;
+  }
+
+  /** How long `ask` must still wait, in ms. */
+  wait(ask: Ask): number {
+    const at = this.now();
+    if (!ask.prefetch) return this.fastZoom ? Math.max(0, this.zoomedAt + FAST_ZOOM_STILL_MS - at) : 0;
+    const frame = this.drawn ? 0 : this.movedAt + FRAME_HOLD_MS - at;
+    return Math.max(0, frame, this.zoomedAt + ZOOM_HOLD_MS - at);
   }
 }

@@ -9,7 +9,7 @@ import { classColours, theme } from "./colors";
 import type { Disposers } from "./disposers";
 import { el, sizeCanvas } from "./dom";
 import { layerContext } from "./layer";
-import { blocksIn, levelFor, topLevel } from "./levels";
+import { blockRange, blocksIn, levelFor, topLevel } from "./levels";
 import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
 import { ImageMaker } from "./imagemaker";
 import { imageOf, type ImageSpec, type Painted, paintView, requestImage, viewIsFinal } from "./painter";
@@ -285,6 +285,17 @@ export class Timeline {
   /** Block images made so far: on the page (in frames and on arrival) and in the worker (false when there is none). */
   images(): { page: number; worker: number | false } {
     return { page: this.madeHere, worker: this.maker.available && this.maker.made };
+  }
+
+  /**
+   * Whether `entry` (just arrived for the current state) can change the picture: it lies in
+   * the view, and is of the view's level or the view is not complete (it may stand in).
+   * Prefetched neighbours are drawn when the view comes to them, not on arrival.
+   */
+  shows(entry: CacheEntry): boolean {
+    const [s, e] = this.host.view();
+    const [a, b] = blockRange(entry.level, entry.index);
+    return a < e && b > s && (entry.level === this.level() || !this.isFinal());
   }
 
   /** Whether the cache holds everything the current view needs. */

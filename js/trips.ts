@@ -4,6 +4,7 @@
 //   root.ipuFrames           the latest 400 `Frame`s (one per picture drawn)
 //   data-request-id          id of the latest request sent; data-answered-id of the latest answered,
 //                            with data-round-trip-ms; data-in-flight "true" while one is out
+//                            or a prefetch is held (the kernel is still to be asked)
 //   data-window-id           how many complete pictures of a new view or state were drawn (whether
 //                            the kernel was asked or the cache held them): tests wait on it, data-color-by
 //                            and data-filtered as its blocks answered
@@ -89,6 +90,11 @@ export class Trips implements RequestLog {
 
   settled(): void {
     this.changedAt = 0;
+    set(this.root.dataset, "inFlight", "false");
+  }
+
+  held(): void {
+    set(this.root.dataset, "inFlight", "true"); // the kernel will be asked: not settled yet
   }
 
   sent(id: number, ask: Ask): void {

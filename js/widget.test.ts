@@ -100,6 +100,37 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
   }
 });
 
+test("a block arriving outside the view, or finer than a complete view needs, is kept without drawing; one of the view draws", () => {
+  const { dom, model, root, dispose, fromKernel, answer } = open();
+  try {
+    const view = model.messages("blocks")[0].view;
+    answer(1); // level 1, one block holding the view
+    dom.runFrames();
+    answer(2); // level 0 under it, prefetched
+    dom.runFrames();
+    const frames = () => (root as unknown as { ipuFrames: unknown[] }).ipuFrames.length;
+    const drawn = frames();
+    const block = (id: number, level: number, k: number) => {
+      const width = 512 * 2 ** level;
+      fromKernel(
+        { type: "window", view, id, color_by: "kind", filtered: false, mode: "lod", start: k * width, end: (k + 1) * width,
+          rows: 4, bins: 512, count: 10, compressed: null, level, block: k },
+        bytes(4 * 512),
+      );
+    };
+    block(2, 0, 3); // cycles 1,536 .. 2,048: past the view's end
+    assert.equal(dom.runFrames(), 0);
+    block(2, 0, 1); // in the view, but finer than the complete view is drawn at
+    assert.equal(dom.runFrames(), 0);
+    block(1, 1, 0); // the view's own block: drawn
+    assert.equal(dom.runFrames(), 1);
+    assert.equal(frames(), drawn + 1);
+  } finally {
+    dispose();
+    dom.uninstall();
+  }
+});
+
 test("the first frame after a change draws what the cache holds; the kernel's answer refines it", () => {
   const { dom, model, root, dispose, answer } = open();
   try {

@@ -33,7 +33,7 @@ import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
 import { nextAsk } from "./prefetch";
 import { type BlocksReply, type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
-import { BlockRequests, Deferred } from "./requests";
+import { BlockRequests, Deferred, RequestHold } from "./requests";
 import { type Matches, Search } from "./search";
 import { AreaSelection } from "./selection";
 import { Status } from "./status";
@@ -370,6 +370,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
   const answeredAs = new Map<string, { colorBy: string; filtered: boolean }>();
   /** The kernel held other filters or colours than this state (a change on its way here): wait for it. */
   let refused: string | null = null;
+  const hold = new RequestHold();
   const requests = new BlockRequests({
     next: () => {
       const now = state();
@@ -398,17 +399,22 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     },
     over: (requestId) => {
       cache.settle(requestId);
-      queueMicrotask(() => trips.inFlight(requests.busy));
+      queueMicrotask(() => trips.inFlight(requests.busy || requests.holding));
     },
     log: trips,
+    hold: (ask) => hold.wait(ask),
+    timer: (fn) => bag.timer(fn),
   });
+  // A held request goes in a task after the frame that drew the moved view, not inside it.
+  const resumeSoon = bag.timer(() => requests.resume());
   // The header's words follow the picture a little later (each text change costs a frame a
   // layout and paint pass): at most every HEADER_MS while the view keeps moving.
   const headerSoon = bag.timer(() => header.render());
   const drawSoon = frameScheduler(bag, () => {
     if (!headerSoon.pending) headerSoon.start(HEADER_MS);
     timeline.draw();
-    overview.draw();
+    overview.showView();
+    if (hold.drew()) resumeSoon.start(0);
   });
   let disposed = false;
   bag.add(() => (disposed = true));
@@ -420,6 +426,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     root.dataset.view = `${s},${e}`;
     tooltip.unhover(); // what it described may have moved or gone
     timeline.viewChanged();
+    hold.moved([s, e]);
     request();
     drawSoon();
   }
@@ -465,7 +472,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     const entry = cache.put(made, msg.level, msg.block, data);
     if (made === state()) {
       timeline.prepare(entry);
-      drawSoon();
+      if (timeline.shows(entry)) drawSoon();
     }
     answeredAs.set(made, { colorBy: msg.color_by, filtered: msg.filtered });
     if (answeredAs.size > 50) answeredAs.delete(answeredAs.keys().next().value!);
