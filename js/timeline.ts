@@ -287,15 +287,11 @@ export class Timeline {
     return { page: this.madeHere, worker: this.maker.available && this.maker.made };
   }
 
-  /**
-   * Whether `entry` (just arrived for the current state) can change the picture: it lies in
-   * the view, and is of the view's level or the view is not complete (it may stand in).
-   * Prefetched neighbours are drawn when the view comes to them, not on arrival.
-   */
-  shows(entry: CacheEntry): boolean {
+  /** Whether `entry`'s block lies in the view (else it is drawn when the view comes to it). */
+  inView(entry: CacheEntry): boolean {
     const [s, e] = this.host.view();
     const [a, b] = blockRange(entry.level, entry.index);
-    return a < e && b > s && (entry.level === this.level() || !this.isFinal());
+    return a < e && b > s;
   }
 
   /** Whether the cache holds everything the current view needs. */

@@ -100,31 +100,35 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
   }
 });
 
-test("a block arriving outside the view, or finer than a complete view needs, is kept without drawing; one of the view draws", () => {
+test("a block is drawn on arrival only when the view lacks something and it lies in the view", () => {
   const { dom, model, root, dispose, fromKernel, answer } = open();
   try {
-    const view = model.messages("blocks")[0].view;
-    answer(1); // level 1, one block holding the view
-    dom.runFrames();
-    answer(2); // level 0 under it, prefetched
+    const view = model.messages("blocks")[0].view; // request 1: level 1, block 0 holds the whole view
     dom.runFrames();
     const frames = () => (root as unknown as { ipuFrames: unknown[] }).ipuFrames.length;
-    const drawn = frames();
-    const block = (id: number, level: number, k: number) => {
+    const block = (level: number, k: number) => {
       const width = 512 * 2 ** level;
       fromKernel(
-        { type: "window", view, id, color_by: "kind", filtered: false, mode: "lod", start: k * width, end: (k + 1) * width,
+        { type: "window", view, id: 1, color_by: "kind", filtered: false, mode: "lod", start: k * width, end: (k + 1) * width,
           rows: 4, bins: 512, count: 10, compressed: null, level, block: k },
         bytes(4 * 512),
       );
     };
-    block(2, 0, 3); // cycles 1,536 .. 2,048: past the view's end
+    block(1, 3); // cycles 3,072 .. 4,096: past the view's end
     assert.equal(dom.runFrames(), 0);
-    block(2, 0, 1); // in the view, but finer than the complete view is drawn at
-    assert.equal(dom.runFrames(), 0);
-    block(1, 1, 0); // the view's own block: drawn
+    let drawn = frames();
+    block(2, 0); // a coarser block over the view, which lacks its own: it stands in
     assert.equal(dom.runFrames(), 1);
     assert.equal(frames(), drawn + 1);
+    assert.equal(root.dataset.final, "false");
+    answer(1); // the view's own block: the complete picture
+    assert.equal(dom.runFrames(), 1);
+    assert.equal(root.dataset.final, "true");
+    drawn = frames();
+    block(0, 1); // finer, in the view, but the view is complete: kept, not drawn
+    block(1, 0); // the view's own block again
+    assert.equal(dom.runFrames(), 0);
+    assert.equal(frames(), drawn);
   } finally {
     dispose();
     dom.uninstall();

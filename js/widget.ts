@@ -469,10 +469,12 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (made === undefined || msg.level === undefined || msg.block === undefined) return;
     const began = performance.now();
     const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
+    // Drawn on arrival only when it can change the picture: the view was not complete and it lies in the view.
+    const lacking = made === state() && !timeline.isFinal();
     const entry = cache.put(made, msg.level, msg.block, data);
     if (made === state()) {
       timeline.prepare(entry);
-      if (timeline.shows(entry)) drawSoon();
+      if (lacking && timeline.inView(entry)) drawSoon();
     }
     answeredAs.set(made, { colorBy: msg.color_by, filtered: msg.filtered });
     if (answeredAs.size > 50) answeredAs.delete(answeredAs.keys().next().value!);
