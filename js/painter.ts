@@ -8,7 +8,7 @@
 
 import { BLOCK_BINS, binWidth, blockRange, blocksIn, levelFor, topLevel } from "./levels";
 import type { ImageMaker } from "./imagemaker";
-import { blockPixels, canvasOf, cellPalette, type ImageJob } from "./raster";
+import { blockPixels, canvasOf, cellPalette, type ImageJob, PixelScratch } from "./raster";
 import type { BlockCache, CacheEntry, Source } from "./tilecache";
 import type { Layout } from "./tracks";
 import type { LodWindow, RawWindow } from "./types";
@@ -107,12 +107,15 @@ function keep(cache: BlockCache, entry: CacheEntry, name: string, kind: string, 
   cache.attach(entry, name, image, image.width * image.height * 4);
 }
 
+/** Pixels of the images made on the page, reused (`canvasOf` copies them). */
+const scratch = new PixelScratch();
+
 /** The image of an entry's cells (or of its raw intervals re-binned for block `index` of `level`) for `layout`, made now. */
 export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, index: number, t: ImageSpec): BlockImage {
   const held = heldImage(entry, level, index, t);
   if (held) return held;
   const kind = imageKind(t);
-  const image = canvasOf(blockPixels(jobOf(entry, level, index, t)));
+  const image = canvasOf(blockPixels(jobOf(entry, level, index, t), scratch)); // copied into the canvas at once
   keep(cache, entry, imageName(entry, level, index, kind), kind, image);
   return image;
 }

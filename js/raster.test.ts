@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blockPixels, cellPalette, gridPixels } from "./raster";
+import { blockPixels, cellPalette, gridPixels, PixelScratch } from "./raster";
 import type { RawWindow } from "./types";
 
 const cell = (cls: number, level: number) => cls | (level << 5);
@@ -44,4 +44,16 @@ test("a job of raw intervals: re-binned for its block, then laid out like the ke
   const job = { cells: { window, from: 100, width: 10 }, bins: 2, rows: 2, offsets: Int32Array.from([0, 1, 2]), members: Int32Array.from([1, 0]), palette };
   const { pixels } = blockPixels(job);
   assert.deepEqual([...pixels], [0, cell(5, 7), cell(2, 7), 0].map(rgba));
+});
+
+test("pixels made in a reused scratch buffer are those of a fresh one, the rest of it cleared", () => {
+  const scratch = new PixelScratch();
+  const big = Uint8Array.from({ length: 12 }, (_, i) => cell(i % 5, 1 + (i % 7)));
+  assert.deepEqual([...gridPixels(big, 4, 3, palette, scratch).pixels], [...gridPixels(big, 4, 3, palette).pixels]);
+  // A smaller image next, with fewer cells than pixels: what the last image left is not shown.
+  const small = Uint8Array.from([cell(2, 3), cell(4, 7), cell(1, 1)]);
+  const reused = gridPixels(small, 2, 2, palette, scratch);
+  assert.deepEqual([reused.width, reused.height], [2, 2]);
+  assert.deepEqual([...reused.pixels], [...gridPixels(small, 2, 2, palette).pixels]);
+  assert.equal(reused.pixels[3], 0);
 });

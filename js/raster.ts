@@ -47,24 +47,40 @@ export interface Pixels {
   height: number;
 }
 
-/** The `rows` × `bins` grid `cells` coloured by `palette` (`cellPalette`): one RGBA word per cell. */
-export function gridPixels(cells: Uint8Array, bins: number, rows: number, palette: Uint32Array): Pixels {
+/**
+ * One pixel buffer reused from image to image, for a maker that copies each image's pixels
+ * out before making the next: a block image is up to 3 MB, and a fresh one per image keeps
+ * the garbage collector busy during a zoom.
+ */
+export class PixelScratch {
+  private buffer = new Uint32Array(0);
+
+  /** `size` words (their content is left over from the last image). */
+  take(size: number): Uint32Array {
+    if (this.buffer.length < size) this.buffer = new Uint32Array(size);
+    return this.buffer.subarray(0, size);
+  }
+}
+
+/** The `rows` × `bins` grid `cells` coloured by `palette` (`cellPalette`): one RGBA word per cell, in `scratch` if given. */
+export function gridPixels(cells: Uint8Array, bins: number, rows: number, palette: Uint32Array, scratch?: PixelScratch): Pixels {
   const width = Math.max(bins, 1);
   const height = Math.max(rows, 1);
-  const pixels = new Uint32Array(width * height);
+  const pixels = scratch ? scratch.take(width * height) : new Uint32Array(width * height);
   const n = Math.min(cells.length, pixels.length);
   for (let i = 0; i < n; i++) pixels[i] = palette[cells[i]];
+  if (scratch) pixels.fill(0, n);
   return { pixels, width, height };
 }
 
 /** A job's pixels: its cells (re-binned from raw intervals if need be), rows merged for the layout, coloured. */
-export function blockPixels(job: ImageJob): Pixels {
+export function blockPixels(job: ImageJob, scratch?: PixelScratch): Pixels {
   const cells =
     job.cells instanceof Uint8Array
       ? job.cells
       : cellsFromRaw({ ...job.cells.window, mode: "raw", end: 0, labels: null, labelIndex: null }, job.cells.from, job.cells.width, job.bins, job.rows);
   const grouped = groupRows(cells, job.bins, job.offsets, job.members);
-  return gridPixels(grouped, job.bins, job.offsets.length - 1, job.palette);
+  return gridPixels(grouped, job.bins, job.offsets.length - 1, job.palette, scratch);
 }
 
 /** Pixels as a canvas of their size (the page's own way of making an image, without a worker). */

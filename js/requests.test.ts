@@ -5,8 +5,6 @@ import type { Ask } from "./prefetch";
 import {
   BlockRequests,
   Deferred,
-  FAST_ZOOM_GAP_MS,
-  FAST_ZOOM_STILL_MS,
   FRAME_HOLD_MS,
   LOST_REPLY_MS,
   RequestHold,
@@ -180,7 +178,7 @@ test("a held request waits for its hold, goes when it ends or on resume, and nev
   }
 });
 
-test("prefetches wait for the moved view's frame and for a zoom to be still; what the view lacks waits only in a fast zoom", () => {
+test("prefetches wait for the moved view's frame and for a zoom to be still; what the view lacks never waits", () => {
   let clock = 0;
   const hold = new RequestHold(() => clock);
   const view: Ask = { level: 3, blocks: [1], prefetch: false };
@@ -197,29 +195,17 @@ test("prefetches wait for the moved view's frame and for a zoom to be still; wha
   assert.equal(hold.wait(around), FRAME_HOLD_MS);
   clock += FRAME_HOLD_MS + 1; // no frame came (a hidden page): not held for ever
   assert.equal(hold.wait(around), 0);
-  hold.moved([10, 60]); // a zoom, on its own
+  hold.moved([10, 60]); // a zoom
   hold.drew();
   assert.equal(hold.wait(around), ZOOM_HOLD_MS);
   assert.equal(hold.wait(view), 0);
   clock += ZOOM_HOLD_MS - 5;
   assert.equal(hold.wait(around), 5);
-  hold.moved([20, 50]); // a zoom, later than a fast one's gap: the view's blocks still go at once
-  hold.drew();
-  assert.equal(hold.wait(view), 0);
-  assert.equal(hold.wait(around), ZOOM_HOLD_MS); // the wait starts again
-  clock += FAST_ZOOM_GAP_MS - 1;
-  hold.moved([25, 45]); // the next step soon after: a fast zoom
-  assert.equal(hold.wait(view), FAST_ZOOM_STILL_MS);
-  clock += 10;
-  hold.moved([30, 40]);
-  clock += FAST_ZOOM_STILL_MS - 1;
-  assert.equal(hold.wait(view), 1);
-  clock += 1; // paused: what the view lacks goes
+  clock += 1;
+  hold.moved([20, 50]); // zoomed again: the wait starts over
   assert.equal(hold.wait(view), 0);
   hold.drew();
-  assert.equal(hold.wait(around), ZOOM_HOLD_MS - FAST_ZOOM_STILL_MS);
+  assert.equal(hold.wait(around), ZOOM_HOLD_MS);
   clock += ZOOM_HOLD_MS;
   assert.equal(hold.wait(around), 0);
-  hold.moved([31, 41]); // a pan after the fast zoom: nothing of the view's waits
-  assert.equal(hold.wait(view), 0);
 });

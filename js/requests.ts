@@ -2,9 +2,9 @@
 // once unless a request is out; then it goes when that one is answered (the kernel handles
 // one message at a time, so requests queued there would only delay the latest view). When
 // the view has everything, prefetch requests follow one after another until the blocks
-// around it are held too. Either kind waits while the host holds it (`RequestHold`: the kernel
-// is not set to work on guesses while the moved view's frame is drawn, nor on the levels a
-// fast zoom only passes through). A reply not back after LOST_REPLY_MS stops blocking.
+// around it are held too, each once the host's hold allows (`RequestHold`: the kernel is not
+// set to work on guesses while the moved view's frame is drawn, nor around the levels a zoom
+// passes through). A reply not back after LOST_REPLY_MS stops blocking.
 
 import type { Disposers, Timer } from "./disposers";
 import type { Ask } from "./prefetch";
@@ -167,21 +167,14 @@ export class Deferred {
 export const ZOOM_HOLD_MS = 150;
 /** After any move, prefetches wait for the new picture's frame, or this long when no frame comes (a hidden page). */
 export const FRAME_HOLD_MS = 50;
-/** Zoom steps closer together than this are one fast zoom (a wheel spin, a pinch)... */
-export const FAST_ZOOM_GAP_MS = 50;
-/** ...during which what the view lacks is asked for once the zoom has paused this long (meanwhile cached levels stand in). */
-export const FAST_ZOOM_STILL_MS = 40;
-
 /**
- * When a request may go. A prefetch: once the moved view's picture is drawn (the kernel's
- * guesses then do not compete with that frame for the CPUs), and once a zoom has been still
- * for `ZOOM_HOLD_MS`. What the view lacks: at once, except in a fast zoom, where it waits
- * for a pause of `FAST_ZOOM_STILL_MS` (the kernel would answer for levels already left).
+ * When a request may go: what the view lacks, at once; a prefetch, once the moved view's
+ * picture is drawn (the kernel's guesses then do not compete with that frame for the CPUs),
+ * and once a zoom has been still for `ZOOM_HOLD_MS`.
  */
 export class RequestHold {
   private movedAt = -Infinity;
   private zoomedAt = -Infinity;
-  private fastZoom = false;
   private width = NaN;
   private drawn = true;
 
@@ -191,10 +184,7 @@ export class RequestHold {
   moved([s, e]: Range): void {
     const at = this.now();
     const width = e - s;
-    if (!Number.isNaN(this.width) && Math.abs(width - this.width) > 1e-9 * Math.max(width, this.width)) {
-      this.fastZoom = at - this.zoomedAt < FAST_ZOOM_GAP_MS;
-      this.zoomedAt = at;
-    }
+    if (!Number.isNaN(this.width) && Math.abs(width - this.width) > 1e-9 * Math.max(width, this.width)) this.zoomedAt = at;
     this.width = width;
     this.movedAt = at;
     this.drawn = false;
@@ -210,7 +200,7 @@ export class RequestHold {
   /** How long `ask` must still wait, in ms. */
   wait(ask: Ask): number {
     const at = this.now();
-    if (!ask.prefetch) return this.fastZoom ? Math.max(0, this.zoomedAt + FAST_ZOOM_STILL_MS - at) : 0;
+    if (!ask.prefetch) return 0;
     const frame = this.drawn ? 0 : this.movedAt + FRAME_HOLD_MS - at;
     return Math.max(0, frame, this.zoomedAt + ZOOM_HOLD_MS - at);
   }
