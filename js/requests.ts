@@ -167,6 +167,8 @@ export class Deferred {
 export const ZOOM_HOLD_MS = 150;
 /** After any move, prefetches wait for the new picture's frame, or this long when no frame comes (a hidden page). */
 export const FRAME_HOLD_MS = 50;
+/** ...and go this long after that frame's draw: its rendering and compositing come first. */
+export const AFTER_FRAME_MS = 5;
 /**
  * When a request may go: what the view lacks, at once; a prefetch, once the moved view's
  * picture is drawn (the kernel's guesses then do not compete with that frame for the CPUs),
@@ -199,8 +201,8 @@ export class RequestHold {
 
   /** How long `ask` must still wait, in ms. */
   wait(ask: Ask): number {
-    const at = this.now();
     if (!ask.prefetch) return 0;
+    const at = this.now();
     const frame = this.drawn ? 0 : this.movedAt + FRAME_HOLD_MS - at;
     return Math.max(0, frame, this.zoomedAt + ZOOM_HOLD_MS - at);
   }

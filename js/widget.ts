@@ -33,7 +33,7 @@ import { withMetadata } from "./metadata";
 import { Overview } from "./overview";
 import { nextAsk } from "./prefetch";
 import { type BlocksReply, type SampleInfo, type ToKernel, unhandled, type WindowReply } from "./protocol";
-import { BlockRequests, Deferred, RequestHold } from "./requests";
+import { AFTER_FRAME_MS, BlockRequests, Deferred, RequestHold } from "./requests";
 import { type Matches, Search } from "./search";
 import { AreaSelection } from "./selection";
 import { Status } from "./status";
@@ -405,7 +405,8 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     hold: (ask) => hold.wait(ask),
     timer: (fn) => bag.timer(fn),
   });
-  // A held request goes in a task after the frame that drew the moved view, not inside it.
+  // A held prefetch goes a little after the frame that drew the moved view (not inside it, nor
+  // while the frame is being put on screen).
   const resumeSoon = bag.timer(() => requests.resume());
   // The header's words follow the picture a little later (each text change costs a frame a
   // layout and paint pass): at most every HEADER_MS while the view keeps moving.
@@ -414,7 +415,7 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (!headerSoon.pending) headerSoon.start(HEADER_MS);
     timeline.draw();
     overview.showView();
-    if (hold.drew()) resumeSoon.start(0);
+    if (hold.drew()) resumeSoon.start(AFTER_FRAME_MS);
   });
   let disposed = false;
   bag.add(() => (disposed = true));
