@@ -470,10 +470,11 @@ const render: Render<Traits> = ({ model: kernelModel, el: host }) => {
     if (made === undefined || msg.level === undefined || msg.block === undefined) return;
     const began = performance.now();
     const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
+    const current = made === state();
     // Drawn on arrival only when it can change the picture: the view was not complete and it lies in the view.
-    const lacking = made === state() && !timeline.isFinal();
+    const lacking = current && !timeline.isFinal();
     const entry = cache.put(made, msg.level, msg.block, data);
-    if (made === state()) {
+    if (current) {
       timeline.prepare(entry);
       if (lacking && timeline.inView(entry)) drawSoon();
     }
