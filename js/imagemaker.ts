@@ -94,6 +94,12 @@ export class ImageMaker {
     return this.keys.has(key);
   }
 
+  /** Whether the image named `key` is being made in the worker now (it comes within milliseconds). */
+  making(key: string): boolean {
+    for (const item of this.out.values()) if (item.key === key) return true;
+    return false;
+  }
+
   /** Jobs queued or in the worker. */
   get size(): number {
     return this.keys.size;

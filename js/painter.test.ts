@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { Disposers } from "./disposers";
 import { ImageMaker, type WorkerLike } from "./imagemaker";
 import { BLOCK_BINS, blockWidth } from "./levels";
-import { imageOf, type PaintTarget, paintView } from "./painter";
+import { imageOf, type PaintTarget, paintView, requestImage } from "./painter";
 import type { WorkerJob, WorkerReply } from "./rasterworker";
 import { installFakeDom } from "./testing/fake-dom";
 import { BlockCache } from "./tilecache";
@@ -68,6 +68,29 @@ test("with the worker: one image made here for a block it makes exact; the other
     assert.equal(redraws(), 3);
     const second = paintView(cache, t);
     assert.deepEqual([second.exact, second.standIns, second.waiting], [4, 0, 0]);
+  } finally {
+    dom.uninstall();
+  }
+});
+
+test("with the worker: an image it is making already is not made here too; the frame shows a stand-in until it comes", () => {
+  const dom = installFakeDom();
+  try {
+    const worker = new FakeWorker();
+    const { t, redraws } = target(worker);
+    const cache = new BlockCache();
+    imageOf(cache, cache.put("s", 5, 0, lod()), 5, 0, t);
+    const entries = [0, 1, 2, 3].map((k) => cache.put("s", 3, k, lod()));
+    assert.ok(requestImage(cache, entries[0], 3, 0, t, true)); // block 0 arrived: its image goes to the worker
+    assert.equal(worker.posted.length, 1);
+    const first = paintView(cache, t);
+    assert.equal(first.made, 1); // block 1's, the one image made here per paint; not block 0's again
+    assert.deepEqual([first.exact, first.standIns, first.waiting], [1, 3, 3]);
+    assert.equal(worker.posted.length, 1); // block 0's, still the one in the worker
+    worker.answerAll();
+    assert.equal(redraws(), 3); // the view waited for each: its arrival draws again
+    const second = paintView(cache, t);
+    assert.deepEqual([second.exact, second.standIns, second.made], [4, 0, 0]);
   } finally {
     dom.uninstall();
   }

@@ -120,6 +120,11 @@ export function imageOf(cache: BlockCache, entry: CacheEntry, level: number, ind
   return image;
 }
 
+/** The worker's name for the image of `entry` for block `index` of `level`. */
+function jobKey(entry: CacheEntry, level: number, index: number, kind: string): string {
+  return `${entry.key}|${imageName(entry, level, index, kind)}`;
+}
+
 /**
  * Ask the worker for the image (`urgent`: the view waits for it), kept on the entry when it
  * comes; false when there is no worker (then `imageOf` makes it here).
@@ -129,7 +134,7 @@ export function requestImage(cache: BlockCache, entry: CacheEntry, level: number
   if (heldImage(entry, level, index, t)) return true;
   const kind = imageKind(t);
   const name = imageName(entry, level, index, kind);
-  return t.maker.submit(`${entry.key}|${name}`, jobOf(entry, level, index, t), urgent, (image) => keep(cache, entry, name, kind, image));
+  return t.maker.submit(jobKey(entry, level, index, kind), jobOf(entry, level, index, t), urgent, (image) => keep(cache, entry, name, kind, image));
 }
 
 /** One image copied onto the plot: `entry`'s (for block `index` of `level`), bins `sx .. sx + sw` onto cycles `a .. b`. */
@@ -185,7 +190,8 @@ function blit(image: BlockImage, sx: number, sw: number, a: number, b: number, t
  * `deferred` (the caller paints again at the next frame). With the worker, the missing
  * images are asked of it (the view's first) and the block shows the best source whose
  * images exist until they come; only a cheap image that makes a block exact is made here,
- * one per paint, and a block with no image at all made here too (real data in the first frame).
+ * one per paint and not one the worker is making already, and a block with no image at all
+ * made here too (real data in the first frame).
  */
 export function paintView(cache: BlockCache, t: PaintTarget): Painted {
   cache.frame();
@@ -209,9 +215,11 @@ export function paintView(cache: BlockCache, t: PaintTarget): Painted {
       const best = candidates[0];
       // Made here only when cheap: the kernel's own cells (raw intervals re-binned cost more).
       const cheap = (best.kind === "exact" || best.kind === "raw") && !best.stale && missing[0].every((p) => p.entry.data.mode === "lod");
+      // Not when the worker is making it already: it is back in milliseconds, and made twice it costs the page's frame.
+      const coming = missing[0].some((p) => t.maker!.making(jobKey(p.entry, p.level, p.index, kind)));
       const ready = missing.findIndex((m) => m.length === 0);
       if (ready === 0) chosen = 0;
-      else if ((cheap && missing[0].length <= budget) || ready < 0) {
+      else if ((cheap && !coming && missing[0].length <= budget) || ready < 0) {
         chosen = 0; // made here: it makes the block exact cheaply, or nothing else can be drawn
         budget -= missing[0].length;
       } else {
