@@ -20,7 +20,11 @@ picture, so every figure is input event → pixels on the canvas:
 - refined picture: the first frame showing the final canvas (budget: median ≤ 100 ms quiet,
   ≤ 150 ms with the CPUs loaded), and whether a pan's first new frame already was the final one;
 - a burst of 30 wheel events, one every 10 ms: the longest frame from the first event until
-  the picture settles (budget: none over 50 ms);
+  the picture settles (budget: none over 50 ms), a frame being the time from one animation
+  frame's start to the next's (the time stamps the browser gives the frames). Also printed:
+  the longest interval between the page script's canvas reads, each in a timer after its
+  frame, which adds the page's tasks queued behind a frame (decoding a reply, say) though the
+  frame itself was on screen already;
 - first draw: widget created in the kernel → first complete picture (budget ≤ 1.5 s);
 - the kernel's (Python-side) cost of each refinement, from the replies closing each request.
 
@@ -116,6 +120,7 @@ async ([kind, arg, timeoutMs]) => {
   }
   const seen = [];  // [frame start (ms), canvas hash]
   const inFrame = [];  // [ms, canvas hash] read inside each frame's callbacks, after the widget's draw
+  const frameStarts = [];  // each animation frame's own time stamp (when the frame began)
   const steps = kind === 'burst' ? arg : [arg];
   const t0 = performance.now();
   let fired = 0;
@@ -125,7 +130,7 @@ async ([kind, arg, timeoutMs]) => {
   let quietSince = null;
   await new Promise((resolve) => {
     // Read after the frame's callbacks (the widget draws in one): the time the canvas showed it by.
-    const tick = () => { inFrame.push([performance.now(), hash()]); setTimeout(() => {
+    const tick = (frameAt) => { frameStarts.push(frameAt); inFrame.push([performance.now(), hash()]); setTimeout(() => {
       const ts = performance.now();
       const h = hash();
       if (!seen.length || seen[seen.length - 1][1] !== h) quietSince = null;
@@ -146,6 +151,11 @@ async ([kind, arg, timeoutMs]) => {
   const refined = seen.find(([, h]) => h === final);
   let longest = 0;
   for (let i = 1; i < seen.length; i++) longest = Math.max(longest, seen[i][0] - seen[i - 1][0]);
+  const gaps = [];  // [when a frame began (ms after the first event), how long until the next began]
+  for (let i = 1; i < frameStarts.length; i++) {
+    gaps.push([frameStarts[i - 1] - t0, frameStarts[i] - frameStarts[i - 1]]);
+  }
+  gaps.sort((a, b) => b[1] - a[1]);
   const widgetFrames = w.ipuFrames.slice(framesBefore);
   return {
     firstMs: first ? first[0] - t0 : null,
@@ -153,7 +163,10 @@ async ([kind, arg, timeoutMs]) => {
     refinedMs: refined && final !== before ? refined[0] - t0 : null,
     firstIsFinal: first ? first[1] === final : null,
     changed: final !== before,
-    longestFrameMs: longest,
+    longestFrameMs: gaps.length ? gaps[0][1] : 0,
+    longestReadMs: longest,
+    longestGaps: gaps.slice(0, 3),
+    startEpochMs: Date.now() - (performance.now() - t0),
     settled: quietSince !== null,
     widgetFirstFinal: widgetFrames.length ? widgetFrames[0].final : null,
     widgetDrawMs: widgetFrames.map((f) => f.drawMs),
@@ -341,6 +354,37 @@ def cpu_burners(count: int) -> Iterator[None]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p.pid, signal.SIGTERM)
             p.wait(timeout=10)
+
+
+def cpu_by_process(since: dict[str, float] | None = None) -> dict[str, float]:
+    """CPU seconds used so far by every process on the machine, summed by kind (from /proc): minus `since`'s."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # gone meanwhile
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        kind = process_kind(text[text.index("(") + 1 : text.rindex(")")], [c.decode(errors="replace") for c in cmdline])
+        used[kind] = used.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    if since is not None:
+        used = {k: v - since.get(k, 0.0) for k, v in used.items()}
+    return used
+
+
+def process_kind(name: str, argv: list[str]) -> str:
+    """A readable kind for a process: the kernel, the Jupyter server, Chromium's by type, else its name."""
+    line = " ".join(argv)
+    if "ipykernel" in line:
+        return "kernel"
+    if "jupyter" in line or "jupyterlab" in line:
+        return "jupyter server"
+    if "chrom" in name or "chrom" in line:
+        kind = next((a.split("=", 1)[1] for a in argv if a.startswith("--type=")), "browser")
+        return f"chromium {kind}"
+    return name.split("/")[0]  # kworker/0:1-events: kworker
 
 
 def settle(page: Any, timeout: float) -> None:
@@ -536,7 +580,9 @@ def browser_side(
                 page.wait_for_timeout(400)
                 with contextlib.suppress(Exception):
                     settle(page, settle_s)
+                before = cpu_by_process()
                 out["burst"] = page.evaluate(MEASURE_JS, ["burst", BURST, settle_s * 1000])
+                out["burst_cpu"] = cpu_by_process(since=before)
             out["load_after"] = os.getloadavg()[0]
         out["actions"] = results
         if trace is not None:
@@ -613,6 +659,7 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         "cold_median": median(cold),
         "pans_final": f"{pans_final}/{len(pans)}",
         "burst_longest": burst["longestFrameMs"],
+        "burst_read": burst.get("longestReadMs", float("nan")),
         "load": run["load"],
         "first_draw": run["first_draw_s"],
     }
@@ -632,11 +679,28 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     )
     print(f"   pans whose first new frame was the final picture: {pans_final} of {len(pans)}")
     print(
-        f"   burst of 30 wheel events: longest frame {burst['longestFrameMs']:.1f} ms (≤ {BURST_FRAME_MS:.0f}),"
+        f"   burst of 30 wheel events: longest frame {burst['longestFrameMs']:.1f} ms (≤ {BURST_FRAME_MS:.0f};"
+        f" between the reads after the frames {burst.get('longestReadMs', float('nan')):.1f} ms),"
         f" refined {burst['refinedMs'] or float('nan'):.0f} ms after the first event; the widget's draws"
         f" {len(burst['widgetDrawMs'])}, longest {max(burst['widgetDrawMs'], default=0):.1f} ms; long tasks"
         f" (> 50 ms, any script) {[round(t) for t in burst['longTasksMs']]}"
     )
+    if cpu := run.get("burst_cpu"):
+        top = sorted(cpu.items(), key=lambda kv: -kv[1])[:7]
+        used = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in top if v > 0)
+        print(f"   CPU used during the burst, by process: {used}")
+    if gaps := burst.get("longestGaps"):
+        print("   its longest frames began at " + ", ".join(f"{at:.0f} ms ({ms:.1f} ms)" for at, ms in gaps))
+    if "startEpochMs" in burst:
+        asks = [t for t in run["trips"] if t["sentEpochMs"] >= burst["startEpochMs"]]
+        print(
+            "   the kernel's answers meanwhile (sent → closing reply, ms after the first event): "
+            + ", ".join(
+                f"{t['sentEpochMs'] - burst['startEpochMs']:.0f}→{t['arrivedEpochMs'] - burst['startEpochMs']:.0f}"
+                f"{' p' if t['prefetch'] else ''}"
+                for t in asks
+            )
+        )
     for f in sorted(burst.get("longFrames", []), key=lambda f: -f["ms"])[:3]:
         print(f"     a long frame of the burst {long_frame_text(f)}")
     slow = [r for r in actions if r["firstMs"] is not None and r["firstMs"] > BUDGET["first_p95"]]
@@ -776,7 +840,7 @@ def main() -> None:
                     trace = None
                     if args.trace is not None:
                         args.trace.mkdir(parents=True, exist_ok=True)
-                        trace = args.trace / f"{name}-{mode}-{label}-{round_ + 1}.json"
+                        trace = args.trace / f"{name}-{mode}-{label}-{code_label}-{round_ + 1}.json"
                     run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code, trace)
                     what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
                     what += f", code {code_label}" if code else ""
@@ -796,7 +860,8 @@ def main() -> None:
             f" first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"
             f" refined {s['refined_median']:.1f} ms (kernel asked: {s['cold_median']:.1f} ms),"
             f" pans final {s['pans_final']},"
-            f" burst longest frame {s['burst_longest']:.1f} ms, first draw {s['first_draw']:.2f} s"
+            f" burst longest frame {s['burst_longest']:.1f} ms (read {s['burst_read']:.1f}),"
+            f" first draw {s['first_draw']:.2f} s"
             f" (load average {s['load']:.1f})"
         )
 
