@@ -382,7 +382,8 @@ def process_kind(name: str, argv: list[str]) -> str:
     if "jupyter" in line or "jupyterlab" in line:
         return "jupyter server"
     if "chrom" in name or "chrom" in line:
-        kind = next((a.split("=", 1)[1] for a in argv if a.startswith("--type=")), "browser")
+        # (Chromium rewrites its children's command lines as one string: split on spaces too.)
+        kind = next((a.split("=", 1)[1] for a in line.split() if a.startswith("--type=")), "browser")
         return f"chromium {kind}"
     return name.split("/")[0]  # kworker/0:1-events: kworker
 
