@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_profile import HOSTILE
 from lab import CANVAS_JS, OUTPUT, wait_window
@@ -231,7 +233,11 @@ def test_metadata_filters_from_clicks_are_name_value_pairs(lab_page):
     key.fill("a=b")
     key.press("Enter")
     assert nb.poll("[widget.group_by, widget.metadata_key]", lambda g: g[0] == "metadata") == ["metadata", "a=b"]
-    page.locator(".ipu-nb-group-table tr.ipu-nb-clickable", has_text="c").first.click(timeout=10_000)
+    # The row named exactly "c": until the metadata groups arrive, the kernel groups' table is shown.
+    value_row = page.locator(".ipu-nb-group-table tr.ipu-nb-clickable").filter(
+        has=page.locator("td.ipu-nb-group-name", has_text=re.compile(r"^c$"))
+    )
+    value_row.first.click(timeout=10_000)
     assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a=b", "c"]]
     assert filtered_as(pair)
     assert page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.error ?? ''") == ""  # the kernel refused nothing
