@@ -46,9 +46,15 @@ class SideViews:
     Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
     """
 
-    def __init__(self, on_error: Callable[[BaseException, ReplyAddress], None], threaded: bool) -> None:
+    def __init__(
+        self,
+        on_error: Callable[[BaseException, ReplyAddress], None],
+        threaded: bool,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.threaded = threaded
         self._on_error = on_error
+        self._clock = clock
         self._moved_at = -float("inf")
         self._pending: dict[str, tuple[Callable[[], object], bool]] = {}
         self._busy = False
@@ -72,7 +78,7 @@ class SideViews:
     def moved(self) -> None:
         """The view moved (the front end asked for its blocks): background views wait until it is still."""
         with self._cond:
-            self._moved_at = time.monotonic()
+            self._moved_at = self._clock()
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Block until every submitted view has been sent (for tests and benchmarks)."""
@@ -95,7 +101,7 @@ class SideViews:
             background = background or (name, job)
         if background is None:
             return None
-        wait = self._moved_at + STILL_S - time.monotonic()
+        wait = self._moved_at + STILL_S - self._clock()
         return background if wait <= 0 else wait
 
     def _loop(self) -> None:
