@@ -368,9 +368,8 @@ class ProfileWidget(anywidget.AnyWidget):
             except SelectionError:  # the area lies beyond this profile's span or tiles
                 self.set_trait("selection", None)
         self._update_mask()
-        for name in ("overview", "flame", "panel"):
+        for name in ("overview", "flame", "panel", "findings"):
             self._side.submit(name, getattr(self, f"_send_{name}"))
-        self._submit_findings()
         if self.selection is not None:
             self._side.submit("area", self._send_area)
 
@@ -407,10 +406,6 @@ class ProfileWidget(anywidget.AnyWidget):
             found = findings(self._profile)
             self._findings[self.showing] = found
         return found
-
-    def _submit_findings(self) -> None:
-        """Send the findings last, once the view is still (2 s of work on a full-size profile, 5 s at 10M samples)."""
-        self._side.submit("findings", self._send_findings, background=True)
 
     def _send_findings(self) -> None:
         self.set_trait("finding_rows", finding_rows(self.findings))
@@ -781,7 +776,8 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-                self._submit_findings()
+                # Last, once the view is still: up to 2 s on a full-size profile, 5 s at ten million samples.
+                self._side.submit("findings", self._send_findings, background=True)
                 if self.selection is not None:
                     self._side.submit("area", self._send_area)
                 if self._highlighted is not None:
