@@ -242,13 +242,13 @@ def threaded_side_views() -> Iterator[None]:
     warm-up (after the first picture; left running it would load the measurements that follow)."""
     from ipu_nb._widget import widget as module
 
-    original, warm_up = module.in_kernel, module.ProfileWidget._warm_up_steps
+    original, warm_up = module.in_kernel, module.ProfileWidget._warm_up
     module.in_kernel = lambda: True
-    module.ProfileWidget._warm_up_steps = lambda self: []  # type: ignore[method-assign]
+    module.ProfileWidget._warm_up = lambda self: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        module.in_kernel, module.ProfileWidget._warm_up_steps = original, warm_up  # type: ignore[method-assign]
+        module.in_kernel, module.ProfileWidget._warm_up = original, warm_up  # type: ignore[method-assign]
 
 
 def first_draw_breakdown(profile: ipu_nb.Profile) -> None:

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 from polars.exceptions import PanicException
 
 from .protocol import ReplyAddress
 
-__all__ = ["RECOVERABLE", "STILL_S", "SideViews", "in_kernel"]
-
-#: Background views (computed ahead of being asked for) start only once the view has been still this long.
-STILL_S = 0.3
+__all__ = ["RECOVERABLE", "SideViews", "in_kernel"]
 
 #: What a request's failure may raise and still be answered: every `Exception`, and polars'
 #: `PanicException` (a `BaseException`); `KeyboardInterrupt`, `SystemExit` and `GeneratorExit` propagate.
@@ -38,47 +34,31 @@ class SideViews:
     after a click, the group table. Here they run in order on one worker thread (polars
     and numpy release the GIL while they compute) and the main thread answers windows
     at once. A view asked for again before its turn runs once, on the state it finds.
-    A ``background`` view (one computed ahead of being asked for: the warm-up, the
-    findings) waits behind the others, and starts only once the view has been still for
-    `STILL_S` (`moved` says it moved): on a machine of few cores its seconds of work would
-    otherwise take CPU from the pan or zoom going on.
 
     Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
     """
 
-    def __init__(
-        self,
-        on_error: Callable[[BaseException, ReplyAddress], None],
-        threaded: bool,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, on_error: Callable[[BaseException, ReplyAddress], None], threaded: bool) -> None:
         self.threaded = threaded
         self._on_error = on_error
-        self._clock = clock
-        self._moved_at = -float("inf")
-        self._pending: dict[str, tuple[Callable[[], object], bool]] = {}
+        self._pending: dict[str, Callable[[], None]] = {}
         self._busy = False
         self._closed = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def submit(self, name: str, job: Callable[[], object], background: bool = False) -> None:
+    def submit(self, name: str, job: Callable[[], None]) -> None:
         if not self.threaded:
             self._run(name, job)
             return
         with self._cond:
             if self._closed:
                 return
-            self._pending[name] = (job, background)  # replaces a queued one of the same name in its place
+            self._pending[name] = job  # replaces a queued one of the same name in its place
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="ipu-nb widget side views", daemon=True)
                 self._thread.start()
             self._cond.notify_all()
-
-    def moved(self) -> None:
-        """The view moved (the front end asked for its blocks): background views wait until it is still."""
-        with self._cond:
-            self._moved_at = self._clock()
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Block until every submitted view has been sent (for tests and benchmarks)."""
@@ -91,30 +71,14 @@ class SideViews:
             self._pending.clear()
             self._cond.notify_all()
 
-    def _next(self) -> tuple[str, Callable[[], object]] | float | None:
-        """The view to run now (the first asked for, else a background one once the view is still),
-        else how long until a background one may start, or None when none is pending."""
-        background = None
-        for name, (job, later) in self._pending.items():
-            if not later:
-                return name, job
-            background = background or (name, job)
-        if background is None:
-            return None
-        wait = self._moved_at + STILL_S - self._clock()
-        return background if wait <= 0 else wait
-
     def _loop(self) -> None:
         while True:
             with self._cond:
-                picked = self._next()
-                while not self._closed and not isinstance(picked, tuple):
-                    self._cond.wait(picked)  # None: until a view is submitted
-                    picked = self._next()
-                if self._closed or not isinstance(picked, tuple):
+                self._cond.wait_for(lambda: self._pending or self._closed)
+                if self._closed:
                     return
-                name, job = picked
-                del self._pending[name]
+                name = next(iter(self._pending))
+                job = self._pending.pop(name)
                 self._busy = True
             try:
                 self._run(name, job)
@@ -123,7 +87,7 @@ class SideViews:
                     self._busy = False
                     self._cond.notify_all()
 
-    def _run(self, name: str, job: Callable[[], object]) -> None:
+    def _run(self, name: str, job: Callable[[], None]) -> None:
         """Run one view; whatever it raises becomes an error reply (the worker and the kernel outlive it)."""
         try:
             job()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -269,26 +269,17 @@ class ProfileWidget(anywidget.AnyWidget):
         # What the front end asks for right after its first picture (overview, flame graph,
         # group table, metadata order: about a second on a full-size profile, a minute at
         # ten million samples) is prepared on the worker thread, so the timeline is drawn
-        # first; the views it is asked for later find it done (inline outside a kernel), each
-        # step once the view is still (`SideViews` background views).
-        for name, step in self._warm_up_steps():
-            self._side.submit(f"warm-up {name}", step, background=True)
+        # first; the views it is asked for later find it done (inline outside a kernel).
+        self._side.submit("warm-up", self._warm_up)
         self._stale.clear()  # the front end's hello asks for every view
 
-    def _warm_up_steps(self) -> list[tuple[str, Callable[[], object]]]:
-        """The side views of the initial state, computed once before the front end asks (after the first picture)."""
-        return [
-            ("index", lambda: self._build.index(hurry=not self._side.threaded)),  # inline nothing comes first
-            ("overview", self._overview_active),
-            ("flame", self._flame),
-            ("groups", lambda: self._groups(self.query)),
-            ("metadata", lambda: self._metadata_of(np.zeros(0, dtype=np.int64))),
-        ]
-
     def _warm_up(self) -> None:
-        """Every warm-up step, in line."""
-        for _, step in self._warm_up_steps():
-            step()
+        """Compute the side views of the initial state once, ahead of the front end asking (after the first picture)."""
+        self._build.index(hurry=not self._side.threaded)  # inline (outside a kernel) nothing comes first
+        self._overview_active()
+        self._flame()
+        self._groups(self.query)
+        self._metadata_of(np.zeros(0, dtype=np.int64))
 
     def _info(self) -> dict[str, Any]:
         """The header facts of the shown profile (the `info` trait)."""
@@ -761,7 +752,6 @@ class ProfileWidget(anywidget.AnyWidget):
             elif isinstance(message, Groups):
                 self._side.submit("groups", lambda: self._send_groups(message.id))
             elif isinstance(message, Blocks):
-                self._side.moved()
                 self._answer_blocks(message)
             elif isinstance(message, Search):
                 self._side.submit("search", lambda: self._send_search(message))
@@ -776,8 +766,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-                # Last, once the view is still: up to 2 s on a full-size profile, 5 s at ten million samples.
-                self._side.submit("findings", self._send_findings, background=True)
+                self._side.submit("findings", self._send_findings)  # last: up to 2 s on a full-size profile
                 if self.selection is not None:
                     self._side.submit("area", self._send_area)
                 if self._highlighted is not None:
