@@ -96,8 +96,12 @@ export class ImageMaker {
 
   /** Whether the image named `key` is being made in the worker now (it comes within milliseconds). */
   making(key: string): boolean {
-    for (const item of this.out.values()) if (item.key === key) return true;
-    return false;
+    return this.inWorker(key) !== undefined;
+  }
+
+  private inWorker(key: string): Queued | undefined {
+    for (const item of this.out.values()) if (item.key === key) return item;
+    return undefined;
   }
 
   /** Jobs queued or in the worker. */
@@ -119,7 +123,8 @@ export class ImageMaker {
         item.urgent = true;
         this.enqueue(item);
       } else if (urgent) {
-        for (const item of this.out.values()) if (item.key === key) item.urgent = true; // its arrival draws
+        const made = this.inWorker(key);
+        if (made) made.urgent = true; // its arrival draws
       }
       return true;
     }
