@@ -363,26 +363,25 @@ def cpu_by_process(since: dict[str, float] | None = None) -> dict[str, float]:
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
-            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+            line = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:  # gone meanwhile
             continue
         fields = text[text.rindex(")") + 2 :].split()
-        kind = process_kind(text[text.index("(") + 1 : text.rindex(")")], [c.decode(errors="replace") for c in cmdline])
+        kind = process_kind(text[text.index("(") + 1 : text.rindex(")")], line)
         used[kind] = used.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     if since is not None:
         used = {k: v - since.get(k, 0.0) for k, v in used.items()}
     return used
 
 
-def process_kind(name: str, argv: list[str]) -> str:
-    """A readable kind for a process: the kernel, the Jupyter server, Chromium's by type, else its name."""
-    line = " ".join(argv)
+def process_kind(name: str, line: str) -> str:
+    """A readable kind for process `name` run as `line`: kernel, Jupyter server, Chromium by type, or its name."""
     if "ipykernel" in line:
         return "kernel"
     if "jupyter" in line or "jupyterlab" in line:
         return "jupyter server"
     if "chrom" in name or "chrom" in line:
-        # (Chromium rewrites its children's command lines as one string: split on spaces too.)
+        # By words, not by the NUL-separated arguments: Chromium rewrites its children's as one string.
         kind = next((a.split("=", 1)[1] for a in line.split() if a.startswith("--type=")), "browser")
         return f"chromium {kind}"
     return name.split("/")[0]  # kworker/0:1-events: kworker
