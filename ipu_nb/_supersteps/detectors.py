@@ -9,10 +9,10 @@ docs/reference/supersteps.md#findings.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 
@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from .._model.profile import Profile
     from .._model.vocabulary import Kind
 
-__all__ = ["CATEGORIES", "Finding", "Findings", "findings"]
+__all__ = ["CATEGORIES", "Finding", "Findings", "drained", "finding_steps", "findings"]
+
+T = TypeVar("T")
 
 #: Every category, in the order ties in cycles at stake are ranked.
 CATEGORIES: tuple[str, ...] = (
@@ -517,9 +519,29 @@ def findings(
             "limit": limit,
         }
     )
+    return drained(finding_steps(profile, thresholds))
+
+
+def finding_steps(
+    profile: Profile, thresholds: dict[str, float | int] | None = None
+) -> Generator[None, None, Findings]:
+    """`findings` in steps: yields between its parts and returns the `Findings`.
+
+    Each part (collecting the superstep structure, the per-kind spans, the detectors)
+    takes up to a few seconds at ten million samples; the widget's background work runs
+    one at a time while the view is still. `thresholds` are checked ones (default: the
+    defaults of `findings`).
+
+    >>> steps = finding_steps(profile)
+    >>> drained(steps).sample_count == profile.sample_count
+    True
+    """
+    thresholds = _checked_thresholds(_DEFAULTS) if thresholds is None else thresholds
     span = profile.span_cycles
     everything = measure(profile, Query())
+    yield
     spans = everything.kind_spans()
+    yield
     context = _Context(
         profile=profile,
         span=span,
@@ -527,15 +549,14 @@ def findings(
         compute=measure(profile, make_query(kind="compute")),
         thresholds=thresholds,
     )
-    found = [
-        *_stragglers(context),
-        *_imbalanced_kernels(context),
-        *_imbalanced_phases(context),
-        *_idle_tiles(context),
+    yield
+    found = [*_stragglers(context), *_imbalanced_kernels(context), *_imbalanced_phases(context), *_idle_tiles(context)]
+    found += [
         *_dominated(context, spans, "exchange", "exchange-dominated"),
         *_dominated(context, spans, "synchronization", "sync-dominated"),
-        *_long_tails(context),
     ]
+    yield
+    found += _long_tails(context)
     found = [f for f in found if f.cycles >= context.floor]
     found.sort(key=lambda f: (-f.cycles, CATEGORIES.index(f.category), f.subject))
     cap, kept, counts = int(thresholds["per_category"]), [], dict.fromkeys(CATEGORIES, 0)
@@ -554,3 +575,12 @@ def findings(
         tile_count=profile.tile_count,
         sample_count=profile.sample_count,
     )
+
+
+def drained(steps: Generator[None, None, T]) -> T:
+    """Run a stepped computation (such as `finding_steps`) to its end and return its value."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,6 +28,7 @@ from .._query import Query, QueryError, filter_mask, index_of, make_query
 from .._query.index import ProfileIndex
 from .._supersteps import Findings
 from . import lod as _lod
+from .background import Background
 from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
 from .code import Baseline, view_code
 from .filters import empty_filters, filters_query, normalise_filters
@@ -238,6 +240,8 @@ class ProfileWidget(anywidget.AnyWidget):
         )
         self._sides: dict[str, tuple[Profile, _lod.IndexBuild, ProfileIndex]] = {}
         self._findings: dict[str, Findings] = {}
+        self._finding_steps: dict[str, Generator[None, None, Findings]] = {}  # findings under way, per profile
+        self._findings_lock = threading.Lock()  # one thread at a time advances them
         self._comparisons: dict[Query, Comparison] = {}
         self._bind("after")
         self._mask: np.ndarray | None = None
@@ -253,6 +257,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._stale: set[str] = set()
         self._picking = False
         self._side = SideViews(self._send_error, threaded=in_kernel())
+        self._background = Background(self._send_error, threaded=self._side.threaded)
         self._areas: dict[str, pl.DataFrame] = {}
         self._highlighted: np.ndarray | None = None  # positions in the timeline index
         span = max(self._facts.span, 1)
@@ -359,8 +364,9 @@ class ProfileWidget(anywidget.AnyWidget):
             except SelectionError:  # the area lies beyond this profile's span or tiles
                 self.set_trait("selection", None)
         self._update_mask()
-        for name in ("overview", "flame", "panel", "findings"):
+        for name in ("overview", "flame", "panel"):
             self._side.submit(name, getattr(self, f"_send_{name}"))
+        self._background.submit("findings", self._send_findings)
         if self.selection is not None:
             self._side.submit("area", self._send_area)
 
@@ -390,16 +396,41 @@ class ProfileWidget(anywidget.AnyWidget):
     @property
     def findings(self) -> Findings:
         """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
-        from .._supersteps import findings
-
-        found = self._findings.get(self.showing)
-        if found is None:
-            found = findings(self._profile)
-            self._findings[self.showing] = found
+        which = self.showing
+        while (found := self._findings_step(which)) is None:
+            pass
         return found
 
-    def _send_findings(self) -> None:
-        self.set_trait("finding_rows", finding_rows(self.findings))
+    def _findings_step(self, which: str) -> Findings | None:
+        """Advance the findings of profile `which` ("after" or "baseline") by one step: the
+        findings once done, else None. The background job and `findings` share the steps."""
+        from .._supersteps.detectors import finding_steps
+
+        with self._findings_lock:
+            found = self._findings.get(which)
+            if found is not None:
+                return found
+            steps = self._finding_steps.get(which)
+            if steps is None:
+                steps = self._finding_steps[which] = finding_steps(self._sides[which][0])
+            try:
+                next(steps)
+            except StopIteration as done:
+                del self._finding_steps[which]
+                found = self._findings[which] = done.value
+                return found
+            except BaseException:
+                del self._finding_steps[which]  # a failed one starts afresh on the next call
+                raise
+            return None
+
+    def _send_findings(self) -> Generator[None, None, None]:
+        """The findings panel's rows (a `Background` job: the findings step by step, then the trait)."""
+        which = self.showing
+        while (found := self._findings_step(which)) is None:
+            yield
+        if which == self.showing:
+            self.set_trait("finding_rows", finding_rows(found))
 
     def show_finding(self, rank: int) -> list[int]:
         """Apply finding `rank` (1 = best) of `finding_rows`: its filters, then zoom to its supersteps.
@@ -740,6 +771,8 @@ class ProfileWidget(anywidget.AnyWidget):
         """
         try:
             message = parse_message(content, self._limits)
+            if isinstance(message, (Window, Blocks, Hover, Pick)):
+                self._background.moved()
             if isinstance(message, Window):
                 self._answer_window(message)
             elif isinstance(message, Hover):
@@ -766,7 +799,7 @@ class ProfileWidget(anywidget.AnyWidget):
                 self._side.submit("overview", self._send_overview)
                 self._side.submit("flame", self._send_flame)
                 self._side.submit("panel", self._send_panel)
-                self._side.submit("findings", self._send_findings)  # last: up to 2 s on a full-size profile
+                self._background.submit("findings", self._send_findings)  # 2 s at full size, 6 s at 10M
                 if self.selection is not None:
                     self._side.submit("area", self._send_area)
                 if self._highlighted is not None:
@@ -790,9 +823,9 @@ class ProfileWidget(anywidget.AnyWidget):
         self.send(message, buffers)
 
     def close(self) -> None:
-        side = getattr(self, "_side", None)  # None when __init__ failed early
-        if side is not None:
-            side.close()
+        for worker in (getattr(self, "_side", None), getattr(self, "_background", None)):  # None: __init__ failed early
+            if worker is not None:
+                worker.close()
         super().close()
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:

@@ -13,7 +13,7 @@ from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 
 from ipu_nb import Finding, Findings, Query, QueryError, findings, query, supersteps
-from ipu_nb._supersteps.detectors import CATEGORIES
+from ipu_nb._supersteps.detectors import CATEGORIES, drained, finding_steps
 
 
 def _straggler_tiles() -> list[T]:
@@ -259,3 +259,19 @@ def test_numbers_reproduce_on_the_generated_profile(demo_small: tuple[Any, list[
     _check_findings(profile)
     found = findings(profile)
     assert {"idle-tiles", "imbalanced-kernel"} <= {f.category for f in found}
+
+
+def test_the_findings_in_steps_are_the_findings(demo_small: tuple[Any, list[T]]) -> None:
+    profile, _ = demo_small
+    steps = finding_steps(profile)
+    count = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            stepped = done.value
+            break
+        count += 1
+    assert count >= 3  # the superstep structure, the per-kind spans, the compute structure, the detectors
+    assert stepped.frame.equals(findings(profile).frame) and len(stepped)
+    assert drained(finding_steps(profile)).frame.equals(stepped.frame)
