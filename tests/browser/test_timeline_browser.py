@@ -237,6 +237,10 @@ def test_search_steps_through_matches_and_zoom_to_fit_from_keys_and_python(lab_p
         page.wait_for_function(
             "(v) => document.querySelector('.ipu-nb-widget').dataset.view === v", arg=f"{target[0]},{target[1]}"
         )
+        if "sample=" in call:  # its panel scrolls the sample's row into view: a new picture after it comes
+            page.wait_for_function(
+                "(s) => document.querySelector('.ipu-nb-sample td')?.textContent === s", arg=str(by_offset[-1])
+            )
         settle(page)
         assert frames_after(page, frame_count(page) - 1)[-1]["final"] is True
     assert nb.kernel("widget.selected") == by_offset[-1]
