@@ -396,9 +396,14 @@ class ProfileWidget(anywidget.AnyWidget):
     @property
     def findings(self) -> Findings:
         """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
-        which = self.showing
+        from .._supersteps.detectors import drained
+
+        return drained(self._findings_of(self.showing))
+
+    def _findings_of(self, which: str) -> Generator[None, None, Findings]:
+        """The findings of profile `which` ("after" or "baseline"), yielding between their steps."""
         while (found := self._findings_step(which)) is None:
-            pass
+            yield
         return found
 
     def _findings_step(self, which: str) -> Findings | None:
@@ -427,8 +432,7 @@ class ProfileWidget(anywidget.AnyWidget):
     def _send_findings(self) -> Generator[None, None, None]:
         """The findings panel's rows (a `Background` job: the findings step by step, then the trait)."""
         which = self.showing
-        while (found := self._findings_step(which)) is None:
-            yield
+        found = yield from self._findings_of(which)
         if which == self.showing:
             self.set_trait("finding_rows", finding_rows(found))
 
