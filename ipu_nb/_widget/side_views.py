@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from polars.exceptions import PanicException
 
@@ -38,16 +39,18 @@ class SideViews:
     Outside a kernel (tests, scripts) or with ``threaded=False`` they run inline.
     """
 
+    THREAD_NAME = "ipu-nb widget side views"
+
     def __init__(self, on_error: Callable[[BaseException, ReplyAddress], None], threaded: bool) -> None:
         self.threaded = threaded
         self._on_error = on_error
-        self._pending: dict[str, Callable[[], None]] = {}
+        self._pending: dict[str, Callable[[], Any]] = {}
         self._busy = False
         self._closed = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def submit(self, name: str, job: Callable[[], None]) -> None:
+    def submit(self, name: str, job: Callable[[], Any]) -> None:
         if not self.threaded:
             self._run(name, job)
             return
@@ -56,7 +59,7 @@ class SideViews:
                 return
             self._pending[name] = job  # replaces a queued one of the same name in its place
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="ipu-nb widget side views", daemon=True)
+                self._thread = threading.Thread(target=self._loop, name=self.THREAD_NAME, daemon=True)
                 self._thread.start()
             self._cond.notify_all()
 
@@ -87,7 +90,7 @@ class SideViews:
                     self._busy = False
                     self._cond.notify_all()
 
-    def _run(self, name: str, job: Callable[[], None]) -> None:
+    def _run(self, name: str, job: Callable[[], Any]) -> None:
         """Run one view; whatever it raises becomes an error reply (the worker and the kernel outlive it)."""
         try:
             job()
