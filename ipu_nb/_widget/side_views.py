@@ -10,7 +10,7 @@ from polars.exceptions import PanicException
 
 from .protocol import ReplyAddress
 
-__all__ = ["RECOVERABLE", "SideViews", "in_kernel"]
+__all__ = ["RECOVERABLE", "SideViews", "in_kernel", "on_main_thread"]
 
 #: What a request's failure may raise and still be answered: every `Exception`, and polars'
 #: `PanicException` (a `BaseException`); `KeyboardInterrupt`, `SystemExit` and `GeneratorExit` propagate.
@@ -24,6 +24,25 @@ def in_kernel() -> bool:
     except ImportError:  # pragma: no cover - anywidget hosts without ipykernel
         return False
     return Kernel.initialized()
+
+
+def on_main_thread(job: Callable[[], None]) -> None:
+    """Run `job` on the kernel's main thread, between its message handlers (at once outside a kernel).
+
+    For a worker setting a trait: traitlets and ipywidgets' state sync are not thread-safe,
+    and a trait set while the main thread applies an update from the front end can lose
+    either change.
+    """
+    if threading.current_thread() is threading.main_thread() or not in_kernel():
+        job()
+        return
+    from ipykernel.kernelbase import Kernel
+
+    loop = getattr(Kernel.instance(), "io_loop", None)
+    if loop is None:  # pragma: no cover - a kernel not started the usual way
+        job()
+    else:
+        loop.add_callback(job)
 
 
 class SideViews:

@@ -85,7 +85,7 @@ from .selection import (
     selection_groups,
     selection_samples,
 )
-from .side_views import RECOVERABLE, SideViews, in_kernel
+from .side_views import RECOVERABLE, SideViews, in_kernel, on_main_thread
 from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
 from .timeline import extent, fit, row_positions, search_rows, timeline_matches
 
@@ -430,11 +430,15 @@ class ProfileWidget(anywidget.AnyWidget):
             return None
 
     def _send_findings(self) -> Generator[None, None, None]:
-        """The findings panel's rows (a `Background` job: the findings step by step, then the trait)."""
+        """The findings panel's rows, a `Background` job: the findings in steps, then the trait on the main thread."""
         which = self.showing
-        found = yield from self._findings_of(which)
-        if which == self.showing:
-            self.set_trait("finding_rows", finding_rows(found))
+        rows = finding_rows((yield from self._findings_of(which)))
+
+        def send() -> None:
+            if which == self.showing:
+                self.set_trait("finding_rows", rows)
+
+        on_main_thread(send)
 
     def show_finding(self, rank: int) -> list[int]:
         """Apply finding `rank` (1 = best) of `finding_rows`: its filters, then zoom to its supersteps.

@@ -169,3 +169,29 @@ def test_a_failed_findings_step_is_started_afresh_next_time(profile, monkeypatch
     monkeypatch.setattr(detectors, "finding_steps", original)
     assert widget.findings.frame.equals(ipu_nb.findings(profile).frame)
     widget.close()
+
+
+def test_a_trait_from_a_worker_is_set_on_the_kernels_main_thread(monkeypatch) -> None:
+    from ipykernel.kernelbase import Kernel
+
+    from ipu_nb._widget import side_views
+
+    queued: list = []
+
+    class Loop:
+        def add_callback(self, job) -> None:
+            queued.append(job)
+
+    class FakeKernel:
+        io_loop = Loop()
+
+    monkeypatch.setattr(side_views, "in_kernel", lambda: True)
+    monkeypatch.setattr(Kernel, "instance", classmethod(lambda cls: FakeKernel()))
+    ran: list[str] = []
+    side_views.on_main_thread(lambda: ran.append("main"))  # on the main thread: at once
+    worker = threading.Thread(target=lambda: side_views.on_main_thread(lambda: ran.append("worker")))
+    worker.start()
+    worker.join()
+    assert ran == ["main"] and len(queued) == 1  # from the worker: queued for the main thread's loop
+    queued[0]()
+    assert ran == ["main", "worker"]
