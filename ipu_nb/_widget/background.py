@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 from .protocol import ReplyAddress
-from .side_views import RECOVERABLE, SideViews
+from .side_views import SideViews
 
 __all__ = ["STILL_S", "Background"]
 
 #: A step of background work starts only once the view has been still this long (the user reads, not moves).
 STILL_S = 1.0
+_DONE = object()  # what `next` gives for a job with no steps left
 
 
 class Background(SideViews):
@@ -48,14 +50,11 @@ class Background(SideViews):
             return not self._closed
 
     def _run(self, name: str, job: Callable[[], Any]) -> None:
-        """Run `job`'s steps, each once the view is still; whatever it raises becomes an error reply."""
-        steps: Generator[object, None, None] = job()
-        try:
-            while self._still():
-                next(steps)
-        except StopIteration:
-            pass
-        except RECOVERABLE as error:  # reported, never raised: the thread and the kernel outlive it
-            self._on_error(error, {"request": name})
-        finally:
-            steps.close()
+        """Run `job`'s steps, each once the view is still; a failure is reported as `SideViews` reports a view's."""
+
+        def steps() -> None:
+            with contextlib.closing(job()) as generator:
+                while self._still() and next(generator, _DONE) is not _DONE:
+                    pass
+
+        super()._run(name, steps)
