@@ -51,10 +51,16 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
   const matchedCover = new Float64Array(bins);
   const best = new Int32Array(bins);
   const shift = raw.start - start;
+  const { x0, x1, row: rowOf, flags: flagsOf, count } = raw;
+  // In the kernel's order a row's samples also come by start: then a bin inside one sample
+  // that no other sample of its row reaches is covered by it alone, and its cell is known.
+  const byStart = startsInOrder(raw);
   let current = -1;
   // The bins the current row's samples touched: a row is written and reset over those only.
   let lo = bins;
   let hi = -1;
+  // The last bin the current row's earlier samples reached.
+  let reach = -1;
   const flush = () => {
     if (current < 0 || hi < lo) return;
     const o = current * bins;
@@ -71,37 +77,63 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
     lo = bins;
     hi = -1;
   };
-  for (let i = 0; i < raw.count; i++) {
-    const row = raw.row[i];
+  const add = (c: number, part: number, matched: boolean, tag: number) => {
+    if (part <= 0) return;
+    cover[c] += part;
+    if (matched) matchedCover[c] += part;
+    const key = tag | (Math.floor(part * 65535) << 8);
+    if (key > best[c]) best[c] = key;
+  };
+  for (let i = 0; i < count; i++) {
+    const row = rowOf[i];
     if (row >= rows) continue;
     if (row !== current) {
       if (row < current) return cellsFromRawAnyOrder(raw, start, width, bins, rows);
       flush();
       current = row;
+      reach = -1;
     }
-    let u = (raw.x0[i] + shift) / width;
-    let v = (raw.x1[i] + shift) / width;
+    let u = (x0[i] + shift) / width;
+    let v = (x1[i] + shift) / width;
     if (u < 0) u = 0;
     if (v > bins) v = bins;
     if (!(v > u)) continue;
-    const flags = raw.flags[i];
+    const flags = flagsOf[i];
     const matched = (flags & 0x80) !== 0;
     const tag = matched ? (1 << 24) | (flags & 31) : 0;
     const last = Math.min(Math.ceil(v), bins) - 1;
     const first = Math.floor(u);
     if (first < lo) lo = first;
     if (last > hi) hi = last;
-    for (let c = first; c <= last; c++) {
-      const part = Math.min(v, c + 1) - Math.max(u, c);
-      if (part <= 0) continue;
-      cover[c] += part;
-      if (matched) matchedCover[c] += part;
-      const key = tag | (Math.floor(part * 65535) << 8);
-      if (key > best[c]) best[c] = key;
+    add(first, Math.min(v, first + 1) - u, matched, tag);
+    if (last > first) {
+      // The bins between the first and the last are covered whole.
+      const next = i + 1 < count && rowOf[i + 1] === row ? Math.floor(Math.max(0, (x0[i + 1] + shift) / width)) : bins;
+      if (byStart && reach <= first && next >= last) {
+        // No other sample of the row reaches them: full coverage of this sample's class.
+        out.fill((matched ? flags & 31 : 0) | (7 << 5), current * bins + first + 1, current * bins + last);
+      } else {
+        const whole = tag | (65535 << 8);
+        for (let c = first + 1; c < last; c++) {
+          cover[c] += 1;
+          if (matched) matchedCover[c] += 1;
+          if (whole > best[c]) best[c] = whole;
+        }
+      }
+      add(last, v - last, matched, tag);
     }
+    if (last > reach) reach = last;
   }
   flush();
   return out;
+}
+
+/** Whether each row's samples come by start offset (rows in any order). */
+function startsInOrder(raw: RawWindow): boolean {
+  for (let i = 1; i < raw.count; i++) {
+    if (raw.row[i] === raw.row[i - 1] && raw.x0[i] < raw.x0[i - 1]) return false;
+  }
+  return true;
 }
 
 /** `cellsFromRaw` for samples in any row order: whole-grid sums (more memory, same cells). */
