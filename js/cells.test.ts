@@ -5,7 +5,9 @@ import type { RawWindow } from "./types";
 
 const cell = (cls: number, level: number) => cls | (level << 5);
 
-function raw(samples: [row: number, a: number, b: number, cls: number, matched: boolean][], start = 0): RawWindow {
+type Sample = [row: number, a: number, b: number, cls: number, matched: boolean];
+
+function raw(samples: Sample[], start = 0): RawWindow {
   const n = samples.length;
   const out: RawWindow = {
     mode: "raw", start, end: start + 100, count: n, x0: new Float32Array(n), x1: new Float32Array(n),
@@ -51,7 +53,7 @@ test("raw intervals re-binned as the kernel summarises: dominant class, coverage
 });
 
 test("raw samples in any row order give the same cells", () => {
-  const samples: [number, number, number, number, boolean][] = [
+  const samples: Sample[] = [
     [1, 100, 130, 2, true], [0, 105, 108, 1, false], [1, 131, 140, 3, true], [0, 110, 125, 4, true],
   ];
   const inOrder = cellsFromRaw(raw([samples[1], samples[3], samples[0], samples[2]]), 100, 10, 4, 2);
@@ -59,8 +61,6 @@ test("raw samples in any row order give the same cells", () => {
   assert.deepEqual([...shuffled], [...inOrder]);
   assert.ok(inOrder.some((c) => c !== 0));
 });
-
-type Sample = [row: number, a: number, b: number, cls: number, matched: boolean];
 
 /** Plain reference: each cell on its own, from every sample of its row (offsets relative to `origin`). */
 function referenceCells(samples: Sample[], origin: number, start: number, width: number, bins: number, rows: number): number[] {

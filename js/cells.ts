@@ -113,12 +113,7 @@ export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins:
         // No other sample of the row reaches them: full coverage of this sample's class.
         out.fill((matched ? flags & 31 : 0) | (7 << 5), current * bins + first + 1, current * bins + last);
       } else {
-        const whole = tag | (65535 << 8);
-        for (let c = first + 1; c < last; c++) {
-          cover[c] += 1;
-          if (matched) matchedCover[c] += 1;
-          if (whole > best[c]) best[c] = whole;
-        }
+        for (let c = first + 1; c < last; c++) add(c, 1, matched, tag);
       }
       add(last, v - last, matched, tag);
     }
