@@ -4,12 +4,13 @@
 (`IndexBuild`), into the `index`; until it is ready its file-order columns answer the
 same windows (`runs.FileRuns` when the file lists them tile by tile, as the runtime
 writes them, read in place; else `UnsortedSamples`). `summaries` answers
-a window with raw intervals or per-cell summaries, and the overview; `blocks` answers the
+a window with raw intervals or per-cell summaries, and the overview; `cells` makes summaries
+in their wire form (one byte a cell), in one C pass for the cache blocks; `blocks` answers the
 front end's cache blocks (a level and block index each); `codec` turns an answer into the
 JSON header and binary buffers the front end decodes.
 """
 
-from .blocks import MAX_BLOCK_BINS, MAX_LEVEL, Block, block_range, blocks
+from .blocks import BLOCK_RAW_LIMIT, MAX_BLOCK_BINS, MAX_LEVEL, Block, block_range, blocks
 from .build import (
     IndexBuild,
     TimelineIndexError,
@@ -19,6 +20,7 @@ from .build import (
     timeline_facts,
     unsorted_samples,
 )
+from .cells import CellWindow, cell_bytes, summary_cells
 from .codec import encode_window, pack_cells, unpack_cells
 from .index import (
     GREY,
@@ -35,6 +37,7 @@ from .runs import FileRuns
 from .summaries import MAX_BINS, RAW_LIMIT, LodWindow, RawWindow, overview, summarise, window
 
 __all__ = [
+    "BLOCK_RAW_LIMIT",
     "GREY",
     "KIND_CLASSES",
     "MAX_BINS",
@@ -43,6 +46,7 @@ __all__ = [
     "MAX_LEVEL",
     "RAW_LIMIT",
     "Block",
+    "CellWindow",
     "FileRuns",
     "IndexBuild",
     "LodWindow",
@@ -55,6 +59,7 @@ __all__ = [
     "block_range",
     "blocks",
     "build_index",
+    "cell_bytes",
     "count_in",
     "encode_window",
     "file_runs",
@@ -63,6 +68,7 @@ __all__ = [
     "samples_at",
     "sorted_index",
     "summarise",
+    "summary_cells",
     "timeline_facts",
     "unpack_cells",
     "unsorted_samples",

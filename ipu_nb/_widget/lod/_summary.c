@@ -10,12 +10,16 @@
  *
  * Rows of a timeline index whose samples never overlap only: each whole cell has one owner.
  * The window's candidates overlap it and have a length, so every offset met is non-negative.
+ *
+ * `ipu_block_cells` goes further for the timeline's cache blocks: it writes each cell's byte
+ * (`codec.encode_window`'s `class | level << 5`) as soon as the cell is complete, with no
+ * per-cell sums of the whole window, so a block costs a pass over its samples.
  */
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#define IPU_SUMMARY_ABI 2
+#define IPU_SUMMARY_ABI 3
 #define IPU_SUMMARY_CHUNK 65536
 
 /* floor and ceil of the non-negative, finite values met here (no libm to link). */
@@ -154,6 +158,129 @@ int64_t ipu_summarise_disjoint(int64_t count, const int64_t *pos, const double *
     }
     chunk_flush(&ch, &w);
     chunk_free(&ch);
+    return 0;
+}
+
+/* ---- Cells in their wire form, streamed (lod/summaries.py `block_cells`) ----
+ *
+ * Candidates in the index's order (by row, then start; a row's samples never overlap) touch,
+ * each, its first cell c0, the whole cells strictly after it up to its last cell c1, and c1.
+ * A later sample of the row starts at or after this one's end, so it can only add to c1 (or a
+ * later cell): at most one cell of a row is open at a time, and every other cell is complete
+ * when the next sample arrives. The open cell sums its first pieces, then its last pieces, in
+ * sample order, as `chunk_flush` does; whole cells are the owner's class at full coverage. */
+
+struct stream {
+    struct cells w;       /* the window; only start, width, bins, clip_start and with_ok are used */
+    uint8_t *out;         /* rows * bins cell bytes, zero where nothing is written (empty) */
+    int64_t rows, row;    /* the row being written (-1: none yet) */
+    int64_t open;         /* its open cell (-1: none) */
+    double first, last, mfirst, mlast;
+    int32_t best;
+};
+
+/* The byte of a cell from its sums and dominant key: `codec.encode_window`'s arithmetic (float32 level). */
+static uint8_t cell_byte(const struct stream *s) {
+    double coverage = s->first + s->last;
+    uint8_t cls = (uint8_t)(s->best & 0xFF);
+    double shown = coverage;
+    if (s->w.with_ok && cls != 0) shown = s->mfirst + s->mlast; /* class 0 (grey) shows all coverage */
+    float level = (float)shown;
+    if (level > 1.0f) level = 1.0f;
+    level *= 7.0f;
+    float whole = (float)(int32_t)level;
+    if (whole < level) whole += 1.0f;
+    return (uint8_t)((uint8_t)whole << 5 | cls);
+}
+
+static void stream_close(struct stream *s) {
+    if (s->open >= 0) s->out[s->row * s->w.bins + s->open] = cell_byte(s);
+    s->open = -1;
+}
+
+static void stream_open(struct stream *s, int64_t cell) {
+    s->open = cell;
+    s->first = s->last = s->mfirst = s->mlast = 0.0;
+    s->best = 0;
+}
+
+static void stream_piece(struct stream *s, int last, double piece, int32_t tag, int good) {
+    if (last) {
+        s->last += piece;
+        if (s->w.with_ok) s->mlast += piece * (double)good;
+    } else {
+        s->first += piece;
+        if (s->w.with_ok) s->mfirst += piece * (double)good;
+    }
+    int32_t key = (int32_t)(piece * 65535.0);
+    key = (int32_t)((uint32_t)key << 8) | tag;
+    if (key > s->best) s->best = key;
+}
+
+/* One candidate, cut as `chunk_add` cuts it; -1 when it breaks the order (or lies outside the grid). */
+static int stream_add(struct stream *s, double start_f, double end_f, int64_t row, uint8_t cls, int good) {
+    const struct cells *w = &s->w;
+    double u = start_f - w->start;
+    if (w->clip_start && u < 0.0) u = 0.0;
+    u /= w->width;
+    double v = (end_f - w->start) / w->width;
+    if (v > (double)w->bins) v = (double)w->bins;
+    double m = floor_nonneg(u);
+    int64_t a = (int64_t)m;
+    m += 1.0;
+    if (v < m) m = v;
+    double e = ceil_nonneg(v) - 1.0;
+    int64_t b = (int64_t)e;
+    if (e < m) e = m;
+    if (row < 0 || row >= s->rows || a < 0 || a >= w->bins || b < a || b >= w->bins) return -1;
+    if (row != s->row) {
+        if (row < s->row) return -1;
+        stream_close(s);
+        s->row = row;
+    } else if (s->open > a) {
+        return -1;
+    }
+    int32_t tag = cls;
+    if (!w->with_ok) {
+        tag |= 1 << 24;
+    } else {
+        tag *= good;
+        tag |= good << 24;
+    }
+    if (s->open != a) {
+        stream_close(s);
+        stream_open(s, a);
+    }
+    stream_piece(s, 0, m - u, tag, good);
+    if (b == a) {
+        stream_piece(s, 1, v - e, tag, good); /* 0: the sample stays in one cell */
+        return 0;
+    }
+    stream_close(s);
+    uint8_t whole = (uint8_t)((tag & 0xFF) | 7 << 5);
+    uint8_t *cells = s->out + row * w->bins;
+    for (int64_t k = a + 1; k < b; k++) cells[k] = whole;
+    stream_open(s, b);
+    stream_piece(s, 1, v - e, tag, good);
+    return 0;
+}
+
+/*
+ * count, pos, start_f, end_f, row, cls, ok, start, width, bins, clip_start   as `ipu_summarise_disjoint`
+ * rows      rows of the grid
+ * out       rows * bins cell bytes, zeroed by the caller: `class | level << 5` of every touched cell
+ * Returns 0, or -1 when the candidates are not in the index's order (then `out` is partly written).
+ */
+int64_t ipu_block_cells(int64_t count, const int64_t *pos, const double *start_f, const double *end_f,
+                        const int64_t *row, const uint8_t *cls, const uint8_t *ok, double start, double width,
+                        int64_t bins, int clip_start, int64_t rows, uint8_t *out) {
+    struct stream s = {{start, width, bins, clip_start, ok != NULL, NULL, NULL, NULL, NULL}, out, rows, -1, -1,
+                       0.0, 0.0, 0.0, 0.0, 0};
+    for (int64_t i = 0; i < count; i++) {
+        int64_t p = pos ? pos[i] : i;
+        if (stream_add(&s, start_f[p], end_f[p], row[p], cls[i], ok ? ok[i] != 0 : 1)) return -1;
+    }
+    stream_close(&s);
     return 0;
 }
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cells import CellWindow, summary_cells
 from .index import Windowed, count
-from .summaries import RAW_LIMIT, LodWindow, RawWindow, summarise, window
+from .summaries import RawWindow, window
 
-__all__ = ["MAX_BLOCK_BINS", "MAX_LEVEL", "MAX_RUN", "Block", "block_range", "blocks"]
+__all__ = ["BLOCK_RAW_LIMIT", "MAX_BLOCK_BINS", "MAX_LEVEL", "MAX_RUN", "Block", "block_range", "blocks"]
 
 MAX_BLOCK_BINS = 1280
 """Widest block a request may ask for (cells a row)."""
@@ -26,6 +27,10 @@ MAX_LEVEL = 62
 """Coarsest level a request may name (bins of 2**62 cycles)."""
 MAX_RUN = 4
 """Summary blocks computed in one pass at most (their temporaries grow with the run)."""
+BLOCK_RAW_LIMIT = 8_192
+"""A block overlapping more samples is sent as its summary: raw it would weigh more (15 to 19
+bytes a sample; 8,192 make at most 156 KB) than its packed cells (50 to 150 KB for 1,472 rows
+of 512), and a refinement the kernel answers waits mostly for its bytes to reach the page."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,7 @@ class Block:
     """One block's answer and what it cost to compute (seconds, its share of a shared pass)."""
 
     index: int
-    answer: RawWindow | LodWindow
+    answer: RawWindow | CellWindow
     seconds: float
 
 
@@ -43,19 +48,10 @@ def block_range(level: int, bins: int, index: int) -> tuple[int, int]:
     return index * width, (index + 1) * width
 
 
-def _cut(run: LodWindow, part: int, bins: int, start: int, end: int, count: int) -> LodWindow:
+def _cut(run: CellWindow, part: int, bins: int, start: int, end: int, count: int) -> CellWindow:
     """Block `part` of a summary computed for several neighbouring blocks at once."""
-    cols = slice(part * bins, (part + 1) * bins)
-    coverage = run.coverage[:, cols]
-    return LodWindow(
-        start=start,
-        end=end,
-        bins=bins,
-        cls=run.cls[:, cols],
-        coverage=coverage,
-        matched_coverage=coverage if run.matched_coverage is run.coverage else run.matched_coverage[:, cols],
-        sample_count=count,
-    )
+    cells = run.cells[:, part * bins : (part + 1) * bins]
+    return CellWindow(start=start, end=end, bins=bins, cells=cells, sample_count=count)
 
 
 def blocks(
@@ -65,7 +61,7 @@ def blocks(
     wanted: list[int],
     matched: np.ndarray | None,
     color_by: str,
-    raw_limit: int = RAW_LIMIT,
+    raw_limit: int = BLOCK_RAW_LIMIT,
 ) -> Iterator[Block]:
     """The answers for blocks `wanted` of `level`, in that order (each as soon as it is ready).
 
@@ -82,7 +78,7 @@ def blocks(
         first = pending[0][0]
         start = block_range(level, bins, first)[0]
         end = block_range(level, bins, pending[-1][0])[1]
-        run = summarise(index, start, end, bins * len(pending), matched, color_by)
+        run = summary_cells(index, start, end, bins * len(pending), matched, color_by)
         share = (time.perf_counter() - began) / len(pending)
         for part, (k, overlapping) in enumerate(pending):
             a, b = block_range(level, bins, k)
@@ -96,6 +92,7 @@ def blocks(
         if overlapping <= raw_limit:
             yield from flush()
             answer = window(index, start, end, bins, matched, color_by, raw_limit=raw_limit)
+            assert isinstance(answer, RawWindow)  # the same count, at most raw_limit
             yield Block(k, answer, time.perf_counter() - began)
             continue
         if pending and (pending[-1][0] != k - 1 or len(pending) >= MAX_RUN):

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .index import GREY
+from .cells import CellWindow, cell_bytes
 from .summaries import LodWindow, RawWindow
 
 __all__ = ["encode_window", "pack_cells", "unpack_cells"]
 
 
-def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple[dict, list[bytes]]:
+def encode_window(answer: RawWindow | LodWindow | CellWindow, compress: bool = True) -> tuple[dict, list[bytes]]:
     """JSON header + binary buffers for the front end (little-endian typed arrays).
 
     Raw: ``[x0 f32, x1 f32 (relative to start), row u16, flags u8 (class | 0x80 when matching),
-    sample u32]``. Summary: one u8 per cell, row-major, ``class | level << 5`` where level
-    0..7 is the covered fraction rounded up (matching coverage for matching cells); with
+    sample u32]``. Summary: one u8 per cell, row-major (`cells.cell_bytes`); with
     ``compress`` packed by `pack_cells` (header ``"compressed": "xor-runs"``, ``"runs"``):
     1.6 MB become 0.2–0.5 MB in ~3 ms, and the browser unpacks them in a few ms without
     leaving the message handler (inflating zlib there took 10–20 ms, asynchronously).
@@ -30,20 +29,12 @@ def encode_window(answer: RawWindow | LodWindow, compress: bool = True) -> tuple
             flags.tobytes(),
             answer.sample.astype("<u4").tobytes(),
         ]
-    shown = answer.matched_coverage.astype(np.float32)
-    if answer.matched_coverage is not answer.coverage:  # grey cells show all their coverage
-        np.copyto(shown, answer.coverage, casting="same_kind", where=answer.cls == GREY)
-    np.minimum(shown, 1.0, out=shown)
-    shown *= 7
-    np.ceil(shown, out=shown)
-    cells = shown.astype(np.uint8)
-    cells <<= 5
-    cells |= answer.cls
+    cells = answer.cells if isinstance(answer, CellWindow) else cell_bytes(answer)
     header = {
         "mode": "lod",
         "start": answer.start,
         "end": answer.end,
-        "rows": answer.cls.shape[0],
+        "rows": cells.shape[0],
         "bins": answer.bins,
         "count": answer.sample_count,
         "compressed": "xor-runs" if compress else None,

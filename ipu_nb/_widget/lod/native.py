@@ -1,6 +1,6 @@
-"""The one-pass summary of `summaries._summarise_disjoint` in C (`_summary.c`), through ctypes.
+"""The one-pass summaries of `summaries._summarise_disjoint` and `cells.summary_cells` in C, through ctypes.
 
-Compiled into the package's C library with the loader's interner (`hatch_build.py`).
+`_summary.c`, compiled into the package's C library with the loader's interner (`hatch_build.py`).
 Without it (no C compiler at install time, a stale build, a big-endian machine) `NATIVE` is
 False and the summaries take their numpy path: the same cells, several times slower.
 """
@@ -14,10 +14,10 @@ import numpy as np
 
 from ..._load._intern import LIBRARY
 
-__all__ = ["NATIVE", "accumulate"]
+__all__ = ["NATIVE", "accumulate", "block_cells"]
 
 #: Must equal IPU_SUMMARY_ABI in _summary.c: a library built from older source is not used.
-ABI = 2
+ABI = 3
 _P, _I, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
 
 
@@ -31,6 +31,8 @@ def _load() -> ctypes.CDLL | None:
             return None
         lib.ipu_summarise_disjoint.restype = _I
         lib.ipu_summarise_disjoint.argtypes = [_I, _P, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _P, _P, _P, _P]
+        lib.ipu_block_cells.restype = _I
+        lib.ipu_block_cells.argtypes = [_I, _P, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _I, _P]
     except (OSError, AttributeError):
         return None
     return lib
@@ -94,3 +96,46 @@ def accumulate(
         _address(owner, np.int32),
     )
     return done == 0
+
+
+def block_cells(
+    pos: np.ndarray | None,
+    count: int,
+    start_f: np.ndarray,
+    end_f: np.ndarray,
+    row: np.ndarray,
+    cls: np.ndarray,
+    ok: np.ndarray | None,
+    start: float,
+    width: float,
+    bins: int,
+    rows: int,
+) -> np.ndarray | None:
+    """The window's cell bytes (``rows`` × ``bins``, `codec`'s ``class | level << 5``) in one pass; None if C could not.
+
+    The arguments are `accumulate`'s; the candidates must come in the index's order (by
+    row, then start, never overlapping within a row), else None too.
+    """
+    if _LIB is None:
+        return None
+    if pos is not None:
+        pos = np.ascontiguousarray(pos, dtype=np.int64)
+    cls = np.ascontiguousarray(cls, dtype=np.uint8)
+    ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
+    out = np.zeros((rows, bins), dtype=np.uint8)
+    done = _LIB.ipu_block_cells(
+        count,
+        _address(pos, np.int64),
+        _address(start_f, np.float64),
+        _address(end_f, np.float64),
+        _address(row, np.int64),
+        _address(cls, np.uint8),
+        _address(ok_bytes, np.uint8),
+        float(start),
+        float(width),
+        bins,
+        int(start > 0),
+        rows,
+        _address(out, np.uint8),
+    )
+    return out if done == 0 else None
