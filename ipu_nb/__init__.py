@@ -114,6 +114,11 @@ __all__ = [
 ]
 
 
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """The Jupyter server extension (`ipu_nb._server_extension`), enabled when the package is installed."""
+    return [{"module": "ipu_nb._server_extension"}]
+
+
 def __getattr__(name: str) -> Any:
     if name == "charts":
         return importlib.import_module(".charts", __name__)

@@ -90,13 +90,19 @@ class Lab:
 
 
 @contextlib.contextmanager
-def running_lab(base: Path, extra_path: list[Path] | None = None) -> Iterator[Lab]:
-    """Start JupyterLab with its config, runtime and settings under `base`; stop it on exit."""
+def running_lab(base: Path, extra_path: list[Path] | None = None, server_extension: bool = True) -> Iterator[Lab]:
+    """Start JupyterLab with its config, runtime and settings under `base`; stop it on exit.
+
+    `server_extension`: whether ipu-nb's server extension loads (installed, it does).
+    """
     root, config, runtime, settings = (base / d for d in ("root", "config", "runtime", "settings"))
     for d in (root, config, runtime, settings):
         d.mkdir(parents=True, exist_ok=True)
     config_file = config / "jupyter_server_config.py"
-    config_file.write_text(SERVER_CONFIG.format(root=str(root)))
+    text = SERVER_CONFIG.format(root=str(root))
+    if not server_extension:
+        text += 'c.ServerApp.jpserver_extensions = {"ipu_nb": False}\n'
+    config_file.write_text(text)
     for name, value in USER_SETTINGS.items():
         path = settings / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -241,3 +241,10 @@ def test_metadata_filters_from_clicks_are_name_value_pairs(lab_page):
     assert nb.poll("widget.filters['metadata']", lambda m: m != []) == [["a=b", "c"]]
     assert filtered_as(pair)
     assert page.eval_on_selector(".ipu-nb-widget", "w => w.dataset.error ?? ''") == ""  # the kernel refused nothing
+
+
+def test_the_server_sends_kernel_messages_without_delay(lab):
+    """The installed server extension loaded in the server the widget talks through (TCP_NODELAY on its websocket)."""
+    log = (lab.root.parent / "server.log").read_text()
+    assert "ipu_nb | extension was successfully loaded" in log
+    assert "ipu-nb: kernel websockets send small messages at once" in log
