@@ -26,7 +26,10 @@ picture, so every figure is input event → pixels on the canvas:
   frame, which adds the page's tasks queued behind a frame (decoding a reply, say) though the
   frame itself was on screen already;
 - first draw: widget created in the kernel → first complete picture (budget ≤ 1.5 s);
-- the kernel's (Python-side) cost of each refinement, from the replies closing each request.
+- the kernel's (Python-side) cost of each refinement, from the replies closing each request;
+- a comm echo (page → kernel → page, 10 bytes and 100 KB): the Jupyter server's own latency,
+  with and without ipu-nb's server extension (TCP_NODELAY on the kernel websocket) when
+  `--server-extension both` runs the two side by side.
 
 "loaded" runs one busy-looping process per CPU alongside. `--bundle NAME=PATH` (repeatable)
 runs the same in a fresh JupyterLab for each front-end bundle given (e.g. main's build beside
@@ -181,6 +184,29 @@ async ([kind, arg, timeoutMs]) => {
   };
 }
 """
+
+# A comm echo through the page's own kernel connection: what the Jupyter stack adds to any reply.
+ECHO_KERNEL = """
+def _echo_target(comm, open_msg):
+    comm.on_msg(lambda msg: comm.send({}, buffers=[bytes(msg["content"]["data"]["size"])]))
+get_ipython().kernel.comm_manager.register_target("ipu-nb-bench-echo", _echo_target)
+"""
+ECHO_JS = """async ([size, n]) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const comm = kernel.createComm('ipu-nb-bench-echo');
+  await comm.open({}).done;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const got = new Promise((resolve) => { comm.onMsg = resolve; });
+    const t0 = performance.now();
+    comm.send({size});
+    await got;
+    out.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  comm.close();
+  return out;
+}"""
 
 # A navigation as a user would: zoom in with the wheel and keys, pan, zoom out, home.
 ACTIONS: list[tuple[str, dict[str, Any]]] = [
@@ -515,11 +541,13 @@ def browser_side(
     parts: tuple[str, ...] = PARTS,
     code: Path | None = None,
     trace: Path | None = None,
+    server_extension: bool = True,
 ) -> dict[str, Any]:
     """One fresh JupyterLab + Chromium: first draw, every action's latencies, the burst, kernel costs.
 
     `bundle`: the front end to load instead of the installed one (the widget's class with that `_esm`,
     and the `_css` beside it). `code`: a directory whose ``ipu_nb`` the kernel imports instead.
+    `server_extension`: whether ipu-nb's Jupyter server extension loads.
     `trace`: a Chrome trace of the actions is written there, and its main thread's long tasks
     summarised (`main_thread_waits`).
     """
@@ -536,12 +564,16 @@ def browser_side(
         widget_class = f"type('ProfileWidget', (ipu_nb.ProfileWidget,), {{{', '.join(parts_)}}})"
     cells = [
         f"import time, ipu_nb\nprofile = ipu_nb.open_profile({str(path)!r}, progress=False)\n"
-        f"Widget = {widget_class}\n{KERNEL_MARKS}",
+        f"Widget = {widget_class}\n{KERNEL_MARKS}\n{ECHO_KERNEL}",
         "_t0 = time.time()\nwidget = Widget(profile)\n_t1 = time.time()\nwidget",
     ]
     out: dict[str, Any] = {}
     extra = [] if code is None else [code]
-    with tempfile.TemporaryDirectory() as tmp, running_lab(Path(tmp), extra) as lab, sync_playwright() as p:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        running_lab(Path(tmp), extra, server_extension) as lab,
+        sync_playwright() as p,
+    ):
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1500, "height": 1400})
         name = lab.notebook(cells)
@@ -585,6 +617,7 @@ def browser_side(
                 out["burst_cpu"] = cpu_by_process(since=before)
             out["load_after"] = os.getloadavg()[0]
         out["actions"] = results
+        out["echo"] = {size: page.evaluate(ECHO_JS, [size, 20]) for size in (10, 100_000)}
         if trace is not None:
             browser.stop_tracing()
             out["waits"] = main_thread_waits(trace)
@@ -662,6 +695,7 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         "burst_read": burst.get("longestReadMs", float("nan")),
         "load": run["load"],
         "first_draw": run["first_draw_s"],
+        "echo": {size: median(times) for size, times in run.get("echo", {}).items()},
     }
     print(
         f"   first new picture: median {summary['first_median']:.1f} ms (≤ 16),"
@@ -678,6 +712,11 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         f" max {most(cold):.1f} ms"
     )
     print(f"   pans whose first new frame was the final picture: {pans_final} of {len(pans)}")
+    if echo := summary["echo"]:
+        print(
+            "   a comm echo through the Jupyter server (page → kernel → page), median: "
+            + ", ".join(f"{size:,} B {ms:.1f} ms" for size, ms in echo.items())
+        )
     print(
         f"   burst of 30 wheel events: longest frame {burst['longestFrameMs']:.1f} ms (≤ {BURST_FRAME_MS:.0f};"
         f" between the reads after the frames {burst.get('longestReadMs', float('nan')):.1f} ms),"
@@ -774,8 +813,19 @@ def main() -> None:
         metavar="NAME=PATH",
         help="a front-end bundle (widget.js) to measure instead of the installed one; repeat to compare side by side",
     )
-    parser.add_argument("--rounds", type=int, default=1, help="with --bundle: runs of each bundle, alternating")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with several variants (--bundle, --code, --server-extension both): runs of each, taking turns",
+    )
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument(
+        "--server-extension",
+        choices=("on", "off", "both"),
+        default="on",
+        help="whether ipu-nb's Jupyter server extension loads (TCP_NODELAY on the kernel websocket); both: each",
+    )
     parser.add_argument(
         "--code",
         action="append",
@@ -831,20 +881,31 @@ def main() -> None:
         del large
     if args.no_browser:
         return
+    servers = {"on": [True], "off": [False], "both": [True, False]}[args.server_extension]
+    variants = [(b, c, x) for b in bundles for c in codes for x in servers]
     summaries = {}
     for name in wanted:
         for mode in args.modes.split(","):
-            for round_ in range(args.rounds if len(bundles) > 1 or len(codes) > 1 else 1):
-                for (label, bundle), (code_label, code) in ((b, c) for b in bundles for c in codes):
+            for round_ in range(args.rounds if len(variants) > 1 else 1):
+                for (bundle_label, bundle), (code_label, code), extension in variants:
                     settle_s = 120 if name == "10m" else 30
+                    label = " ".join(
+                        part
+                        for part in (
+                            bundle_label if bundle else "",
+                            code_label if code else "",
+                            ("extension" if extension else "no extension") if len(servers) > 1 else "",
+                        )
+                        if part
+                    )
                     trace = None
                     if args.trace is not None:
                         args.trace.mkdir(parents=True, exist_ok=True)
-                        trace = args.trace / f"{name}-{mode}-{label}-{code_label}-{round_ + 1}.json"
-                    run = browser_side(profiles[name], mode == "loaded", settle_s, bundle, parts, code, trace)
-                    what = f"{name} profile, {mode}" + (f", bundle {label}" if bundle else "")
-                    what += f", code {code_label}" if code else ""
-                    label = label if code is None else f"{label if bundle else ''} {code_label}".strip()
+                        trace = args.trace / f"{name}-{mode}-{label.replace(' ', '-') or 'this'}-{round_ + 1}.json"
+                    run = browser_side(
+                        profiles[name], mode == "loaded", settle_s, bundle, parts, code, trace, extension
+                    )
+                    what = f"{name} profile, {mode}" + (f", {label}" if label else "")
                     what += f", round {round_ + 1}" if args.rounds > 1 else ""
                     summaries[(name, mode, label, round_)] = report(what, run, mode == "loaded")
     print("== budgets: first new median ≤ 16 ms, p95 ≤ 33 ms; refined median ≤ 100 ms quiet / 150 loaded;")
@@ -852,16 +913,15 @@ def main() -> None:
     if parts != PARTS:
         print(f"   (only {', '.join(parts)}: the first new picture is over those actions)")
     for (name, mode, label, round_), s in summaries.items():
-        which = (f" {label:>10}" if len(bundles) > 1 or len(codes) > 1 else "") + (
-            f" #{round_ + 1}" if args.rounds > 1 else ""
-        )
+        which = (f" {label:>10}" if len(variants) > 1 else "") + (f" #{round_ + 1}" if args.rounds > 1 else "")
+        echo = " / ".join(f"{ms:.1f}" for ms in s["echo"].values())
         print(
             f"   {name:>4} {mode:>6}{which}:"
             f" first new {s['first_median']:.1f} / p95 {s['first_p95']:.1f} ms,"
             f" refined {s['refined_median']:.1f} ms (kernel asked: {s['cold_median']:.1f} ms),"
             f" pans final {s['pans_final']},"
             f" burst longest frame {s['burst_longest']:.1f} ms (read {s['burst_read']:.1f}),"
-            f" first draw {s['first_draw']:.2f} s"
+            f" first draw {s['first_draw']:.2f} s, comm echo 10 B / 100 KB {echo} ms"
             f" (load average {s['load']:.1f})"
         )
 
