@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { Disposers } from "./disposers";
 import { ImageMaker, type WorkerLike } from "./imagemaker";
 import { BLOCK_BINS, blockWidth } from "./levels";
-import { imageOf, type PaintTarget, paintView, requestImage } from "./painter";
+import { imageOf, type PaintTarget, paintView, prepareImage, requestImage } from "./painter";
 import type { WorkerJob, WorkerReply } from "./rasterworker";
 import { installFakeDom } from "./testing/fake-dom";
 import { BlockCache } from "./tilecache";
@@ -91,6 +91,35 @@ test("with the worker: an image it is making already is not made here too; the f
     assert.equal(redraws(), 3); // the view waited for each: its arrival draws again
     const second = paintView(cache, t);
     assert.deepEqual([second.exact, second.standIns, second.made], [4, 0, 0]);
+  } finally {
+    dom.uninstall();
+  }
+});
+
+test("a block just received: the view's own cells are imaged here at once, the rest by the worker", () => {
+  const dom = installFakeDom();
+  try {
+    const worker = new FakeWorker();
+    const { t } = target(worker);
+    const cache = new BlockCache();
+    const raw = (): WindowData => ({
+      mode: "raw", start: 0, end: 0, count: 1, x0: new Float32Array([0]), x1: new Float32Array([8]), row: new Uint16Array([0]),
+      flags: new Uint8Array([0x81]), sample: new Uint32Array([0]), labels: null, labelIndex: null, colorBy: "kind",
+    });
+    const waited = cache.put("s", 3, 0, lod());
+    assert.equal(prepareImage(cache, waited, t, true), true); // the view waits for it: made here
+    assert.equal(worker.posted.length, 0);
+    assert.equal(waited.extras.size, 1);
+    const painted = paintView(cache, t);
+    assert.equal(painted.made, 0); // the frame only copies it
+    const ahead = cache.put("s", 3, 9, lod());
+    assert.equal(prepareImage(cache, ahead, t, false), false); // made in advance: the worker's
+    const rebinned = cache.put("s", 3, 1, raw());
+    assert.equal(prepareImage(cache, rebinned, t, true), false); // raw intervals: the worker's, even when waited for
+    assert.equal(worker.posted.length, 1); // one job in the worker at a time, the other queued
+    assert.deepEqual([ahead.extras.size, rebinned.extras.size], [0, 0]);
+    const { t: alone } = target(null);
+    assert.equal(prepareImage(cache, cache.put("s", 3, 2, raw()), alone, false), true); // no worker: here
   } finally {
     dom.uninstall();
   }

@@ -137,6 +137,20 @@ export function requestImage(cache: BlockCache, entry: CacheEntry, level: number
   return t.maker.submit(jobKey(entry, level, index, kind), jobOf(entry, level, index, t), urgent, (image) => keep(cache, entry, name, kind, image));
 }
 
+/**
+ * Have the image of `entry`, a block just received, made so the frame that first shows it only
+ * copies it; true when it was made here. The view waits for it (`shown`: a block of the view at
+ * its level) and it is the kernel's own cells: made here at once, a few milliseconds, where the
+ * worker's round trip waited behind its queue and the page's frames. Else the worker's (the
+ * view's first); here too when there is none.
+ */
+export function prepareImage(cache: BlockCache, entry: CacheEntry, t: ImageSpec, shown: boolean): boolean {
+  const waited = shown && entry.data.mode === "lod";
+  if (!waited && requestImage(cache, entry, entry.level, entry.index, t, shown)) return false;
+  imageOf(cache, entry, entry.level, entry.index, t);
+  return true;
+}
+
 /** One image copied onto the plot: `entry`'s (for block `index` of `level`), bins `sx .. sx + sw` onto cycles `a .. b`. */
 interface Piece {
   entry: CacheEntry;

@@ -12,7 +12,7 @@ import { layerContext } from "./layer";
 import { blockRange, blocksIn, levelFor, topLevel } from "./levels";
 import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./layers";
 import { ImageMaker } from "./imagemaker";
-import { imageOf, type ImageSpec, type Painted, paintView, requestImage, viewIsFinal } from "./painter";
+import { type ImageSpec, type Painted, paintView, prepareImage, viewIsFinal } from "./painter";
 import { GUTTER, INK, PLOT_HEIGHT, pixelsPerCycle, plotWidth } from "./plot";
 import type { SampleInfo } from "./protocol";
 import { readoutText, rulerText } from "./ruler";
@@ -268,18 +268,11 @@ export class Timeline {
     };
   }
 
-  /**
-   * Have the image of a block just received made, so the frame that first shows it only
-   * copies it: in the worker, behind what the view waits for; without one, here and now.
-   */
+  /** Have the image of a block just received made (`prepareImage`): here or in the worker. */
   prepare(entry: CacheEntry): void {
-    const spec = this.imageSpec();
-    // A block of the view at its level is waited for: its image goes ahead of the prefetched ones'.
     const [s, e] = this.host.view();
     const shown = entry.level === this.level() && blocksIn(entry.level, s, e, Math.max(this.host.span(), 8)).includes(entry.index);
-    if (requestImage(this.cache, entry, entry.level, entry.index, spec, shown)) return;
-    imageOf(this.cache, entry, entry.level, entry.index, spec);
-    this.madeHere++;
+    if (prepareImage(this.cache, entry, this.imageSpec(), shown)) this.madeHere++;
   }
 
   /** Block images made so far: on the page (in frames and on arrival) and in the worker (false when there is none). */
