@@ -17,7 +17,8 @@ from ipu_nb import _server_extension
 websocket = pytest.importorskip("jupyter_server.services.kernels.websocket")
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = Path("etc", "jupyter", "jupyter_server_config.d", "ipu_nb.json")
+CONFIG = "jupyter_server_config.d"  # beside a Jupyter config dir: the JSON file enabling the extension
+FILE = "ipu-nb.json"
 
 
 class Handler:
@@ -64,9 +65,9 @@ def test_the_package_names_the_extension_and_installing_enables_it():
     package = ExtensionPackage(name="ipu_nb", enabled=True)
     assert [point.module for point in package.extension_points.values()] == [_server_extension]
     assert ipu_nb._jupyter_server_extension_points() == [{"module": "ipu_nb._server_extension"}]
-    shipped = json.loads((ROOT / "jupyter-config" / "jupyter_server_config.d" / "ipu_nb.json").read_text())
+    shipped = json.loads((ROOT / "jupyter-config" / CONFIG / FILE).read_text())
     assert shipped == {"ServerApp": {"jpserver_extensions": {"ipu_nb": True}}}
-    installed = Path(sys.prefix) / CONFIG
+    installed = Path(sys.prefix, "etc", "jupyter", CONFIG, FILE)
     if not installed.is_file():
         pytest.skip(f"ipu-nb is not installed into {sys.prefix}")
     assert json.loads(installed.read_text()) == shipped

@@ -355,8 +355,6 @@ def test_the_selection_outline_stays_out_of_the_label_gutter(lab_page):
 
 def test_a_wheel_burst_draws_from_the_cache_and_ends_on_the_final_picture(lab_page):
     nb, page = opened(lab_page)
-    d = dataset(page)
-    assert d["imagesWorker"] != "none" and int(d["imagesWorker"]) > 0, d  # block images made off the page
     seen = frame_count(page)
     box = page.locator(".ipu-nb-timeline-overlay").bounding_box()
     page.mouse.move(box["x"] + GUTTER + 0.35 * (box["width"] - GUTTER), box["y"] + 200)
@@ -365,6 +363,8 @@ def test_a_wheel_burst_draws_from_the_cache_and_ends_on_the_final_picture(lab_pa
         page.wait_for_timeout(10)
     settle(page)
     frames = frames_after(page, seen)
+    d = dataset(page)
+    assert d["imagesWorker"] != "none" and int(d["imagesWorker"]) > 0, d  # block images made off the page
     # No frame waited for more than one block image made on the page: the rest came from the worker.
     assert len(frames) >= 3
     assert max(f["made"] for f in frames) <= 1, [f["made"] for f in frames]
