@@ -141,9 +141,15 @@ def test_candidates_out_of_order_are_refused():
     start_f = np.array([0.0, 10.0, 4.0])
     end_f = np.array([3.0, 12.0, 6.0])
     cls = np.array([1, 1, 1], dtype=np.uint8)
-    rows_back = np.array([1, 1, 0], dtype=np.int64)
-    same_row = np.array([0, 0, 0], dtype=np.int64)
-    for row in (rows_back, same_row):
-        assert _native.block_cells(None, 3, start_f, end_f, row, cls, None, 0.0, 2.0, 8, 2) is None
-    in_order = np.array([0, 1, 2])
-    assert _native.block_cells(in_order, 2, start_f, end_f, same_row, cls, None, 0.0, 2.0, 8, 2) is not None
+
+    def cells(row: list[int], pos: list[int] | None = None) -> np.ndarray | None:
+        count = 3 if pos is None else len(pos)
+        at = None if pos is None else np.array(pos, dtype=np.int64)
+        rows = np.array(row, dtype=np.int64)
+        candidates = _native.Candidates(at, count, start_f, end_f, rows, cls[:count], None)
+        return _native.block_cells(candidates, 0.0, 2.0, 8, 2)
+
+    assert cells([1, 1, 0]) is None  # a row going back
+    assert cells([0, 0, 0]) is None  # the third sample starts in a cell before the second's
+    got = cells([0, 0, 0], pos=[0, 1])
+    assert got is not None and got[0].tolist() == [1 | 7 << 5, 1 | 4 << 5, 0, 0, 0, 1 | 7 << 5, 0, 0]

@@ -73,39 +73,56 @@ struct cells {
     int32_t *best, *owner;
 };
 
-/* Cut one candidate (offsets as float64, its row, class and whether it matches) into the chunk. */
-static void chunk_add(struct chunk *ch, const struct cells *w, double start_f, double end_f, int64_t row,
-                      uint8_t cls, int good) {
-    const int32_t whole_key = (int32_t)(65535 << 8 | 1 << 25);
-    int64_t j = ch->n++;
+/* One candidate cut by the window's cells: its first cell a and first piece, its last cell b and
+ * last piece (0 when it stays in cell a), and its key tag (matching bit 24, class in bits 0..7;
+ * a candidate not matching keeps class 0, grey). */
+struct cut {
+    int64_t a, b;
+    double first, last;
+    int32_t tag;
+};
+
+static struct cut cut_of(const struct cells *w, double start_f, double end_f, uint8_t cls, int good) {
+    struct cut c;
     double u = start_f - w->start;
     if (w->clip_start && u < 0.0) u = 0.0;
     u /= w->width;
     double v = (end_f - w->start) / w->width;
     if (v > (double)w->bins) v = (double)w->bins;
     double m = floor_nonneg(u);
-    int64_t a = (int64_t)m;
+    c.a = (int64_t)m;
     m += 1.0;
     if (v < m) m = v; /* end of the first piece */
     double e = ceil_nonneg(v) - 1.0;
-    int64_t b = (int64_t)e;
+    c.b = (int64_t)e;
     if (e < m) e = m;
-    int64_t base = row * w->bins;
-    ch->c0[j] = a + base;
-    ch->c1[j] = b + base;
-    ch->first[j] = m - u;
-    ch->last[j] = v - e; /* 0 when the sample stays in one cell */
-    int32_t t = cls;
+    c.first = m - u;
+    c.last = v - e;
+    c.tag = cls;
     if (!w->with_ok) {
-        t |= 1 << 24;
+        c.tag |= 1 << 24;
     } else {
-        t *= good;
-        t |= good << 24;
+        c.tag *= good;
+        c.tag |= good << 24;
     }
-    ch->tag[j] = t;
+    return c;
+}
+
+/* Cut one candidate (offsets as float64, its row, class and whether it matches) into the chunk. */
+static void chunk_add(struct chunk *ch, const struct cells *w, double start_f, double end_f, int64_t row,
+                      uint8_t cls, int good) {
+    const int32_t whole_key = (int32_t)(65535 << 8 | 1 << 25);
+    struct cut c = cut_of(w, start_f, end_f, cls, good);
+    int64_t j = ch->n++;
+    int64_t base = row * w->bins;
+    ch->c0[j] = c.a + base;
+    ch->c1[j] = c.b + base;
+    ch->first[j] = c.first;
+    ch->last[j] = c.last;
+    ch->tag[j] = c.tag;
     ch->good[j] = (uint8_t)good;
     if (ch->c1[j] > ch->c0[j]) {
-        int32_t owned = t | whole_key;
+        int32_t owned = c.tag | whole_key;
         w->owner[ch->c0[j] + 1] += owned;
         w->owner[ch->c1[j]] -= owned;
     }
@@ -220,48 +237,30 @@ static void stream_piece(struct stream *s, int last, double piece, int32_t tag, 
 /* One candidate, cut as `chunk_add` cuts it; -1 when it breaks the order (or lies outside the grid). */
 static int stream_add(struct stream *s, double start_f, double end_f, int64_t row, uint8_t cls, int good) {
     const struct cells *w = &s->w;
-    double u = start_f - w->start;
-    if (w->clip_start && u < 0.0) u = 0.0;
-    u /= w->width;
-    double v = (end_f - w->start) / w->width;
-    if (v > (double)w->bins) v = (double)w->bins;
-    double m = floor_nonneg(u);
-    int64_t a = (int64_t)m;
-    m += 1.0;
-    if (v < m) m = v;
-    double e = ceil_nonneg(v) - 1.0;
-    int64_t b = (int64_t)e;
-    if (e < m) e = m;
-    if (row < 0 || row >= s->rows || a < 0 || a >= w->bins || b < a || b >= w->bins) return -1;
+    struct cut c = cut_of(w, start_f, end_f, cls, good);
+    if (row < 0 || row >= s->rows || c.a < 0 || c.a >= w->bins || c.b < c.a || c.b >= w->bins) return -1;
     if (row != s->row) {
         if (row < s->row) return -1;
         stream_close(s);
         s->row = row;
-    } else if (s->open > a) {
+    } else if (s->open > c.a) {
         return -1;
     }
-    int32_t tag = cls;
-    if (!w->with_ok) {
-        tag |= 1 << 24;
-    } else {
-        tag *= good;
-        tag |= good << 24;
-    }
-    if (s->open != a) {
+    if (s->open != c.a) {
         stream_close(s);
-        stream_open(s, a);
+        stream_open(s, c.a);
     }
-    stream_piece(s, 0, m - u, tag, good);
-    if (b == a) {
-        stream_piece(s, 1, v - e, tag, good); /* 0: the sample stays in one cell */
+    stream_piece(s, 0, c.first, c.tag, good);
+    if (c.b == c.a) {
+        stream_piece(s, 1, c.last, c.tag, good); /* 0: the sample stays in one cell */
         return 0;
     }
     stream_close(s);
-    uint8_t whole = (uint8_t)((tag & 0xFF) | 7 << 5);
+    uint8_t whole = (uint8_t)((c.tag & 0xFF) | 7 << 5);
     uint8_t *cells = s->out + row * w->bins;
-    for (int64_t k = a + 1; k < b; k++) cells[k] = whole;
-    stream_open(s, b);
-    stream_piece(s, 1, v - e, tag, good);
+    for (int64_t k = c.a + 1; k < c.b; k++) cells[k] = whole;
+    stream_open(s, c.b);
+    stream_piece(s, 1, c.last, c.tag, good);
     return 0;
 }
 

@@ -70,19 +70,8 @@ def summary_cells(
         classes = index.classes(color_by)[pos]
         count = len(classes)
         ok = None if matched is None else matched[pos]
-        cells = _native.block_cells(
-            None if isinstance(pos, slice) else pos,
-            count,
-            index.start_f,
-            index.end_f,
-            index.row,
-            classes,
-            None if ok is None or ok.all() else ok,
-            start,
-            width,
-            bins,
-            index.rows,
-        )
+        candidates = _native.Candidates.of(index, pos, classes, None if ok is None or ok.all() else ok)
+        cells = _native.block_cells(candidates, start, width, bins, index.rows)
         if cells is not None:
             return CellWindow(start=start, end=stop, bins=bins, cells=cells, sample_count=count)
     answer = summarise(index, start, end, bins, matched, color_by)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..._load._intern import LIBRARY
 
-__all__ = ["NATIVE", "accumulate", "block_cells"]
+__all__ = ["NATIVE", "Candidates", "accumulate", "block_cells"]
 
 #: Must equal IPU_SUMMARY_ABI in _summary.c: a library built from older source is not used.
 ABI = 3
@@ -50,14 +52,55 @@ def _address(array: np.ndarray | None, dtype: type) -> int | None:
     return int(array.ctypes.data)
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """A window's candidate samples as the C passes read them, in the index's order.
+
+    `pos` (int64, None meaning 0 .. count - 1) indexes `start_f`, `end_f` (float64) and
+    `row` (int64) of the index in place; `cls` (uint8) and `ok` (bool, None: all match) are
+    per candidate.
+    """
+
+    pos: np.ndarray | None
+    count: int
+    start_f: np.ndarray
+    end_f: np.ndarray
+    row: np.ndarray
+    cls: np.ndarray
+    ok: np.ndarray | None
+
+    @classmethod
+    def of(cls, index: Any, pos: np.ndarray | slice, classes: np.ndarray, ok: np.ndarray | None) -> Candidates:
+        """The candidates at `pos` (a slice: all) of a `TimelineIndex` or `UnsortedSamples`."""
+        return cls(
+            pos=None if isinstance(pos, slice) else np.ascontiguousarray(pos, dtype=np.int64),
+            count=len(classes),
+            start_f=index.start_f,
+            end_f=index.end_f,
+            row=index.row,
+            cls=np.ascontiguousarray(classes, dtype=np.uint8),
+            ok=None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8),
+        )
+
+    def window(self, start: float, width: float, bins: int) -> list[Any]:
+        """The leading arguments of both C passes: the candidates, then the window's cells."""
+        return [
+            self.count,
+            _address(self.pos, np.int64),
+            _address(self.start_f, np.float64),
+            _address(self.end_f, np.float64),
+            _address(self.row, np.int64),
+            _address(self.cls, np.uint8),
+            _address(self.ok, np.uint8),
+            float(start),
+            float(width),
+            bins,
+            int(start > 0),
+        ]
+
+
 def accumulate(
-    pos: np.ndarray | None,
-    count: int,
-    start_f: np.ndarray,
-    end_f: np.ndarray,
-    row: np.ndarray,
-    cls: np.ndarray,
-    ok: np.ndarray | None,
+    candidates: Candidates,
     start: float,
     width: float,
     bins: int,
@@ -66,30 +109,14 @@ def accumulate(
     best: np.ndarray,
     owner: np.ndarray,
 ) -> bool:
-    """Accumulate the window's `count` candidates into the per-cell arrays; False if C could not run.
+    """Accumulate the candidates into the window's per-cell arrays; False if C could not run.
 
-    `pos` (int64) indexes `start_f`, `end_f` (float64) and `row` (int64), None meaning 0 ..
-    count - 1; `cls` (uint8) and `ok` (bool, None: all match) are per candidate. The cell
-    arrays are written in place exactly as the numpy loop of `_summarise_disjoint` does.
+    The cell arrays are written in place exactly as the numpy loop of `_summarise_disjoint` does.
     """
     if _LIB is None:
         return False
-    if pos is not None:
-        pos = np.ascontiguousarray(pos, dtype=np.int64)
-    cls = np.ascontiguousarray(cls, dtype=np.uint8)
-    ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
     done = _LIB.ipu_summarise_disjoint(
-        count,
-        _address(pos, np.int64),
-        _address(start_f, np.float64),
-        _address(end_f, np.float64),
-        _address(row, np.int64),
-        _address(cls, np.uint8),
-        _address(ok_bytes, np.uint8),
-        float(start),
-        float(width),
-        bins,
-        int(start > 0),
+        *candidates.window(start, width, bins),
         _address(coverage, np.float64),
         _address(matched, np.float64),
         _address(best, np.int32),
@@ -98,44 +125,14 @@ def accumulate(
     return done == 0
 
 
-def block_cells(
-    pos: np.ndarray | None,
-    count: int,
-    start_f: np.ndarray,
-    end_f: np.ndarray,
-    row: np.ndarray,
-    cls: np.ndarray,
-    ok: np.ndarray | None,
-    start: float,
-    width: float,
-    bins: int,
-    rows: int,
-) -> np.ndarray | None:
+def block_cells(candidates: Candidates, start: float, width: float, bins: int, rows: int) -> np.ndarray | None:
     """The window's cell bytes (``rows`` × ``bins``, `codec`'s ``class | level << 5``) in one pass; None if C could not.
 
-    The arguments are `accumulate`'s; the candidates must come in the index's order (by
-    row, then start, never overlapping within a row), else None too.
+    The candidates must come in the index's order (by row, then start, never overlapping
+    within a row), else None too.
     """
     if _LIB is None:
         return None
-    if pos is not None:
-        pos = np.ascontiguousarray(pos, dtype=np.int64)
-    cls = np.ascontiguousarray(cls, dtype=np.uint8)
-    ok_bytes = None if ok is None else np.ascontiguousarray(ok, dtype=np.bool_).view(np.uint8)
     out = np.zeros((rows, bins), dtype=np.uint8)
-    done = _LIB.ipu_block_cells(
-        count,
-        _address(pos, np.int64),
-        _address(start_f, np.float64),
-        _address(end_f, np.float64),
-        _address(row, np.int64),
-        _address(cls, np.uint8),
-        _address(ok_bytes, np.uint8),
-        float(start),
-        float(width),
-        bins,
-        int(start > 0),
-        rows,
-        _address(out, np.uint8),
-    )
+    done = _LIB.ipu_block_cells(*candidates.window(start, width, bins), rows, _address(out, np.uint8))
     return out if done == 0 else None

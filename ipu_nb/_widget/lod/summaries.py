@@ -285,13 +285,7 @@ def _summarise_disjoint(
     whole_key = np.int32(65535 << 8 | 1 << 25)
     clip_start = start > 0  # offsets are never negative
     native = _native.NATIVE and _native.accumulate(
-        None if isinstance(pos, slice) else pos,
-        count,
-        index.start_f,
-        index.end_f,
-        index.row,
-        classes,
-        None if all_ok else ok,
+        _native.Candidates.of(index, pos, classes, None if all_ok else ok),
         start,
         width,
         bins,
