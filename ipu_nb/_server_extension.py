@@ -4,7 +4,7 @@ jupyter_server leaves Nagle's algorithm on for the kernel websocket, so a messag
 than a TCP segment that follows one the browser has not acknowledged yet waits for the
 browser's delayed ACK: 40 ms on Linux. The widget's small replies (the one closing a
 request for blocks, a hover, a trait echo) each came that much late; a 10-byte comm echo
-took 53 ms, and 15 ms with the flag (`benchmarks/bench_widget.py` prints both). Tornado's
+took about 50 ms, and 15-25 ms with the flag (`benchmarks/bench_widget.py` prints both). Tornado's
 documentation advises the flag for websockets that need low latency. The extension is
 enabled on install (``jupyter-config/``); ``jupyter server extension disable ipu_nb``
 turns it off.
