@@ -37,9 +37,18 @@ def without_delay(open_: Open) -> Open:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    """Make every kernel websocket the server opens from now on send without delay."""
-    from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+    """Make every kernel websocket the server opens from now on send without delay.
 
-    if not getattr(KernelWebsocketHandler.open, MARK, False):
-        setattr(KernelWebsocketHandler, "open", without_delay(KernelWebsocketHandler.open))  # noqa: B010
+    A jupyter_server without the handler this wraps (another major version) is left as it
+    is, with one warning: the widget works the same, later.
+    """
+    try:
+        from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+
+        open_ = KernelWebsocketHandler.open
+    except (ImportError, AttributeError) as error:
+        serverapp.log.warning("ipu-nb: kernel websockets keep their delay (%s)", error)
+        return
+    if not getattr(open_, MARK, False):
+        setattr(KernelWebsocketHandler, "open", without_delay(open_))  # noqa: B010
     serverapp.log.info("ipu-nb: kernel websockets send small messages at once (TCP_NODELAY)")

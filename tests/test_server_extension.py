@@ -59,6 +59,18 @@ def test_loading_wraps_the_kernel_websocket_once(monkeypatch):
     assert handler_class.open is wrapped
 
 
+def test_a_server_without_the_handler_is_left_as_it_is(monkeypatch, caplog):
+    monkeypatch.setitem(sys.modules, "jupyter_server.services.kernels.websocket", None)  # import fails
+
+    class App:
+        log = logging.getLogger("test")
+
+    with caplog.at_level(logging.WARNING, logger="test"):
+        _server_extension._load_jupyter_server_extension(App())
+    assert "kernel websockets keep their delay" in caplog.text
+    assert not getattr(websocket.KernelWebsocketHandler.open, _server_extension.MARK, False)
+
+
 def test_the_package_names_the_extension_and_installing_enables_it():
     from jupyter_server.extension.manager import ExtensionPackage
 
