@@ -12,7 +12,7 @@
  * The window's candidates overlap it and have a length, so every offset met is non-negative.
  *
  * `ipu_block_cells` goes further for the timeline's cache blocks: it writes each cell's byte
- * (`codec.encode_window`'s `class | level << 5`) as soon as the cell is complete, with no
+ * (`cells.cell_bytes`'s `class | level << 5`) as soon as the cell is complete, with no
  * per-cell sums of the whole window, so a block costs a pass over its samples.
  */
 
@@ -178,7 +178,7 @@ int64_t ipu_summarise_disjoint(int64_t count, const int64_t *pos, const double *
     return 0;
 }
 
-/* ---- Cells in their wire form, streamed (lod/summaries.py `block_cells`) ----
+/* ---- Cells in their wire form, streamed (lod/cells.py `summary_cells`) ----
  *
  * Candidates in the index's order (by row, then start; a row's samples never overlap) touch,
  * each, its first cell c0, the whole cells strictly after it up to its last cell c1, and c1.
@@ -196,7 +196,7 @@ struct stream {
     int32_t best;
 };
 
-/* The byte of a cell from its sums and dominant key: `codec.encode_window`'s arithmetic (float32 level). */
+/* The byte of a cell from its sums and dominant key: `cells.cell_bytes`'s arithmetic (float32 level). */
 static uint8_t cell_byte(const struct stream *s) {
     double coverage = s->first + s->last;
     uint8_t cls = (uint8_t)(s->best & 0xFF);

@@ -126,7 +126,7 @@ def accumulate(
 
 
 def block_cells(candidates: Candidates, start: float, width: float, bins: int, rows: int) -> np.ndarray | None:
-    """The window's cell bytes (``rows`` × ``bins``, `codec`'s ``class | level << 5``) in one pass; None if C could not.
+    """The window's cell bytes in one pass (``rows`` × ``bins``, as `cells.cell_bytes`); None if C could not.
 
     The candidates must come in the index's order (by row, then start, never overlapping
     within a row), else None too.
