@@ -28,6 +28,7 @@ from .._query import Query, QueryError, filter_mask, index_of, make_query
 from .._query.index import ProfileIndex
 from .._supersteps import Findings
 from . import lod as _lod
+from . import quiet_status
 from .background import Background
 from .baseline import SHOWING, baseline_profile, comparison_of, flame_deltas, group_deltas
 from .code import Baseline, view_code
@@ -271,6 +272,8 @@ class ProfileWidget(anywidget.AnyWidget):
         self.set_trait("info", self._info())
         self._update_mask()
         self.on_msg(self._on_message)
+        if self.comm is not None:
+            quiet_status.quiet(self.comm.comm_id)
         # What the front end asks for right after its first picture (overview, flame graph,
         # group table, metadata order: about a second on a full-size profile, a minute at
         # ten million samples) is prepared on the worker thread, so the timeline is drawn
@@ -834,6 +837,8 @@ class ProfileWidget(anywidget.AnyWidget):
         for worker in (getattr(self, "_side", None), getattr(self, "_background", None)):  # None: __init__ failed early
             if worker is not None:
                 worker.close()
+        if getattr(self, "comm", None) is not None:
+            quiet_status.unquiet(self.comm.comm_id)
         super().close()
 
     def window_answer(self, start: int, end: int, pixels: int) -> tuple[dict[str, Any], list[bytes]]:

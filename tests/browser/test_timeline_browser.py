@@ -103,11 +103,19 @@ def test_pan_and_zoom_draw_real_data_from_the_cache_while_a_cell_keeps_the_kerne
     assert page.evaluate(CANVAS_JS)["hash"] == zoomed["hash"], (zoomed_frame, again)  # what each was drawn from
 
 
-def test_keys_pressed_in_quick_succession_all_count_and_reach_the_kernel(lab_page):
+KERNEL_JS = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+
+
+def test_keys_pressed_in_quick_succession_all_count_and_reach_the_kernel_never_flashing_it_busy(lab_page):
     nb, page = opened(lab_page)
     page.locator(".ipu-nb-timeline-overlay").click(position={"x": GUTTER + 300, "y": 5})
     settle(page)
     span = nb.kernel("widget.info['span']")
+    # The kernel's status as JupyterLab's indicators see it, from here on.
+    page.evaluate(
+        f"""() => {{ const k = {KERNEL_JS}; window._statuses = [];
+                   k.statusChanged.connect((_, s) => window._statuses.push(s)); }}"""
+    )
     # Back to back, within one save interval: the later ones wait for their save.
     for key in ["+", "ArrowRight", "+", "ArrowLeft", "+"]:
         page.keyboard.press(key)
@@ -120,7 +128,15 @@ def test_keys_pressed_in_quick_succession_all_count_and_reach_the_kernel(lab_pag
     settle(page)
     got = [int(v) for v in dataset(page)["view"].split(",")]
     assert got == pytest.approx([start, end], abs=1)
+    # Saves and block requests were answered, and none of them showed the kernel busy; the
+    # idle that closes each still reached the page (JupyterLab closes its record of each on it:
+    # only the shown cell's own stays open).
+    page.wait_for_function(
+        f"() => ![...{KERNEL_JS}._futures.values()].some(f => f.msg.header.msg_type === 'comm_msg')", timeout=10_000
+    )
+    assert page.evaluate("() => window._statuses") == []
     assert nb.poll("widget.view", lambda v: v == got) == got
+    assert "busy" in page.evaluate("() => window._statuses")  # a cell still does
 
 
 def test_rows_never_thinner_than_a_pixel_vertical_zoom_order_pins_and_tile_filters(lab_page):
