@@ -1,7 +1,8 @@
 // Overview strip: active compute tiles over the whole profile, the current view marked;
 // click to centre the view there, drag to select a range. The strip is drawn when its data,
-// size, theme or drag change; the view's box is an element moved over it, so a pan or zoom
-// repaints no canvas here.
+// size, theme or drag change; the view's box is drawn on a canvas of its own over it, so a
+// pan or zoom redraws only that box, and changes no element's style (which cost every such
+// frame a layout, a paint of the page, a new layering and a hit test of the mouse).
 
 import { css, kindColour, mix, theme } from "./colors";
 import type { Disposers } from "./disposers";
@@ -10,6 +11,8 @@ import { GUTTER, plotWidth } from "./plot";
 import { between, centre, type Range } from "./view";
 
 const HEIGHT = 46;
+const BOX_FILL = "rgba(255, 180, 0, 0.18)";
+const BOX_LINE = 1.5;
 
 export interface OverviewHost {
   view(): Range;
@@ -21,7 +24,10 @@ export interface OverviewHost {
 export class Overview {
   readonly root = el("div", "ipu-nb-overview");
   private canvas = el("canvas", "ipu-nb-overview-canvas");
-  private box = el("div", "ipu-nb-overview-view");
+  private boxCanvas = el("canvas", "ipu-nb-overview-view");
+  /** Where the view's box is drawn (CSS pixels), on a strip how wide, in what colour: redrawn when any changes. */
+  private drawnBox = { left: NaN, width: NaN, strip: 0, accent: "" };
+  private accent = "";
   private active: Float32Array | null = null;
   private matched: Float32Array | null = null;
   private filtered = false;
@@ -29,8 +35,7 @@ export class Overview {
   private drag: { x0: number; x1: number } | null = null;
 
   constructor(private host: OverviewHost, bag: Disposers) {
-    this.box.style.height = `${HEIGHT}px`;
-    this.root.append(this.canvas, this.box);
+    this.root.append(this.canvas, this.boxCanvas);
     bag.listen(this.canvas, "mousedown", (e) => {
       if (e.button !== 0) return;
       e.preventDefault();
@@ -110,7 +115,7 @@ export class Overview {
     const compute = kindColour("compute");
     if (this.active) area(this.active, css(this.filtered ? mix(compute, t.plotRgb, 0.65) : compute));
     if (this.matched && this.filtered) area(this.matched, css(compute));
-    this.box.style.borderColor = t.accent;
+    this.accent = t.accent;
     this.showView();
     if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {
       ctx.fillStyle = "rgba(40,110,220,0.2)";
@@ -118,17 +123,31 @@ export class Overview {
     }
   }
 
-  /** Move the view's box to the current view (every frame of a pan or zoom; no canvas is drawn). */
+  /** Draw the view's box at the current view (every frame of a pan or zoom; the strip is not drawn again). */
   showView(): void {
     const w = this.plotWidth();
     const span = Math.max(this.host.span(), 1);
     const [s, e] = this.host.view();
     const x0 = GUTTER + (Math.max(0, Math.min(s, span)) / span) * w;
     const x1 = GUTTER + (Math.max(0, Math.min(e, span)) / span) * w;
-    const style = this.box.style;
-    const left = `${x0.toFixed(1)}px`;
-    const width = `${Math.max(x1 - x0, 1).toFixed(1)}px`;
-    if (style.left !== left) style.left = left;
-    if (style.width !== width) style.width = width;
+    const left = Math.round(x0 * 10) / 10;
+    const width = Math.round(Math.max(x1 - x0, 1) * 10) / 10;
+    const d = this.drawnBox;
+    if (d.left === left && d.width === width && d.strip === this.width && d.accent === this.accent) return;
+    this.drawnBox = { left, width, strip: this.width, accent: this.accent };
+    const ctx = sizeCanvas(this.boxCanvas, this.width, HEIGHT);
+    ctx.clearRect(0, 0, this.width, HEIGHT);
+    ctx.fillStyle = BOX_FILL;
+    ctx.fillRect(left, 0, width, HEIGHT);
+    ctx.strokeStyle = this.accent;
+    ctx.lineWidth = BOX_LINE;
+    // The border lies inside the box.
+    const inset = BOX_LINE / 2;
+    ctx.strokeRect(left + inset, inset, Math.max(width - BOX_LINE, 0), HEIGHT - BOX_LINE);
+  }
+
+  /** Where the view's box is drawn, in CSS pixels to a tenth: its left edge and width. */
+  get box(): { left: number; width: number } {
+    return { left: this.drawnBox.left, width: this.drawnBox.width };
   }
 }
