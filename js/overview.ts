@@ -139,6 +139,7 @@ export class Overview {
     ctx.clearRect(0, 0, this.width, HEIGHT);
     ctx.fillStyle = BOX_FILL;
     ctx.fillRect(left, 0, width, HEIGHT);
+    if (!this.accent) return; // the theme's colour is read at the strip's first draw
     ctx.strokeStyle = this.accent;
     ctx.lineWidth = BOX_LINE;
     // The border lies inside the box.
