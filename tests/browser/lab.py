@@ -252,7 +252,12 @@ def dataset(page: Any, selector: str = ".ipu-nb-widget") -> dict[str, str]:
 
 
 def settle(page: Any, quiet_ms: int = 600, timeout: float = 60) -> None:
-    """Wait until the widget has drawn a complete picture and no request (prefetch included) is out."""
+    """Wait until the widget has drawn a complete picture and no request (prefetch included) is out.
+
+    The quiet time counts from this call: one left from an earlier call would let an input just
+    given, whose frame is not drawn yet, pass as settled.
+    """
+    page.evaluate("() => { const w = document.querySelector('.ipu-nb-widget'); if (w) w._quiet = 0; }")
     page.wait_for_function(
         """(quiet) => {
             const w = document.querySelector('.ipu-nb-widget');

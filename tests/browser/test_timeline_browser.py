@@ -399,6 +399,7 @@ def test_a_wheel_burst_draws_from_the_cache_and_ends_on_the_final_picture(lab_pa
     # The same view reached another way (from the whole profile, set from Python) is the same picture.
     page.locator(".ipu-nb-header").click()  # the widget's focus, for its keys
     page.keyboard.press("0")
+    page.wait_for_function("(v) => document.querySelector('.ipu-nb-widget').dataset.view !== v", arg=f"{start},{end}")
     settle(page)
     assert page.evaluate(CANVAS_JS)["hash"] != burst["hash"]
     nb.kernel("widget.view", code=f"widget.view = [{start!r}, {end!r}]")
