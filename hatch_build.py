@@ -44,7 +44,7 @@ SOURCES = (
     ROOT / "ipu_nb" / "_widget" / "lod" / "_summary.c",
 )
 LIBRARY = SOURCES[0].with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
-FLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-Wall", "-Wextra"]
+FLAGS = ["-O3", "-std=c99", "-shared", "-fPIC", "-Wall", "-Wextra"]
 #: The built front end: what `npm run build` writes and what the widget loads.
 BUNDLE = (ROOT / "ipu_nb" / "static" / "widget.js", ROOT / "ipu_nb" / "static" / "widget.css")
 #: What the bundle is built from (a change to any of them makes it stale).
