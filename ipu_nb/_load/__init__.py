@@ -39,7 +39,8 @@ def open_profile(
         Reuse (and write) the decoded frames cached by file identity and content
         (`ipu_nb._load._cache`, under ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``,
         at most ``$IPU_NB_CACHE_SIZE`` bytes, default 4 GiB, least recently used evicted
-        first); entries are verified before use. False bypasses the cache.
+        first); only the user's own entries are used, each verified before use. False
+        bypasses the cache.
     decoder : {"auto", "fast", "reference"}, default "auto"
         "fast" is the columnar wire decoder; "reference" forces the slow pycapnp decoder (the
         yardstick in tests). "auto" uses the fast one and falls back to pycapnp, with a

@@ -16,39 +16,65 @@ bounded: after each write, least-recently-used entries (a hit touches its entry)
 evicted until the total fits `cache_size_limit` (``$IPU_NB_CACHE_SIZE``, default 4 GiB).
 Entries are removed by renaming them out of the way first, so concurrent processes
 reading, writing or evicting the same cache only ever see whole entries or none.
+
+Only the current user's own entries are served: `_private` opens every directory and file
+without following symbolic links and checks its owner, type and permissions, and keeps
+the entries of a shared cache directory in a private subdirectory. Only names of the key's
+shape are entries: evicting or clearing never touches anything else in the directory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
 import secrets
-import shutil
-import tempfile
+import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import platformdirs
 import polars as pl
 import pyarrow as pa
 import xxhash
 
 from .._model.profile import Profile
+from .._terminal import printable
+from ._private import (
+    DIRECTORY_FLAGS,
+    TRASH_PREFIX,
+    CacheDir,
+    CacheWarning,
+    Untrusted,
+    create_file,
+    discard,
+    effective_dir,
+    make_dir,
+    open_cache_dir,
+    open_dir,
+    open_file,
+    remove_tree,
+    warn_once,
+)
 
 __all__ = [
     "CACHE_FORMAT",
     "DEFAULT_CACHE_SIZE",
+    "CacheClearError",
     "CacheEntry",
     "CacheSettingError",
+    "CacheWarning",
     "cache_dir",
     "cache_entries",
     "cache_key",
+    "cache_location",
     "cache_size_limit",
     "clear_cache",
     "evict",
@@ -76,14 +102,31 @@ _BLOCK = 1 << 16
 _SAMPLED_BLOCKS = 64
 _EDGE = 1 << 20
 _STALE_TEMPORARY_NS = 3600 * 10**9  # a writer's temporary directory this old belongs to a dead process
+_TEMPORARY_PREFIX = ".tmp-"
+#: The shape of an entry's name, `cache_key`'s: `path_tag` (XXH3-64) and XXH3-128, in hex.
+_ENTRY_NAME = re.compile(r"[0-9a-f]{16}-[0-9a-f]{32}")
 
 
 def cache_dir() -> Path:
-    """``$IPU_NB_CACHE`` if set, else ``~/.cache/ipu-nb/frames``."""
+    """The configured cache directory: ``$IPU_NB_CACHE`` if set, else ``frames`` in the user's cache directory.
+
+    That is ``~/.cache/ipu-nb/frames`` on Linux (``$XDG_CACHE_HOME/ipu-nb/frames`` when that
+    is set). Entries live in it if it is the user's own and private, else in a private
+    subdirectory of it (`cache_location`).
+    """
     configured = os.environ.get("IPU_NB_CACHE")
     if configured:
         return Path(configured)
-    return Path.home() / ".cache" / "ipu-nb" / "frames"
+    return Path(platformdirs.user_cache_dir("ipu-nb", appauthor=False)) / "frames"
+
+
+def cache_location(root: Path | None = None) -> Path:
+    """The directory the entries of cache `root` (default `cache_dir`) live in: it, or its ``user-<uid>`` subdirectory.
+
+    A directory that others can write (a shared ``/tmp``-style folder) or that another user
+    owns holds the current user's entries in a private subdirectory of its own.
+    """
+    return effective_dir(root or cache_dir())
 
 
 # --- the key ---------------------------------------------------------------------------
@@ -138,32 +181,54 @@ def path_tag(path: Path) -> str:
 
 
 def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | None:
-    """The cached profile for `key`, or None when absent, stale, damaged or unreadable.
+    """The cached profile for `key`, or None when absent, stale, damaged, unreadable or not the user's own.
 
-    Every file of the entry is verified against the manifest's checksums before it is
-    parsed; a hit marks the entry as recently used.
+    Every file of the entry is checked to be ours (`_private`) and verified against the
+    manifest's checksums before it is parsed; a hit marks the entry as recently used. An
+    entry that is not ours warns once (`CacheWarning`); the caller's rewrite replaces it.
     """
-    entry = (root or cache_dir()) / key
+    if not _ENTRY_NAME.fullmatch(key):
+        return None
     try:
-        manifest = read_manifest(entry)
-        if manifest is None or manifest["key"] != key:
+        cache = open_cache_dir(root or cache_dir(), create=False)
+        if cache is None:
             return None
-        buffers = {}
-        for name in _FRAMES:
-            buffer = _read_file(entry / f"{name}.arrow", manifest["frames"][name]["bytes"])
-            if buffer is None or _checksum(buffer) != manifest["frames"][name]["xxh3_64"]:
+        with cache:
+            try:
+                entry = open_dir(key, cache.fd)
+                try:
+                    return _load_entry(entry, path, key)
+                finally:
+                    os.close(entry)
+            except Untrusted as exc:
+                warn_once(
+                    f"entry-{exc.cause}",
+                    f"ignoring the frame cache entry {printable(cache.path / key)}: {exc}; "
+                    "the profile is decoded again and the entry replaced",
+                )
                 return None
-            buffers[name] = buffer
-        frames = {}
-        for name in _FRAMES:
-            frame = pl.from_arrow(pa.ipc.open_file(pa.BufferReader(buffers[name])).read_all())
-            if not isinstance(frame, pl.DataFrame) or _schema_text(frame) != manifest["frames"][name]["schema"]:
-                return None
-            frames[name] = frame
     except (OSError, ValueError, TypeError, pa.ArrowException, pl.exceptions.PolarsError, MemoryError):
         return None
     except pl.exceptions.PanicException:  # a BaseException: no entry, however damaged, may let one escape
         return None
+
+
+def _load_entry(entry: int, path: Path, key: str) -> Profile | None:
+    manifest = _manifest_in(entry)
+    if manifest is None or manifest["key"] != key:
+        return None
+    buffers = {}
+    for name in _FRAMES:
+        buffer = _read_file(entry, f"{name}.arrow", manifest["frames"][name]["bytes"])
+        if buffer is None or _checksum(buffer) != manifest["frames"][name]["xxh3_64"]:
+            return None
+        buffers[name] = buffer
+    frames = {}
+    for name in _FRAMES:
+        frame = pl.from_arrow(pa.ipc.open_file(pa.BufferReader(buffers[name])).read_all())
+        if not isinstance(frame, pl.DataFrame) or _schema_text(frame) != manifest["frames"][name]["schema"]:
+            return None
+        frames[name] = frame
     _touch(entry)
     return Profile(
         **frames,
@@ -175,12 +240,25 @@ def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | Non
 
 
 def read_manifest(entry: Path) -> dict[str, Any] | None:
-    """The entry's manifest if it is ours and intact: size-capped, checksummed, type-checked."""
+    """The entry's manifest if it is ours and intact: owned by us, size-capped, checksummed, type-checked."""
     try:
-        with open(entry / _MANIFEST, "rb") as handle:
-            raw = handle.read(_MANIFEST_MAX + 1)
-    except OSError:
+        fd = open_dir(entry)
+        try:
+            return _manifest_in(fd)
+        finally:
+            os.close(fd)
+    except (OSError, Untrusted):
         return None
+
+
+def _manifest_in(entry: int) -> dict[str, Any] | None:
+    """The manifest of the entry open as `entry` (see `read_manifest`); `Untrusted` if it is not ours."""
+    try:
+        fd = open_file(_MANIFEST, entry)
+    except FileNotFoundError:
+        return None
+    with open(fd, "rb") as handle:
+        raw = handle.read(_MANIFEST_MAX + 1)
     return parse_manifest(raw)
 
 
@@ -239,9 +317,9 @@ def _checksum(data: pa.Buffer | bytes) -> str:
     return xxhash.xxh3_64_hexdigest(memoryview(data))
 
 
-def _read_file(path: Path, size: int) -> pa.Buffer | None:
-    """The file's bytes in (Arrow-aligned) memory, or None unless it holds exactly `size` bytes."""
-    with open(path, "rb", buffering=0) as handle:
+def _read_file(entry: int, name: str, size: int) -> pa.Buffer | None:
+    """The bytes of file `name` of the entry in (Arrow-aligned) memory, or None unless it holds exactly `size`."""
+    with open(open_file(name, entry), "rb", buffering=0) as handle:
         if os.fstat(handle.fileno()).st_size != size:
             return None  # checked before allocating: never more memory than the file holds
         buffer = pa.allocate_buffer(size)
@@ -255,19 +333,23 @@ def _read_file(path: Path, size: int) -> pa.Buffer | None:
         return buffer if not handle.read(1) else None
 
 
-def _file_checksum(path: Path) -> tuple[int, str]:
-    """The file's size and checksum, read back from the disk as written."""
+def _write_checksummed(directory: int, name: str, write: Callable[[BinaryIO], object]) -> tuple[int, str]:
+    """Create file `name` (mode 0600, never over anything) in `directory`, `write(handle)` it, then return
+    its size and checksum as read back from the disk."""
     hasher = xxhash.xxh3_64()
     size = 0
-    with open(path, "rb") as handle:
+    with open(create_file(name, directory), "w+b") as handle:
+        write(handle)
+        handle.flush()
+        handle.seek(0)
         while chunk := handle.read(_CHUNK):
             hasher.update(chunk)
             size += len(chunk)
     return size, hasher.hexdigest()
 
 
-def _touch(entry: Path) -> None:
-    """Mark the entry as used now (its directory's mtime is its last use, for eviction)."""
+def _touch(entry: int) -> None:
+    """Mark the entry open as `entry` as used now (its directory's mtime is its last use, for eviction)."""
     with contextlib.suppress(OSError):  # a read-only cache still serves hits; so does a vanished entry
         os.utime(entry)
 
@@ -278,20 +360,33 @@ def _touch(entry: Path) -> None:
 def store_cached(profile: Profile, key: str, root: Path | None = None, limit: int | None = None) -> bool:
     """Write `profile` under `key` atomically, then evict down to `limit`; False (never an exception) if not stored.
 
-    `limit` defaults to `cache_size_limit`; an entry larger than it is not stored.
+    `limit` defaults to `cache_size_limit`; an entry larger than it is not stored. Whatever
+    sits at `key` already (a stale, damaged or untrusted entry) is replaced.
     """
-    root = root or cache_dir()
-    tmp: Path | None = None
+    if not _ENTRY_NAME.fullmatch(key):
+        return False  # not a name `cache_key` makes: nothing else is an entry
     try:
         limit = cache_size_limit() if limit is None else limit
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".tmp-{key}-"))
+        cache = open_cache_dir(root or cache_dir(), create=True)
+        if cache is None:
+            return False
+        with cache:
+            return _store_in(cache, profile, key, limit)
+    except (OSError, Untrusted, ValueError, MemoryError, pl.exceptions.PolarsError):
+        return False
+
+
+def _store_in(cache: CacheDir, profile: Profile, key: str, limit: int) -> bool:
+    tmp = _make_temporary(cache, key)
+    renamed = False
+    tmp_fd = -1
+    try:
+        tmp_fd = open_dir(tmp, cache.fd)
         frames: dict[str, dict[str, Any]] = {}
         for name in _FRAMES:
             frame: pl.DataFrame = getattr(profile, name)
-            file = tmp / f"{name}.arrow"
-            frame.write_ipc(file, compression="uncompressed")
-            size, checksum = _file_checksum(file)
+            write = functools.partial(frame.write_ipc, compression="uncompressed")
+            size, checksum = _write_checksummed(tmp_fd, f"{name}.arrow", write)
             frames[name] = {"bytes": size, "xxh3_64": checksum, "schema": _schema_text(frame)}
         body = {
             "format": CACHE_FORMAT,
@@ -305,30 +400,43 @@ def store_cached(profile: Profile, key: str, root: Path | None = None, limit: in
         manifest = json.dumps({**body, "digest": _digest(body)}).encode()
         if len(manifest) > _MANIFEST_MAX or not _well_formed(body):
             return False  # never write what `read_manifest` would refuse
-        (tmp / _MANIFEST).write_bytes(manifest)
+        _write_checksummed(tmp_fd, _MANIFEST, lambda handle: handle.write(manifest))
         if sum(f["bytes"] for f in frames.values()) + len(manifest) > limit:
-            evict(root, limit)
+            _evict(cache, limit)
             return False
-        entry = root / key
-        _remove(entry)  # stale or damaged: replace it
-        os.rename(tmp, entry)  # fails if another process has just put its (equal) entry there
-        tmp = None
-        _touch(entry)
-        if profile.path is not None and cache_key(profile.path) != key:
-            # The file changed while we decoded or wrote: this entry can never match again.
-            _remove(entry)
-            return False
-        # Entries of earlier versions of the same file can never match again: drop them.
-        for old in root.glob(key.split("-", 1)[0] + "-*"):
-            if old.name != key:
-                _remove(old)
-        evict(root, limit, keep=key)
-        return True
-    except (OSError, ValueError, MemoryError, pl.exceptions.PolarsError):
-        return False
+        _remove(cache, key)  # stale, damaged or not ours: replace it
+        # Fails if another process has just put its (equal) entry there.
+        os.rename(tmp, key, src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
+        renamed = True
+        _touch(tmp_fd)
     finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        if tmp_fd >= 0:
+            os.close(tmp_fd)
+        if not renamed:
+            with contextlib.suppress(OSError):
+                remove_tree(tmp, cache.fd)
+    if profile.path is not None and cache_key(profile.path) != key:
+        # The file changed while we decoded or wrote: this entry can never match again.
+        _remove(cache, key)
+        return False
+    # Entries of earlier versions of the same file can never match again: drop them.
+    prefix = key.split("-", 1)[0] + "-"
+    for name in _names(cache):
+        if name.startswith(prefix) and name != key and _ENTRY_NAME.fullmatch(name):
+            _remove(cache, name)
+    _evict(cache, limit, keep=key)
+    return True
+
+
+def _make_temporary(cache: CacheDir, key: str) -> str:
+    """A new private (0700) directory in the cache to write an entry into; returns its name."""
+    while True:
+        name = f"{_TEMPORARY_PREFIX}{key}-{secrets.token_hex(4)}"
+        try:
+            make_dir(name, cache.fd)
+            return name
+        except FileExistsError:
+            continue
 
 
 _writers: list[threading.Thread] = []
@@ -426,18 +534,35 @@ class CacheEntry:
 
 
 def cache_entries(root: Path | None = None) -> list[CacheEntry]:
-    """Every entry in the cache, most recently used first (entries vanishing meanwhile are skipped)."""
-    root = root or cache_dir()
+    """Every entry in the cache, most recently used first (entries vanishing meanwhile are skipped).
+
+    OSError if the cache directory exists but cannot be read.
+    """
+    cache = open_cache_dir(root or cache_dir(), create=False)
+    if cache is None:
+        return []
+    with cache:
+        return _entries(cache)
+
+
+def _entries(cache: CacheDir) -> list[CacheEntry]:
     entries = []
-    for directory in _children(root):
-        if directory.name.startswith("."):
+    for name in _names(cache):
+        if not _ENTRY_NAME.fullmatch(name):
             continue
         try:
-            last_use = directory.stat().st_mtime_ns
-            size = sum(file.stat().st_size for file in os.scandir(directory) if file.is_file(follow_symlinks=False))
+            last_use = os.stat(name, dir_fd=cache.fd, follow_symlinks=False)
+            if not stat.S_ISDIR(last_use.st_mode):
+                continue
+            entry = os.open(name, DIRECTORY_FLAGS, dir_fd=cache.fd)  # listed even if not ours: eviction removes it
+            try:
+                with os.scandir(entry) as files:
+                    size = sum(f.stat(follow_symlinks=False).st_size for f in files if f.is_file(follow_symlinks=False))
+            finally:
+                os.close(entry)
         except OSError:
             continue
-        entries.append(CacheEntry(directory.name, directory, size, last_use))
+        entries.append(CacheEntry(name, cache.path / name, size, last_use.st_mtime_ns))
     return sorted(entries, key=lambda e: e.last_use_ns, reverse=True)
 
 
@@ -447,61 +572,83 @@ def evict(root: Path, limit: int, keep: str | None = None) -> int:
     `keep` (the entry just written) is never evicted; temporary directories left by dead
     writers are removed too.
     """
-    _remove_stale_temporaries(root)
+    cache = open_cache_dir(root, create=False)
+    if cache is None:
+        return 0
+    with cache:
+        return _evict(cache, limit, keep)
+
+
+def _evict(cache: CacheDir, limit: int, keep: str | None = None) -> int:
+    _remove_stale_temporaries(cache)
     removed = 0
     total = 0
-    for entry in cache_entries(root):
+    for entry in _entries(cache):
         total += entry.size
         if total > limit and entry.key != keep:
-            if _remove(entry.directory):
+            if _remove(cache, entry.key):
                 removed += 1
             total -= entry.size
     return removed
 
 
+class CacheClearError(Exception):
+    """Some entries could not be removed (a read-only cache): how many were, and the first failure, in one line."""
+
+    def __init__(self, removed: int, freed: int, failed: int, path: Path, reason: str) -> None:
+        noun = "entry" if failed == 1 else "entries"
+        super().__init__(
+            f"could not remove {failed} cache {noun} ({path}: {reason}); removed {removed} ({format_size(freed)})"
+        )
+        self.removed, self.freed, self.failed, self.path = removed, freed, failed, path
+
+
 def clear_cache(root: Path | None = None, profile: Path | None = None) -> tuple[int, int]:
-    """Remove every entry, or only those of `profile` (by its resolved path); returns (entries, bytes)."""
-    root = root or cache_dir()
+    """Remove every entry, or only those of `profile` (by its resolved path); returns (entries, bytes).
+
+    Raises CacheClearError if any entry could not be removed, after trying every one.
+    """
+    cache = open_cache_dir(root or cache_dir(), create=False)
+    if cache is None:
+        return 0, 0
     prefix = path_tag(profile) + "-" if profile is not None else ""
-    removed = freed = 0
-    for entry in cache_entries(root):
-        if entry.key.startswith(prefix) and _remove(entry.directory):
-            removed += 1
-            freed += entry.size
-    if profile is None:
-        _remove_stale_temporaries(root)
+    removed = freed = failed = 0
+    failure: tuple[Path, str] | None = None
+    with cache:
+        for entry in _entries(cache):
+            if not entry.key.startswith(prefix):
+                continue
+            try:
+                if _remove(cache, entry.key, strict=True):
+                    removed += 1
+                    freed += entry.size
+            except OSError as exc:
+                failed += 1
+                failure = failure or (entry.directory, exc.strerror or str(exc))
+        if profile is None:
+            _remove_stale_temporaries(cache)
+    if failure is not None:
+        raise CacheClearError(removed, freed, failed, *failure)
     return removed, freed
 
 
-def _children(root: Path) -> Iterator[Path]:
-    try:
-        yield from (Path(child.path) for child in os.scandir(root) if child.is_dir(follow_symlinks=False))
-    except (FileNotFoundError, NotADirectoryError):
-        return
+def _names(cache: CacheDir) -> list[str]:
+    with os.scandir(cache.fd) as children:
+        return [child.name for child in children]
 
 
-def _remove_stale_temporaries(root: Path) -> None:
+def _remove_stale_temporaries(cache: CacheDir) -> None:
     """Remove writers' temporary and half-removed directories (dot-names) older than an hour."""
     now = time.time_ns()
-    for child in _children(root):
-        if child.name.startswith("."):
+    for name in _names(cache):
+        if name.startswith((_TEMPORARY_PREFIX, TRASH_PREFIX)):
             try:
-                if now - child.stat().st_mtime_ns >= _STALE_TEMPORARY_NS:
-                    shutil.rmtree(child, ignore_errors=True)
+                if now - os.stat(name, dir_fd=cache.fd, follow_symlinks=False).st_mtime_ns >= _STALE_TEMPORARY_NS:
+                    remove_tree(name, cache.fd)
             except OSError:
                 continue
 
 
-def _remove(directory: Path) -> bool:
-    """Delete an entry by renaming it out of the way first: readers see all of it or none."""
-    trash = directory.with_name(f".trash-{directory.name}-{os.getpid()}-{secrets.token_hex(4)}")
-    try:
-        os.rename(directory, trash)
-    except OSError:
-        return False  # gone already (another process evicted it), or not ours to remove
-    if trash.is_dir() and not trash.is_symlink():
-        shutil.rmtree(trash, ignore_errors=True)
-    else:  # something that is not an entry sat where one belongs
-        with contextlib.suppress(OSError):
-            trash.unlink()
-    return True
+def _remove(cache: CacheDir, name: str, *, strict: bool = False) -> bool:
+    """Delete entry `name` by renaming it out of the way first: readers see all of it or none (`discard`)."""
+    return discard(name, cache.fd, strict=strict)

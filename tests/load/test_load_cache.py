@@ -22,7 +22,7 @@ import pytest
 from builders import S, T, columns_from_tiles
 
 import ipu_nb._load as load
-from ipu_nb._load import _cache, open_profile
+from ipu_nb._load import _cache, _private, open_profile
 from ipu_nb._load._cache import (
     cache_entries,
     cache_key,
@@ -88,20 +88,6 @@ def join_writers() -> Iterator[None]:
     wait_for_writes()
 
 
-@pytest.fixture
-def decodes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Records every decode `open_profile` does (a cache hit does none)."""
-    calls: list[Path] = []
-    real = load._decode
-
-    def counting(path: Path, *args: Any) -> Profile:
-        calls.append(path)
-        return real(path, *args)
-
-    monkeypatch.setattr(load, "_decode", counting)
-    return calls
-
-
 def entries(root: Path) -> list[Path]:
     wait_for_writes()
     return sorted(p for p in root.iterdir() if not p.name.startswith(".")) if root.exists() else []
@@ -150,7 +136,10 @@ def assert_replaced(path: Path, entry: Path, fresh: Profile) -> None:
 
 def test_cache_dir_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("IPU_NB_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     assert _cache.cache_dir() == Path.home() / ".cache" / "ipu-nb" / "frames"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _cache.cache_dir() == tmp_path / "xdg" / "ipu-nb" / "frames", "the XDG base directory is honoured"
     monkeypatch.setenv("IPU_NB_CACHE", str(tmp_path))
     assert _cache.cache_dir() == tmp_path
 
@@ -544,10 +533,10 @@ def test_entry_vanishing_while_read_is_a_miss(tmp_path: Path, cache_root: Path, 
     entry = cached_entry(path, cache_root)
     real = _cache._read_file
 
-    def evicted_meanwhile(file: Path, size: int) -> object:
+    def evicted_meanwhile(directory: int, name: str, size: int) -> object:
         if entry.exists():
-            _cache._remove(entry)  # another process evicts it between the manifest and the frames
-        return real(file, size)
+            _cache.clear_cache(cache_root)  # another process evicts it between the manifest and the frames
+        return real(directory, name, size)
 
     monkeypatch.setattr(_cache, "_read_file", evicted_meanwhile)
     assert load_cached(path, entry.name, cache_root) is None
@@ -725,13 +714,15 @@ def test_unwritable_cache_never_fails_the_load(tmp_path: Path, monkeypatch: pyte
     assert store_cached(open_profile(path, cache=False), "k", blocker / "cache") is False
 
 
-def test_a_file_where_an_entry_belongs_is_replaced(tmp_path: Path, cache_root: Path) -> None:
+def test_a_file_where_an_entry_belongs_is_replaced(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
     path = write(tmp_path / "p.capnp")
     fresh = open_profile(path, cache=False)
     cache_root.mkdir()
     squatter = cache_root / cache_key(path)
     squatter.write_text("not an entry")
-    assert load_cached(path, squatter.name, cache_root) is None
+    monkeypatch.setattr(_private, "_warned", set())  # as in a new process
+    with pytest.warns(_cache.CacheWarning, match="it is not a directory"):
+        assert load_cached(path, squatter.name, cache_root) is None
     assert_same(open_profile(path), fresh)
     assert_replaced(path, squatter, fresh)
     assert [p.name for p in cache_root.iterdir()] == [squatter.name], "nothing left over"
