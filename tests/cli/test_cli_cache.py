@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -12,7 +14,7 @@ import pytest
 from builders import S, T, columns_from_tiles
 
 from ipu_nb._cli import main
-from ipu_nb._load import open_profile
+from ipu_nb._load import _cache, open_profile
 from ipu_nb._load._cache import cache_entries, cache_key, wait_for_writes
 from ipu_nb._write import write_columns
 
@@ -90,7 +92,9 @@ def test_info_flags_a_cache_over_its_cap(capsys, cache_root: Path, two_cached: l
 def test_info_shows_a_damaged_entry(capsys, cache_root: Path, two_cached: list[Path]) -> None:
     (cache_root / cache_key(two_cached[0]) / "profile.json").write_text("[]")
     code, out, _ = run(capsys, "info")
-    assert code == 0 and out.splitlines()[-1].endswith("(unreadable: damaged, or from another ipu-nb version)")
+    assert code == 0 and out.splitlines()[-1].endswith(
+        "(unreadable: damaged, not yours, or from another ipu-nb version)"
+    )
     _, out, _ = run(capsys, "info", "--json")
     assert json.loads(out)["entries"][-1]["profile"] is None
 
@@ -102,6 +106,95 @@ def test_clear_everything(capsys, cache_root: Path, two_cached: list[Path]) -> N
     assert out.startswith(f"removed 2 entries ({size / 1024:.1f} KiB) from {cache_root}".replace(".0 KiB", " KiB"))
     assert cache_entries(cache_root) == []
     assert run(capsys, "clear")[1] == f"removed 0 entries (0 B) from {cache_root}\n"
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\r\n\u202e"  # retitles the window, clears the screen, breaks the line
+HOSTILE_ESCAPED = "\\x1b]0;owned\\x07\\x1b[2J\\r\\n\\u202e"
+
+
+def test_info_and_clear_escape_control_characters_in_paths(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / f"cache{HOSTILE}"
+    monkeypatch.setenv("IPU_NB_CACHE", str(root))
+    path = write(tmp_path / "p.capnp", 2)
+    open_profile(path)
+    wait_for_writes()
+    manifest = root / cache_key(path) / "profile.json"
+    body = json.loads(manifest.read_text())
+    del body["digest"]
+    body["profile"] = f"/data/run{HOSTILE}.capnp"  # a manifest of ours, but of a file named by someone else
+    manifest.write_text(json.dumps({**body, "digest": _cache._digest(body)}))
+
+    code, out, err = run(capsys, "info")
+    assert (code, err) == (0, "")
+    assert all(char == "\n" or char.isprintable() for char in out), repr(out)
+    lines = out.splitlines()
+    assert len(lines) == 6
+    assert lines[0] == f"directory  {tmp_path}/cache{HOSTILE_ESCAPED}"
+    assert lines[5].endswith(f"  /data/run{HOSTILE_ESCAPED}.capnp")
+
+    code, out, err = run(capsys, "info", "--json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["directory"] == str(root), "the JSON output stays exact"
+    assert document["entries"][0]["profile"] == f"/data/run{HOSTILE}.capnp"
+
+    code, out, err = run(capsys, "clear")
+    assert (code, err) == (0, "")
+    assert out.startswith("removed 1 entry (") and out.endswith(f" from {tmp_path}/cache{HOSTILE_ESCAPED}\n")
+
+
+def test_a_shared_cache_directory_is_shown_with_its_private_subdirectory(
+    capsys: pytest.CaptureFixture[str], cache_root: Path, tmp_path: Path
+) -> None:
+    cache_root.mkdir()
+    cache_root.chmod(0o1777)
+    path = write(tmp_path / "p.capnp", 2)
+    open_profile(path)
+    wait_for_writes()
+    private = cache_root / f"user-{os.getuid()}"
+    _, out, _ = run(capsys, "info")
+    assert out.splitlines()[0] == (
+        f"directory  {private}  (a private subdirectory: {cache_root} is writable by others or not yours)"
+    )
+    _, out, _ = run(capsys, "info", "--json")
+    document = json.loads(out)
+    assert (document["directory"], document["configured_directory"]) == (str(private), str(cache_root))
+    assert [e["key"] for e in document["entries"]] == [cache_key(path)]
+    _, out, _ = run(capsys, "clear")
+    assert out.startswith("removed 1 entry (") and out.endswith(f" from {private}\n")
+
+
+def _unprivileged(command: list[str]) -> list[str]:
+    """`command` run so that file permissions bind it: as is, or for root in a user namespace of its own.
+
+    Root ignores permission bits. In a new user namespace with no user mapped, it is the
+    overflow user (65534) to itself and to its own files, and the kernel grants it no
+    privilege over them: a directory without write permission really refuses a rename.
+    """
+    if os.geteuid() != 0:
+        return command
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "--user", "true"], capture_output=True).returncode != 0:
+        pytest.skip("running as root and no user namespace (unshare --user) to run unprivileged in")
+    return [unshare, "--user", *command]
+
+
+def test_clear_on_a_read_only_cache_fails_with_one_line(cache_root: Path, two_cached: list[Path]) -> None:
+    before = cache_entries(cache_root)
+    command = _unprivileged([sys.executable, "-m", "ipu_nb", "cache", "clear"])
+    cache_root.chmod(0o500)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    finally:
+        cache_root.chmod(0o700)
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr == (
+        f"ipu-nb cache: error: could not remove 2 cache entries ({before[0].directory}: Permission denied); "
+        "removed 0 (0 B)\n"
+    )
+    assert cache_entries(cache_root) == before, "nothing was removed"
 
 
 def test_clear_one_profile(capsys, cache_root: Path, two_cached: list[Path], monkeypatch) -> None:
