@@ -4,7 +4,9 @@ The query flags are `profile-query`'s own (`ipu_nb._cli.flags.add_query_flags`).
 one tab-separated table (labels, path, then profile-query's table columns), ``--json``
 (each profile's profile-query report with its path and labels), or ``--parquet OUT``
 (the tidy frame of `Fleet.query`). A profile that fails is one line on stderr and the
-exit status is 1; the others' results are still written.
+exit status is 1; the others' results are still written. Paths, labels and reasons in the
+text table and on stderr come from files and folders: their control characters are
+escaped (`ipu_nb._terminal.printable`); ``--json`` and ``--parquet`` keep them exact.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from .._terminal import printable
 from . import CliError, output_path, positive_int, status
 from .flags import add_query_flags, cli_query, query_errors, write_output
 
@@ -111,15 +114,15 @@ def open_fleet(args: argparse.Namespace, profiles: list[str], exit_code: int = 1
     try:
         return Fleet(profiles, labels=args.label_from, workers=args.workers)
     except FleetError as exc:
-        raise CliError(str(exc), exit_code) from None
+        raise CliError(printable(exc), exit_code) from None
 
 
 def failure_lines(errors: pl.DataFrame) -> list[str]:
-    """One line per failed profile: its reason, led by its path unless the reason names it already."""
+    """One line per failed profile, safe to print: its reason, led by its path unless the reason names it already."""
     lines = []
     for path, _, reason in errors.iter_rows():
         named = path in reason or os.path.abspath(path) in reason
-        lines.append(reason if named else f"{path}: {reason}")
+        lines.append(printable(reason if named else f"{path}: {reason}"))
     return lines
 
 
@@ -132,12 +135,15 @@ def _cell(value: Any) -> str:
 
 
 def _text(fleet: Fleet, results: dict[Any, Any], header: str) -> str:
-    """The table: label values, path, then each group row exactly as profile-query prints it."""
+    """The table: label values, path (control characters escaped), then each group row as profile-query prints it."""
+    from .._fleet.text import path_text
+
     names = [c for c in fleet.labels.columns if c != "path"]
     labels = {row["path"]: row for row in fleet.labels.iter_rows(named=True)}
-    lines = ["\t".join([*names, "path", header])]
+    lines = ["\t".join([*map(printable, names), "path", header])]
     for path, result in results.items():
-        front = "\t".join([*(_cell(labels[str(path)][n]) for n in names), str(path)])
+        shown = path_text(path)
+        front = "\t".join([*(printable(_cell(labels[shown][n])) for n in names), printable(shown)])
         rows = result.to_text().splitlines()[2 : 2 + result.groups.height]
         lines += [f"{front}\t{row}" for row in rows]
     return "\n".join(lines) + "\n"
@@ -145,12 +151,13 @@ def _text(fleet: Fleet, results: dict[Any, Any], header: str) -> str:
 
 def _json(fleet: Fleet, results: dict[Any, Any]) -> str:
     """Each profile's profile-query report (same keys and numbers), with its path and labels, and the errors."""
+    from .._fleet.text import path_text
     from .._query.render import pretty_json
 
     labels = {row.pop("path"): row for row in fleet.labels.iter_rows(named=True)}
     report = {
         "profiles": [
-            {"path": str(path), "labels": labels[str(path)], "report": json.loads(result.to_json())}
+            {"path": path_text(path), "labels": labels[path_text(path)], "report": json.loads(result.to_json())}
             for path, result in results.items()
         ],
         "errors": [dict(zip(("path", "error", "reason"), row, strict=True)) for row in fleet.errors.iter_rows()],
@@ -180,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
 
         with atomic_output(out) as handle:
             frame.write_parquet(handle)
-        status(args, f"wrote {out}: {frame.height} rows from {len(fleet) - fleet.errors.height} profiles")
+        status(args, f"wrote {printable(out)}: {frame.height} rows from {len(fleet) - fleet.errors.height} profiles")
     elif args.json:
         write_output(_json(fleet, results))
     else:

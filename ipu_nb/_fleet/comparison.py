@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._terminal import printable
 from .errors import FleetError
+from .files import file_identity
 
 if TYPE_CHECKING:
     from .._query import Query
@@ -57,7 +59,7 @@ class FleetComparison:
 
     def __repr__(self) -> str:
         return (
-            f"<FleetComparison by={self.by} against {self.baseline}: {self.summary.height} profiles, "
+            f"<FleetComparison by={self.by} against {printable(self.baseline)}: {self.summary.height} profiles, "
             f"{self.groups.height} group rows>"
         )
 
@@ -91,9 +93,9 @@ def resolve_baseline(baseline: Any, paths: Sequence[Path], labels: Sequence[Labe
         chosen = [i for i, row in enumerate(labels) if _matches(row, baseline)]
         return _one(chosen, paths, f"labels {dict(baseline)!r}")
     if isinstance(baseline, (str, os.PathLike)):
-        target = Path(baseline).resolve()
+        target = file_identity(baseline)
         for i, path in enumerate(paths):
-            if path.resolve() == target:
+            if file_identity(path) == target:
                 return path, i
         if Path(baseline).is_file():
             return Path(baseline), None

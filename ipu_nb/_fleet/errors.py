@@ -1,9 +1,10 @@
 """What goes wrong in a fleet: `FleetError` for the batch as a whole, `Failure` for one profile.
 
-A problem with the request itself (no profiles, a bad label pattern, labels that
-collide with result columns) is a `FleetError` raised at once. A problem with one
-profile (missing, corrupt, unlabelled, a bug while querying it) is a `Failure`: one row
-of `Fleet.errors` with the path and a one-line reason, and the batch carries on.
+A problem with the request itself (no profiles, a bad label pattern, labels given in
+code that collide with result columns) is a `FleetError` raised at once. A problem with
+one profile (missing, corrupt, no regular file, unlabelled, a bug while querying it) is
+a `Failure`: one row of `Fleet.errors` with the path and a one-line reason, and the
+batch carries on.
 """
 
 from __future__ import annotations
@@ -14,8 +15,17 @@ from dataclasses import dataclass
 import polars as pl
 
 from .._one_line import one_line
+from .text import path_text
 
-__all__ = ["ERRORS_SCHEMA", "Failure", "FleetError", "LabelError", "errors_frame", "failure_of"]
+__all__ = [
+    "ERRORS_SCHEMA",
+    "Failure",
+    "FleetError",
+    "LabelError",
+    "NotARegularFileError",
+    "errors_frame",
+    "failure_of",
+]
 
 #: `Fleet.errors`: one row per profile that gave no result.
 ERRORS_SCHEMA = pl.Schema({"path": pl.String, "error": pl.String, "reason": pl.String})
@@ -27,6 +37,21 @@ class FleetError(ValueError):
 
 class LabelError(ValueError):
     """One profile's labels cannot be read: a missing or malformed sidecar, a name the pattern does not match."""
+
+
+class NotARegularFileError(OSError):
+    """A path a fleet will not open: a FIFO, a device, a socket, a directory, a dangling symlink or a symlink loop.
+
+    >>> str(NotARegularFileError("runs/x.capnp", "not a regular file (FIFO)"))
+    'runs/x.capnp: not a regular file (FIFO)'
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = path, problem
+
+    def __reduce__(self) -> tuple[type[NotARegularFileError], tuple[str, str]]:
+        return type(self), (self.path, self.problem)
 
 
 @dataclass(frozen=True)
@@ -53,6 +78,6 @@ def failure_of(path: str, exc: BaseException) -> Failure:
 
 
 def errors_frame(failures: Iterable[Failure]) -> pl.DataFrame:
-    """`Fleet.errors` from failures, in the order given (the fleet's order)."""
-    rows = [(f.path, f.error, f.reason) for f in failures]
+    """`Fleet.errors` from failures, in the order given (the fleet's order); text a frame cannot hold escaped."""
+    rows = [(path_text(f.path), f.error, path_text(f.reason)) for f in failures]
     return pl.DataFrame(rows, schema=ERRORS_SCHEMA, orient="row")

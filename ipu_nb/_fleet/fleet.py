@@ -16,14 +16,26 @@ from .._model.vocabulary import GROUP_FIELDS
 from .._query import Query, QueryError, QueryResult, check_metadata_key, make_query
 from .._query.keywords import Filters, QueryFlags
 from .._query.signature import keyword_signature
+from .._terminal import printable
 from .comparison import FleetComparison, resolve_baseline
-from .errors import Failure, FleetError, errors_frame, failure_of
+from .errors import Failure, FleetError, LabelError, NotARegularFileError, errors_frame, failure_of
+from .files import check_regular
 from .labels import Labels, LabelSource, label_columns, labels_of
-from .parquet import check_label
-from .results import MEMBER, PATH, check_label_names, empty_profile, summary_frame, summary_row, tidy
+from .parquet import check_label, default_label
+from .results import (
+    MEMBER,
+    PATH,
+    answer_columns,
+    check_label_names,
+    empty_profile,
+    summary_frame,
+    summary_row,
+    tidy,
+)
 from .runner import Job, LocalPool, run_jobs, worker_count
 from .sources import Source, expand_sources
 from .tasks import compare_one, parquet_one, query_one
+from .text import path_text
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -40,13 +52,17 @@ class Fleet:
         A directory stands for every ``*.capnp`` file beneath it, a pattern (``runs/*.capnp``,
         ``**`` for any depth) for the files it matches, both sorted by path; a file is
         listed once however often it is named. Nothing is opened yet: profiles load
-        lazily, in the workers, through the frame cache (`ipu_nb.open_profile`).
+        lazily, in the workers, through the frame cache (`ipu_nb.open_profile`). Below a
+        directory and under ``**`` no directory symlink is followed; an entry that is no
+        regular file (a FIFO, a device, a dangling symlink, a symlink loop) is listed and
+        is a row of `errors`, never opened.
     labels : None, "sidecar", pattern, mapping or function, default None
         Each profile's labels (docs/reference/fleet.md#labels): None reads the sidecar
         ``<profile>.labels.json`` where there is one; ``"sidecar"`` requires one for
         every profile; a pattern such as ``"run-{batch:int}-{seed}.capnp"`` reads them
         from the file name; a mapping gives them by path; a function maps a `Path` to
-        them. Label values are strings, numbers, booleans or null.
+        them. Label values are strings, numbers, booleans or null. A sidecar whose label
+        is named like a result column (``path``, ``name``, ...) is that profile's error.
     workers : int, optional
         Local worker processes (default: one per CPU, at most one per profile); 1 runs
         everything in this process. Each call can override it. The processes are spawned
@@ -64,14 +80,15 @@ class Fleet:
         One row per profile: a column per label, then ``path``.
     errors : pl.DataFrame
         ``path``, ``error`` (the exception's type) and ``reason`` (one line) for each
-        profile the last run could not answer (unreadable labels included); the others'
-        answers are complete.
+        profile the last run could not answer (unreadable labels and paths that are no
+        regular file included, which take part in no run); the others' answers are complete.
 
     Raises
     ------
     FleetError
-        No profiles, a directory without profiles, a pattern that matches nothing, a bad
-        label pattern, or a label named like a result column.
+        No profiles, a directory without profiles, a pattern that matches nothing (or too
+        much to look at), a bad label pattern, or a label given in code (pattern,
+        mapping, function) named like a result column.
 
     Examples
     --------
@@ -96,21 +113,24 @@ class Fleet:
         worker_count(workers, 1)  # a bad value is refused now, not at the first run
         self.workers = workers
         self.progress = progress
-        found = labels_of(list(self.paths), labels)
+        refused = self._not_regular(range(len(self.paths)))
+        found = labels_of(list(self.paths), labels, reserved=answer_columns(), skip=refused)
         self._labels: list[Labels] = [{} if isinstance(item, Exception) else item for item in found]
-        self._unlabelled: dict[int, Failure] = {
+        unlabelled = {
             i: failure_of(str(self.paths[i]), item) for i, item in enumerate(found) if isinstance(item, Exception)
         }
+        # Profiles that take part in no run: no regular file when the fleet was made, or no labels.
+        self._excluded: dict[int, Failure] = dict(sorted({**unlabelled, **refused}.items()))
         columns = label_columns(self._labels)
         check_label_names([c.name for c in columns], list(GROUP_FIELDS))
         self._members = pl.DataFrame(
             [
                 *columns,
-                pl.Series(PATH, [str(p) for p in self.paths], dtype=pl.String),
+                pl.Series(PATH, [path_text(p) for p in self.paths], dtype=pl.String),
                 pl.Series(MEMBER, range(len(self.paths)), dtype=pl.UInt32),
             ]
         )
-        self.errors: pl.DataFrame = errors_frame(self._unlabelled.values())
+        self.errors: pl.DataFrame = errors_frame(self._excluded.values())
         self._pool = LocalPool()
         weakref.finalize(self, self._pool.close)
 
@@ -128,7 +148,7 @@ class Fleet:
 
     def __repr__(self) -> str:
         names = [c for c in self._members.columns if c not in (PATH, MEMBER)]
-        shown = f"labels {', '.join(names)}" if names else "no labels"
+        shown = f"labels {printable(', '.join(names))}" if names else "no labels"
         errors = f"; {self.errors.height} with errors" if self.errors.height else ""
         return f"<Fleet: {len(self.paths)} profiles, {shown}{errors}>"
 
@@ -149,13 +169,25 @@ class Fleet:
         if isinstance(member, int) and not isinstance(member, bool):
             if not -len(self.paths) <= member < len(self.paths):
                 raise FleetError(f"the fleet has {len(self.paths)} profiles; there is no profile {member}")
-            return open_profile(self.paths[member], progress=False)
-        path, index = resolve_baseline(member, self.paths, self._labels)
-        if index is None:
-            raise FleetError(f"{path} is not one of the fleet's profiles")
+            path = self.paths[member]
+        else:
+            path, index = resolve_baseline(member, self.paths, self._labels)
+            if index is None:
+                raise FleetError(f"{path} is not one of the fleet's profiles")
+        check_regular(path)
         return open_profile(path, progress=False)
 
     # --- running ----------------------------------------------------------------------------
+
+    def _not_regular(self, members: Iterable[int]) -> dict[int, Failure]:
+        """The failures of those `members` whose path is no regular file (looked at, never opened)."""
+        failures = {}
+        for i in members:
+            try:
+                check_regular(self.paths[i])
+            except NotARegularFileError as exc:
+                failures[i] = failure_of(str(self.paths[i]), exc)
+        return failures
 
     def _run(
         self,
@@ -166,9 +198,15 @@ class Fleet:
         client: Any,
         workers: int | None,
         progress: bool | None,
+        refused: Mapping[int, Failure] | None = None,
     ) -> dict[int, Any]:
-        """Run `task` for each member in `args`; set `errors`; the answers by member position."""
-        members = [i for i in args if i not in self._unlabelled]
+        """Run `task` for each member in `args`; set `errors`; the answers by member position.
+
+        No worker is given a member that is excluded, in `refused`, or no regular file now.
+        """
+        failures = {**self._excluded, **(refused or {})}
+        failures.update(self._not_regular(i for i in args if i not in failures))
+        members = [i for i in args if i not in failures]
         jobs = [Job(str(self.paths[i]), os.path.abspath(self.paths[i]), args[i]) for i in members]
         chosen = self.workers if workers is None else workers
         shown = self.progress if progress is None else progress
@@ -181,7 +219,6 @@ class Fleet:
             description=f"{what} {len(jobs)} profiles",
             pool=self._pool,
         )
-        failures = dict(self._unlabelled)
         answers: dict[int, Any] = {}
         for i, job, result in zip(members, jobs, results, strict=True):
             if isinstance(result, Failure):
@@ -320,6 +357,7 @@ class Fleet:
         empty_summary = summary_row(template.summary)
         check_label_names(label_names, list(empty_summary))
         path, member = resolve_baseline(baseline, self.paths, self._labels)
+        check_regular(path)  # a FIFO would block the read below
         open_profile(path, progress=False)  # an unreadable baseline is an error now, not one per profile
         options = {
             "by": by,
@@ -337,30 +375,54 @@ class Fleet:
 
     # --- Parquet ----------------------------------------------------------------------------
 
-    def _partition_labels(self, label: str | None) -> list[str]:
-        """Each member's partition label: from the `label` template, else its file name without suffix."""
+    def _partition_labels(self, label: str | None) -> tuple[dict[int, str], dict[int, Failure]]:
+        """Each member's partition label, and the members whose default label cannot be one (their failures).
+
+        A member takes the `label` template filled with its labels, else its file name
+        without suffix (`default_label`). Members that take part in no run get none. A
+        template that cannot be filled, or fills a label that cannot be written, is a
+        `FleetError`: the request; a file name that cannot be a label is its profile's error.
+        """
+        members = [i for i in range(len(self.paths)) if i not in self._excluded]
+        names: dict[int, str] = {}
+        refused: dict[int, Failure] = {}
         if label is None:
-            names = [p.stem for p in self.paths]
-            if len(set(names)) < len(names):
-                common = Path(os.path.commonpath([os.path.abspath(p) for p in self.paths]))
-                names = [str(Path(os.path.abspath(p)).relative_to(common).with_suffix("")) for p in self.paths]
+            names = {i: default_label(Path(self.paths[i].name)) for i in members}
+            if len(set(names.values())) < len(names):
+                absolute = {i: Path(os.path.abspath(self.paths[i])) for i in members}
+                common = Path(os.path.commonpath(list(absolute.values())))
+                names = {i: default_label(absolute[i].relative_to(common)) for i in members}
+            for i, name in list(names.items()):
+                try:
+                    check_label(name)
+                except FleetError as exc:
+                    del names[i]
+                    reason = f"{self.paths[i]}: {exc} (the label taken from its file name; give a label template)"
+                    refused[i] = failure_of(str(self.paths[i]), LabelError(reason))
         else:
             if not isinstance(label, str):
                 raise FleetError(f"label must be a template string such as 'b{{batch}}-s{{seed}}', got {label!r}")
-            fields = [name for _, name, _, _ in string.Formatter().parse(label) if name is not None]
-            names = []
-            for i, path in enumerate(self.paths):
+            try:
+                fields = [name for _, name, _, _ in string.Formatter().parse(label) if name is not None]
+            except ValueError as exc:
+                raise FleetError(f"label template {label!r}: {exc}") from None
+            for i in members:
+                path = self.paths[i]
                 missing = [f for f in fields if f not in self._labels[i]]
-                if missing and i not in self._unlabelled:
+                if missing:
                     raise FleetError(f"label template {label!r}: {path} has no label {missing[0]!r}")
-                names.append(label.format_map(self._labels[i]) if not missing else str(path))
+                try:
+                    names[i] = check_label(label.format_map(self._labels[i]))
+                except FleetError as exc:
+                    raise FleetError(f"label template {label!r}: {path}: {exc}") from None
+                except (ValueError, TypeError, LookupError, AttributeError) as exc:
+                    raise FleetError(f"label template {label!r}: {path}: {type(exc).__name__}: {exc}") from None
         seen: dict[str, Path] = {}
-        for name, path in zip(names, self.paths, strict=True):
-            check_label(name)
+        for i, name in names.items():
             if name in seen:
-                raise FleetError(f"profiles {seen[name]} and {path} would both be written as label {name!r}")
-            seen[name] = path
-        return names
+                raise FleetError(f"profiles {seen[name]} and {self.paths[i]} would both be written as label {name!r}")
+            seen[name] = self.paths[i]
+        return names, refused
 
     def to_parquet(
         self,
@@ -379,10 +441,10 @@ class Fleet:
         two names are the same). Its labels go into the ``profiles`` table. Profiles that
         fail are in `errors`. Returns the folder.
         """
-        names = self._partition_labels(label)
+        names, refused = self._partition_labels(label)
         root = Path(folder)
         root.mkdir(parents=True, exist_ok=True)
         absolute = os.path.abspath(root)
-        args = {i: (absolute, names[i], self._labels[i]) for i in range(len(self.paths))}
-        self._run(parquet_one, args, what="writing", client=client, workers=workers, progress=progress)
+        args = {i: (absolute, name, self._labels[i]) for i, name in names.items()}
+        self._run(parquet_one, args, what="writing", client=client, workers=workers, progress=progress, refused=refused)
         return root

@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from .errors import FleetError, LabelError
+from .errors import FleetError, LabelError, NotARegularFileError
+from .files import file_identity, read_regular
+from .text import is_text
 
 __all__ = [
     "SIDECAR",
+    "SIDECAR_MAX_BYTES",
     "SIDECAR_SUFFIX",
     "LabelPattern",
     "LabelSource",
@@ -34,7 +37,8 @@ __all__ = [
 SIDECAR_SUFFIX = ".labels.json"
 #: ``labels=SIDECAR`` requires every profile to have a sidecar (the default reads one where present).
 SIDECAR = "sidecar"
-_SIDECAR_MAX_BYTES = 1 << 20
+#: The largest sidecar read (a JSON object of scalars; anything bigger is no labels file).
+SIDECAR_MAX_BYTES = 1 << 20
 _I64 = (-(2**63), 2**63 - 1)
 
 LabelValue = str | int | float | bool | None
@@ -49,6 +53,8 @@ def sidecar_path(profile: Path) -> Path:
 
 
 def _value(name: str, value: Any, where: str) -> LabelValue:
+    if isinstance(value, str) and not is_text(value):
+        raise LabelError(f"{where}: label {name!r} is not valid Unicode text (a lone surrogate)")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
@@ -72,19 +78,25 @@ def checked(labels: Any, where: str) -> Labels:
     for name, value in labels.items():
         if not isinstance(name, str) or not name:
             raise LabelError(f"{where}: a label name must be a non-empty string, got {name!r}")
+        if not is_text(name):
+            raise LabelError(f"{where}: label name {name!r} is not valid Unicode text (a lone surrogate)")
         result[name] = _value(name, value, where)
     return result
 
 
-def read_sidecar(profile: Path, *, required: bool = True) -> Labels:
-    """The labels in `profile`'s sidecar: a JSON object of name → scalar (at most 1 MiB).
+def read_sidecar(profile: Path, *, required: bool = True, reserved: Collection[str] = ()) -> Labels:
+    """The labels in `profile`'s sidecar: a JSON object of name → scalar (at most `SIDECAR_MAX_BYTES`).
 
-    Without a sidecar: `LabelError` when `required`, else no labels.
+    Without a sidecar: `LabelError` when `required`, else no labels. A sidecar that is no
+    regular file (a FIFO, a device, a dangling symlink, ...) is never opened for reading,
+    and a label named like one of `reserved` is refused: both are a `LabelError` naming
+    the sidecar.
     """
     path = sidecar_path(profile)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(_SIDECAR_MAX_BYTES + 1)
+        raw = read_regular(path, SIDECAR_MAX_BYTES)
+    except NotARegularFileError as exc:
+        raise LabelError(f"{path}: cannot read labels: {exc.problem}") from None
     except FileNotFoundError:
         if not required:
             return {}
@@ -93,15 +105,19 @@ def read_sidecar(profile: Path, *, required: bool = True) -> Labels:
         raise LabelError(f"{path}: no labels file beside the profile (labels={SIDECAR!r} requires one)") from None
     except OSError as exc:
         raise LabelError(f"{path}: cannot read labels: {exc.strerror or exc}") from None
-    if len(raw) > _SIDECAR_MAX_BYTES:
-        raise LabelError(f"{path}: labels file is larger than {_SIDECAR_MAX_BYTES} bytes")
+    if len(raw) > SIDECAR_MAX_BYTES:
+        raise LabelError(f"{path}: labels file is larger than {SIDECAR_MAX_BYTES} bytes")
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise LabelError(f"{path}: not valid JSON ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):
         raise LabelError(f"{path}: labels must be a JSON object of name to value, got {type(data).__name__}")
-    return checked(data, str(path))
+    labels = checked(data, str(path))
+    taken = next((name for name in labels if name in reserved), None)
+    if taken is not None:
+        raise LabelError(f"{path}: label {taken!r} has the name of a result column; rename it")
+    return labels
 
 
 # --- file-name patterns ---------------------------------------------------------------------
@@ -171,7 +187,7 @@ class LabelPattern:
         m = self._regex.fullmatch(tail)
         if m is None:
             raise LabelError(f"{path}: {tail!r} does not match the label pattern {self.pattern!r}")
-        return {name: self._converters[name](m.group(name)) for name in self.names}
+        return checked({name: self._converters[name](m.group(name)) for name in self.names}, str(path))
 
     def __repr__(self) -> str:
         return f"LabelPattern({self.pattern!r})"
@@ -182,18 +198,18 @@ class LabelPattern:
 
 def _mapping_lookup(source: Mapping[Any, Mapping[str, Any]], paths: list[Path]) -> Callable[[Path], Labels]:
     """Labels from a mapping keyed by path (any spelling of the same file); unknown keys are refused."""
-    by_identity: dict[Path, Any] = {}
+    by_identity: dict[str, Any] = {}
     for key, value in source.items():
         if not isinstance(key, (str, os.PathLike)):
             raise FleetError(f"labels: keys are profile paths, got {type(key).__name__}")
-        by_identity[Path(key).resolve()] = value
-    members = {p.resolve() for p in paths}
-    strays = [key for key in source if Path(key).resolve() not in members]
+        by_identity[file_identity(key)] = value
+    members = {file_identity(p) for p in paths}
+    strays = [key for key in source if file_identity(key) not in members]
     if strays:
         raise FleetError(f"labels: {os.fspath(strays[0])} is not one of the fleet's profiles")
 
     def lookup(path: Path) -> Labels:
-        identity = path.resolve()
+        identity = file_identity(path)
         if identity not in by_identity:
             raise LabelError(f"{path}: no labels given for it")
         return checked(by_identity[identity], str(path))
@@ -201,12 +217,11 @@ def _mapping_lookup(source: Mapping[Any, Mapping[str, Any]], paths: list[Path]) 
     return lookup
 
 
-def _reader(source: LabelSource, paths: list[Path]) -> Callable[[Path], Labels]:
-    if source is None:
-        return lambda path: read_sidecar(path, required=False)
+def _reader(source: LabelSource, paths: list[Path], reserved: Collection[str]) -> Callable[[Path], Labels]:
+    if source is None or (isinstance(source, str) and source == SIDECAR):
+        required = source == SIDECAR
+        return lambda path: read_sidecar(path, required=required, reserved=reserved)
     if isinstance(source, str):
-        if source == SIDECAR:
-            return read_sidecar
         pattern = LabelPattern(source)
         return pattern.match
     if isinstance(source, Mapping):
@@ -224,17 +239,27 @@ def _reader(source: LabelSource, paths: list[Path]) -> Callable[[Path], Labels]:
     )
 
 
-def labels_of(paths: list[Path], source: LabelSource) -> list[Labels | Exception]:
+def labels_of(
+    paths: list[Path], source: LabelSource, *, reserved: Collection[str] = (), skip: Collection[int] = ()
+) -> list[Labels | Exception]:
     """Each profile's labels, or the exception that says why it has none (kept, not raised: one row of errors).
+
+    A sidecar's label named like one of `reserved` (the answers' columns) is that
+    profile's error: a file is one profile's problem, while labels given in code (a
+    pattern, a mapping, a function) are checked by the caller, as the request's. The
+    profiles at the positions in `skip` are not looked at (no labels).
 
     Raises
     ------
     FleetError
         The source itself is wrong (a bad pattern, a mapping naming a file outside the fleet).
     """
-    read = _reader(source, paths)
+    read = _reader(source, paths, reserved)
     result: list[Labels | Exception] = []
-    for path in paths:
+    for i, path in enumerate(paths):
+        if i in skip:
+            result.append({})
+            continue
         try:
             result.append(read(path))
         except (OSError, LabelError) as exc:

@@ -10,7 +10,10 @@
     FOLDER/profiles/profile=<label>/part-0.parquet   (one row: scalars, source path, labels)
 
 The label is percent-encoded in the directory name (as hive writers do; polars, DuckDB
-and Spark decode it). The partition column ``profile`` is in the path, not in the files.
+and Spark decode it), so ``/``, ``=``, ``%`` and ``..`` are safe in it; the one value hive
+readers take for null, ``__HIVE_DEFAULT_PARTITION__`` (however encoded), is refused as a
+label, and a default label (a file name) that would be it is escaped instead
+(`default_label`). The partition column ``profile`` is in the path, not in the files.
 Each file is written atomically; writing a label again replaces what it held.
 """
 
@@ -26,11 +29,21 @@ import polars as pl
 
 from .._files import atomic_output
 from .errors import FleetError
+from .text import is_text, path_text
 
 if TYPE_CHECKING:
     from .._model.profile import Profile
 
-__all__ = ["PARTITION", "TABLES", "ParquetDataset", "check_label", "scan_parquet", "write_profile"]
+__all__ = [
+    "HIVE_NULL",
+    "PARTITION",
+    "TABLES",
+    "ParquetDataset",
+    "check_label",
+    "default_label",
+    "scan_parquet",
+    "write_profile",
+]
 
 #: The hive partition column: each profile's label.
 PARTITION = "profile"
@@ -38,6 +51,8 @@ PARTITION = "profile"
 TABLES: tuple[str, ...] = ("samples", "metadata", "exchange_activities", "tiles", "profiles")
 _FILE = "part-0.parquet"
 _MAX_ENCODED = 200  # a directory name is at most 255 bytes, and "profile=" comes first
+#: The partition value hive readers (polars, DuckDB, Spark) read as null, percent-encoded or not.
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
 class ParquetDataset(NamedTuple):
@@ -57,14 +72,39 @@ class ParquetDataset(NamedTuple):
 
 
 def check_label(label: Any) -> str:
-    """`label` if it can name a partition: a non-empty string whose encoded form fits a directory name."""
+    """`label` if it can name a partition that reads back as itself: a non-empty string, not `HIVE_NULL`,
+    whose encoded form fits a directory name.
+    """
     if not isinstance(label, str) or not label:
         raise FleetError(f"a profile label must be a non-empty string, got {label!r}")
     if "\0" in label:
         raise FleetError(f"a profile label must not contain NUL characters, got {label!r}")
+    if label == HIVE_NULL:
+        raise FleetError(f"profile label {label!r} reads back as null (hive's name for no value); choose another")
+    if not is_text(label):
+        raise FleetError(f"a profile label must be valid Unicode text (no lone surrogates), got {label!r}")
     if len(_encode(label)) > _MAX_ENCODED:
         raise FleetError(f"profile label {label[:40]!r}... is too long ({_MAX_ENCODED} bytes percent-encoded at most)")
     return label
+
+
+def default_label(name: Path) -> str:
+    r"""The label a profile gets when none is given: `name` (a file name, or a path below a folder) without its suffix.
+
+    Escaped so that it reads back as written: when that would be `HIVE_NULL`, the suffix
+    is kept (and ``./`` goes in front of a name without one); a file name's bytes that
+    are no UTF-8 are written as ``\xNN``.
+
+    >>> default_label(Path("run-8.capnp")), default_label(Path("2024/run-8.capnp"))
+    ('run-8', '2024/run-8')
+    >>> default_label(Path("__HIVE_DEFAULT_PARTITION__.capnp"))
+    '__HIVE_DEFAULT_PARTITION__.capnp'
+    """
+    stem = path_text(name.with_suffix("") if name.name else name)
+    if stem != HIVE_NULL:
+        return stem
+    whole = path_text(name)
+    return whole if whole != HIVE_NULL else f"./{whole}"
 
 
 def _encode(label: str) -> str:
@@ -81,7 +121,7 @@ def _partition(folder: Path, table: str, label: str) -> Path:
 
 def _profile_row(profile: Profile, labels: Mapping[str, Any]) -> pl.DataFrame:
     row: dict[str, pl.Series] = {
-        "path": pl.Series([str(profile.path) if profile.path is not None else None], dtype=pl.String),
+        "path": pl.Series([path_text(profile.path) if profile.path is not None else None], dtype=pl.String),
         "clock_hz": pl.Series([profile.clock_hz], dtype=pl.UInt64),
         "schema_version": pl.Series([profile.schema_version], dtype=pl.UInt32),
         "granularity": pl.Series([profile.granularity], dtype=pl.String),

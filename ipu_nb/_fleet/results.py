@@ -22,7 +22,16 @@ from .._model.columns import Columns, Strings
 from .._model.profile import Profile
 from .errors import FleetError
 
-__all__ = ["MEMBER", "PATH", "check_label_names", "empty_profile", "summary_frame", "summary_row", "tidy"]
+__all__ = [
+    "MEMBER",
+    "PATH",
+    "answer_columns",
+    "check_label_names",
+    "empty_profile",
+    "summary_frame",
+    "summary_row",
+    "tidy",
+]
 
 #: The column naming each row's profile (as the fleet lists it).
 PATH = "path"
@@ -58,6 +67,21 @@ def empty_profile() -> Profile:
         activity_counts=counts,
     )
     return build_profile(columns)
+
+
+@cache
+def answer_columns() -> frozenset[str]:
+    """Every column a fleet's answer may have besides the labels: ``path``, query groups, comparison groups and summary.
+
+    A label cannot share a name with any of them (one frame could not hold both); the
+    comparison's columns are the same whatever it groups by.
+    """
+    from .._compare import compare
+    from .._model.vocabulary import GROUP_FIELDS
+
+    empty = empty_profile()
+    comparison = compare(empty, empty)
+    return frozenset({PATH, MEMBER, *GROUP_FIELDS, *comparison.groups.columns, *summary_row(comparison.summary)})
 
 
 def check_label_names(names: Sequence[str], columns: Sequence[str]) -> None:

@@ -35,8 +35,11 @@ def guarded(task: Callable[..., T], path: str, *args: Any) -> T | Failure:
 
 
 def _open(path: str) -> Any:
+    """The profile at `path`; a FIFO or device is refused unopened (here too: a Dask worker sees its own files)."""
     from .._load import open_profile
+    from .files import check_regular
 
+    check_regular(path)
     return open_profile(path, progress=False)
 
 

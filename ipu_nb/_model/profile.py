@@ -139,12 +139,12 @@ class Profile:
         'dataset'
         """
         from .._fleet.labels import checked
-        from .._fleet.parquet import write_profile
+        from .._fleet.parquet import default_label, write_profile
 
         if label is None:
             if self.path is None:
                 raise ValueError("label= is required: this profile was not read from a file")
-            label = self.path.stem
+            label = default_label(Path(self.path.name))
         root = Path(folder)
         write_profile(self, root, label, checked(labels or {}, "labels"))
         return root
