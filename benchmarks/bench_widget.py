@@ -256,7 +256,7 @@ def most(values: list[float]) -> float:
 
 
 def home_blocks(span: int, pixels: int = 1300) -> tuple[int, list[int]]:
-    """The level and blocks the front end asks for first (js/levels.ts levelFor, blocksIn): the whole span."""
+    """The level and blocks the front end asks for first (js/timeline/levels.ts levelFor, blocksIn): the whole span."""
     per_pixel = max(span, 8) / pixels
     level = 0 if per_pixel <= 1 else int(np.ceil(np.log2(per_pixel) - 1e-9))
     return level, list(range((max(span, 8) - 1) // (BINS << level) + 1))

@@ -1,12 +1,21 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RenderProps } from "@anywidget/types";
-import { FakeModel, installFakeDom, listenerCount, remainingListeners, type FakeElement } from "./testing/fake-dom";
-import type { Traits } from "./types";
+import type { Traits } from "./kernel/types";
+import { type FakeElement, FakeModel, installFakeDom, listenerCount, remainingListeners } from "./testing/fake-dom";
 import widget from "./widget";
 
 const traits = (): Traits => ({
-  filters: { kind: null, kernel: null, operation: [], operation_contains: null, tiles: [], phases: [], metadata: [], window: null },
+  filters: {
+    kind: null,
+    kernel: null,
+    operation: [],
+    operation_contains: null,
+    tiles: [],
+    phases: [],
+    metadata: [],
+    window: null,
+  },
   at: null,
   view: [0, 1000],
   selected: null,
@@ -49,17 +58,40 @@ function open() {
   const fromKernel = (content: unknown, buffers: DataView[] = []) => model.trigger("msg:custom", content, buffers);
   /** Answer block request `id` (the latest by default): each of its blocks as a 4 × 512 summary, then its closing reply. */
   const answer = (id?: number, extra: object = {}) => {
-    const request = id === undefined ? model.messages("blocks").at(-1) : model.messages("blocks").find((m) => m.id === id);
+    const request =
+      id === undefined ? model.messages("blocks").at(-1) : model.messages("blocks").find((m) => m.id === id);
     for (const k of request.blocks) {
       const width = request.bins * 2 ** request.level;
       fromKernel(
-        { type: "window", view: request.view, id: request.id, color_by: "kind", filtered: false, mode: "lod",
-          start: k * width, end: (k + 1) * width, rows: 4, bins: request.bins, count: 10, compressed: null,
-          level: request.level, block: k, ...extra },
+        {
+          type: "window",
+          view: request.view,
+          id: request.id,
+          color_by: "kind",
+          filtered: false,
+          mode: "lod",
+          start: k * width,
+          end: (k + 1) * width,
+          rows: 4,
+          bins: request.bins,
+          count: 10,
+          compressed: null,
+          level: request.level,
+          block: k,
+          ...extra,
+        },
         bytes(4 * request.bins),
       );
     }
-    fromKernel({ type: "blocks", view: request.view, id: request.id, stale: false, count: 10, matched: 10, cost_ms: [1] });
+    fromKernel({
+      type: "blocks",
+      view: request.view,
+      id: request.id,
+      stale: false,
+      count: 10,
+      matched: 10,
+      cost_ms: [1],
+    });
     return request;
   };
   return { dom, model, host, root, dispose, fromKernel, answer };
@@ -72,8 +104,20 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
     const [first] = model.messages("blocks");
     assert.deepEqual(
       { ...first, view: "" },
-      { type: "blocks", view: "", id: 1, level: 1, bins: 512, blocks: [0], labels: true,
-        filters: traits().filters, color_by: "kind", showing: "after", start: 0, end: 1000 },
+      {
+        type: "blocks",
+        view: "",
+        id: 1,
+        level: 1,
+        bins: 512,
+        blocks: [0],
+        labels: true,
+        filters: traits().filters,
+        color_by: "kind",
+        showing: "after",
+        start: 0,
+        end: 1000,
+      },
     ); // 1,000 cycles over 954 device pixels: bins of 2 cycles, one block holds them all
     answer(1);
     assert.equal(root.dataset.answeredId, "1");
@@ -84,7 +128,10 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
     assert.equal(model.messages("groups").length, 1); // asked for after the first answer
     // Then the prefetch: the finer level under the view, a block or two at a time.
     const prefetch = model.messages("blocks").slice(1);
-    assert.deepEqual(prefetch.map((m) => [m.id, m.level, m.blocks]), [[2, 0, [0, 1]]]);
+    assert.deepEqual(
+      prefetch.map((m) => [m.id, m.level, m.blocks]),
+      [[2, 0, [0, 1]]],
+    );
     answer(2);
     assert.equal(model.messages("blocks").length, 2); // nothing else lacks
     // "+" zooms: the view is held already (level 0), so the first frame is final and nothing is asked.
@@ -109,8 +156,22 @@ test("a block is drawn on arrival only when the view lacks something and it lies
     const block = (level: number, k: number) => {
       const width = 512 * 2 ** level;
       fromKernel(
-        { type: "window", view, id: 1, color_by: "kind", filtered: false, mode: "lod", start: k * width, end: (k + 1) * width,
-          rows: 4, bins: 512, count: 10, compressed: null, level, block: k },
+        {
+          type: "window",
+          view,
+          id: 1,
+          color_by: "kind",
+          filtered: false,
+          mode: "lod",
+          start: k * width,
+          end: (k + 1) * width,
+          rows: 4,
+          bins: 512,
+          count: 10,
+          compressed: null,
+          level,
+          block: k,
+        },
         bytes(4 * 512),
       );
     };
@@ -163,12 +224,30 @@ test("side views wait behind the request in flight, and every kind of message is
     assert.equal(dom.pendingTimers(), 0); // flushed right after it
     fromKernel({ type: "overview", bins: 2, span: 1000, filtered: false }, bytes(8, 8));
     fromKernel({
-      type: "flame", total: 5, metadata: [],
-      nodes: [{ name: "all", level: 0, value: 5, parent: -1, path: {} }, { name: "compute", level: 1, value: 5, parent: 0, path: { kind: "compute" } }],
+      type: "flame",
+      total: 5,
+      metadata: [],
+      nodes: [
+        { name: "all", level: 0, value: 5, parent: -1, path: {} },
+        { name: "compute", level: 1, value: 5, parent: 0, path: { kind: "compute" } },
+      ],
     });
-    fromKernel({ type: "groups", id: null, group_by: "kernel", error: null, rows: [
-      { name: "(no kernel)", dimensions: {}, sample_count: 3, phase_cycles: 9, work_cycles: 9, average_active_tiles: 1.5 },
-    ] });
+    fromKernel({
+      type: "groups",
+      id: null,
+      group_by: "kernel",
+      error: null,
+      rows: [
+        {
+          name: "(no kernel)",
+          dimensions: {},
+          sample_count: 3,
+          phase_cycles: 9,
+          work_cycles: 9,
+          average_active_tiles: 1.5,
+        },
+      ],
+    });
     assert.equal(root.findAll("ipu-nb-group-name")[0].textContent, "(no kernel)");
     fromKernel({ type: "hover", view, id: 0, sample: null });
     fromKernel({ type: "search", id: 99, text: "x", case_sensitive: false, count: 0, sent: 0 }, bytes(0, 0, 0, 0));
@@ -215,7 +294,10 @@ test("malformed messages are dropped and reported once per type; a broken block 
     const view = model.messages("blocks")[0].view;
     fromKernel({ type: "window", view, id: 1, mode: "lod" }, []);
     assert.match(root.dataset.error ?? "", /window\.color_by/);
-    assert.deepEqual(model.messages("blocks").map((m) => m.id), [1, 2]);
+    assert.deepEqual(
+      model.messages("blocks").map((m) => m.id),
+      [1, 2],
+    );
   } finally {
     console.warn = warn;
     dispose();
@@ -263,7 +345,16 @@ test("alt+drag selects an area over the dragged rows, an edge drag resizes it, E
     const overlay = root.find("ipu-nb-timeline-overlay");
     const px = (cycle: number) => 46 + (cycle / 1000) * 954; // view [0, 1000] over 954 plot pixels
     const mouse = (type: string, x: number, y: number, extra: object = {}) =>
-      dom.window.dispatchEvent({ type, target: overlay, button: 0, clientX: x, clientY: y, preventDefault() {}, stopPropagation() {}, ...extra });
+      dom.window.dispatchEvent({
+        type,
+        target: overlay,
+        button: 0,
+        clientX: x,
+        clientY: y,
+        preventDefault() {},
+        stopPropagation() {},
+        ...extra,
+      });
     mouse("mousedown", px(100), 10, { altKey: true });
     mouse("mousemove", px(300), 50);
     assert.equal(model.get("selection"), null); // drawn while dragged, set on release
@@ -287,8 +378,27 @@ test("alt+drag selects an area over the dragged rows, an edge drag resizes it, E
     mouse("mouseup", px(800), 10);
     assert.deepEqual(model.get("selection"), { start: 700, end: 800, tiles: [0] });
     fromKernel({
-      type: "area", selection: { start: 700, end: 800, tiles: [0] }, window: [700, 800], tiles: [0], count: 3, tiles_hit: 1, cycles: 250,
-      longest: [{ sample: 9, tile: 0, offset: 650, duration: 200, clipped_cycles: 150, kind: "compute", operation: "gemm <b>", kernel: "k", phase: 1, epoch: 0 }],
+      type: "area",
+      selection: { start: 700, end: 800, tiles: [0] },
+      window: [700, 800],
+      tiles: [0],
+      count: 3,
+      tiles_hit: 1,
+      cycles: 250,
+      longest: [
+        {
+          sample: 9,
+          tile: 0,
+          offset: 650,
+          duration: 200,
+          clipped_cycles: 150,
+          kind: "compute",
+          operation: "gemm <b>",
+          kernel: "k",
+          phase: 1,
+          epoch: 0,
+        },
+      ],
     });
     const panel = root.find("ipu-nb-area");
     assert.equal(panel.dataset.active, "true");
@@ -315,11 +425,21 @@ test("highlights, copy as code and the tracks trait", async () => {
   try {
     answer(1); // side views wait behind the first request
     const f64 = (v: number[]) => new DataView(new Float64Array(v).buffer);
-    fromKernel({ type: "highlight", count: 2, sent: 2 }, [f64([10, 20]), f64([15, 40]), new DataView(new Uint16Array([0, 2]).buffer), new DataView(new Uint32Array([1, 2]).buffer)]);
+    fromKernel({ type: "highlight", count: 2, sent: 2 }, [
+      f64([10, 20]),
+      f64([15, 40]),
+      new DataView(new Uint16Array([0, 2]).buffer),
+      new DataView(new Uint32Array([1, 2]).buffer),
+    ]);
     const layer = root.find("ipu-nb-timeline-highlight");
     assert.equal(layer.dataset.count, "2");
     assert.equal(layer.dataset.drawn, "2");
-    fromKernel({ type: "highlight", count: 0, sent: 0 }, [f64([]), f64([]), new DataView(new ArrayBuffer(0)), new DataView(new ArrayBuffer(0))]);
+    fromKernel({ type: "highlight", count: 0, sent: 0 }, [
+      f64([]),
+      f64([]),
+      new DataView(new ArrayBuffer(0)),
+      new DataView(new ArrayBuffer(0)),
+    ]);
     assert.equal(layer.dataset.drawn, "0"); // cleared
     // Copy as code: asked for, shown, and (no clipboard here) left selected to copy by hand.
     root.find("ipu-nb-copy-code").dispatchEvent({ type: "click" });
@@ -338,7 +458,9 @@ test("highlights, copy as code and the tracks trait", async () => {
     assert.equal(root.find("ipu-nb-timeline").dataset.order, "logical");
     assert.equal(root.find("ipu-nb-timeline").dataset.pinned, "1");
     root.dispatchEvent({ type: "keydown", key: "p", target: root }); // nothing selected: nothing pinned
-    root.find("ipu-nb-timeline-overlay").dispatchEvent({ type: "mousedown", button: 0, clientX: 10, clientY: 50, preventDefault() {} });
+    root
+      .find("ipu-nb-timeline-overlay")
+      .dispatchEvent({ type: "mousedown", button: 0, clientX: 10, clientY: 50, preventDefault() {} });
     dom.runTimers(200);
     assert.deepEqual(model.get("tracks").pinned, [2, 0]); // a click on a tile label pinned its tile
   } finally {

@@ -69,7 +69,7 @@ MAX_LABEL = 500
 # the bidi marks (ALM, LRM, RLM), embeddings, overrides and isolates, the invisible characters
 # that would make two names look alike (soft hyphen, zero-width space, word joiner, the invisible
 # operators, the byte-order mark; ZWJ and ZWNJ stay: emoji and scripts are built with them), and
-# the noncharacters. The widget's front end shows profile strings by the same rule (js/text.ts, `displayText`).
+# the noncharacters. The widget's front end shows profile strings by the same rule (js/common/text.ts, `displayText`).
 _ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),
     (0x007F, 0x009F),

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 MIN_VIEW_WIDTH = 8
-"""The narrowest view the front end zooms to (``MIN_WIDTH`` in js/view.ts), so a view may end there."""
+"""The narrowest view the front end zooms to (``MIN_WIDTH`` in js/timeline/view.ts), so a view may end there."""
 MAX_PIXELS = 65_536
 """Widest drawing a window request may ask for (the answer uses at most `lod.MAX_BINS` cells a row)."""
 MAX_BLOCKS = 64

@@ -3,7 +3,7 @@
 Messages travel as anywidget custom messages: a JSON object with a ``type`` tag, plus
 binary buffers for bulk data (listed on each reply). ``*Request`` are what the front end
 sends (checked by `ipu_nb._widget.messages.parse_message` before anything acts on them);
-``*Reply`` and ``*Push`` are what the kernel sends. js/protocol.ts mirrors these as tagged
+``*Reply`` and ``*Push`` are what the kernel sends. js/kernel/protocol.ts mirrors these as tagged
 unions and docs/widget-protocol.md describes them; the wire format is exactly this.
 (No ``from __future__ import annotations`` here: the TypedDicts' required keys are read at run time.)
 """

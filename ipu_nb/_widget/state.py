@@ -42,7 +42,7 @@ STATE_KEYS: tuple[str, ...] = (
     "showing",
 )
 
-#: Orders of the timeline's tile rows (``TILE_ORDERS`` in js/tracks.ts).
+#: Orders of the timeline's tile rows (``TILE_ORDERS`` in js/timeline/tracks.ts).
 TILE_ORDERS: tuple[str, ...] = ("physical", "logical", "grid")
 TRACK_KEYS: tuple[str, ...] = ("order", "pinned", "rows", "scroll")
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["MIN_FIT", "extent", "fit", "grid_position", "row_positions", "search_rows", "timeline_matches"]
 
 MIN_FIT = 8
-"""The narrowest view a fit gives (the front end's narrowest view, js/view.ts)."""
+"""The narrowest view a fit gives (the front end's narrowest view, js/timeline/view.ts)."""
 
 
 def grid_position(physical: int) -> tuple[int, int]:

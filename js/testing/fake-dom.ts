@@ -69,7 +69,11 @@ function context2d(canvas: FakeElement): unknown {
     canvas,
     measureText: (text: string) => ({ width: 6 * text.length }),
     createImageData: (w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
-    getImageData: (_x: number, _y: number, w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
+    getImageData: (_x: number, _y: number, w: number, h: number) => ({
+      width: w,
+      height: h,
+      data: new Uint8ClampedArray(w * h * 4),
+    }),
   };
   return new Proxy(state, {
     get: (target, key) => (key in target ? target[key] : () => {}),
@@ -111,7 +115,10 @@ export class FakeElement extends FakeEventTarget {
     const names = () => this.className.split(/\s+/).filter(Boolean);
     return {
       add: (...c: string[]) => (this.className = [...new Set([...names(), ...c])].join(" ")),
-      remove: (...c: string[]) => (this.className = names().filter((n) => !c.includes(n)).join(" ")),
+      remove: (...c: string[]) =>
+        (this.className = names()
+          .filter((n) => !c.includes(n))
+          .join(" ")),
       contains: (c: string) => names().includes(c),
     };
   }
@@ -121,7 +128,7 @@ export class FakeElement extends FakeEventTarget {
   }
 
   set textContent(value: string) {
-    this.children.forEach((c) => typeof c !== "string" && (c.parentNode = null));
+    for (const c of this.children) if (typeof c !== "string") c.parentNode = null;
     this.children = [];
     this.text = value;
   }

@@ -134,7 +134,7 @@ def test_tracks_are_checked_against_the_tiles(widget):
 
 
 def test_tile_orders_are_the_front_ends():
-    text = (ROOT / "js" / "tracks.ts").read_text()
+    text = (ROOT / "js" / "timeline" / "tracks.ts").read_text()
     listed = re.search(r"TILE_ORDERS = \[([^\]]*)\]", text)
     assert listed and re.findall(r'"(\w+)"', listed.group(1)) == list(TILE_ORDERS)
 

@@ -1,6 +1,6 @@
 """Answers for the timeline's cache blocks: block ``k`` of level ``L`` covers ``[k·B·2**L, (k+1)·B·2**L)``.
 
-The front end (js/levels.ts, js/tilecache.ts) keeps what it is sent per level and block,
+The front end (js/timeline/levels.ts, js/timeline/tilecache.ts) keeps what it is sent per level and block,
 so a pan or zoom draws from what it holds while the kernel refines. A block with few
 samples is sent raw (and then serves every finer level too); the others are summaries of
 ``B`` cells a row. Neighbouring summary blocks of one request are computed in one pass

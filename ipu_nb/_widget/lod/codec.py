@@ -65,7 +65,7 @@ def pack_cells(cells: np.ndarray) -> tuple[int, list[bytes]]:
 
     Neighbouring tiles mostly do the same thing at the same time, so the XOR leaves ~85 %
     zeros. Returns the number of runs and three buffers: the zeros before each run and the
-    run lengths (`_counts`), and the run bytes. `unpack_cells` (and ``js/buffers.ts``) undo it.
+    run lengths (`_counts`), and the run bytes. `unpack_cells` (and ``js/kernel/buffers.ts``) undo it.
     """
     bins = cells.shape[1]
     flat = np.ascontiguousarray(cells).reshape(-1)

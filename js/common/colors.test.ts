@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { contrast, GREYS, KIND, LIGHT, PALETTE, parseColour, type RGB, textOn } from "./colors";
+
+/** CIE L*a*b* of an sRGB colour (D65), written out here as an independent reference. */
+function lab([r, g, b]: RGB): [number, number, number] {
+  const lin = (c: number) => {
+    const v = c / 255;
+    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const X = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
+  const Y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  const Z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+}
+/** ΔE*ab (CIE76): about 2.3 is just noticeable; 20 and more reads as a different colour at a glance. */
+const deltaE = (a: RGB, b: RGB) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]));
+
+/** Each theme's plot backgrounds: widget.css's fallback and JupyterLab's (--jp-layout-color1). */
+const THEMES = {
+  light: {
+    ...GREYS.light,
+    backgrounds: [
+      [250, 250, 250],
+      [255, 255, 255],
+    ] as RGB[],
+  },
+  dark: {
+    ...GREYS.dark,
+    backgrounds: [
+      [33, 33, 33],
+      [17, 17, 17],
+    ] as RGB[],
+  },
+};
+
+test("'(no kernel)' and 'not matching' are clearly different greys in both themes", () => {
+  for (const [name, t] of Object.entries(THEMES)) {
+    assert.ok(deltaE(t.grey, t.noKernel) >= 30, `${name}: ΔE ${deltaE(t.grey, t.noKernel).toFixed(1)}`);
+    for (const bg of t.backgrounds) {
+      assert.ok(deltaE(t.grey, bg) >= 9, `${name}: not-matching grey vanishes into ${bg}`);
+      assert.ok(deltaE(t.noKernel, bg) >= 25, `${name}: no-kernel grey too close to ${bg}`);
+    }
+  }
+});
+
+test("sample colours stay apart from each other, the greys and the background in both themes", () => {
+  const pairs = (list: readonly RGB[]) => list.flatMap((a, i) => list.slice(i + 1).map((b) => [a, b] as const));
+  for (const [a, b] of pairs(PALETTE)) assert.ok(deltaE(a, b) >= 20, `kernel colours ${a} and ${b}`);
+  const kinds = Object.values(KIND);
+  for (const [a, b] of pairs(kinds)) assert.ok(deltaE(a, b) >= 35, `kind colours ${a} and ${b}`);
+  for (const [name, t] of Object.entries(THEMES)) {
+    for (const c of [...PALETTE, ...kinds]) {
+      for (const other of [t.grey, t.noKernel, ...t.backgrounds]) {
+        assert.ok(deltaE(c, other) >= 20, `${name}: ${c} vs ${other}: ΔE ${deltaE(c, other).toFixed(1)}`);
+      }
+    }
+  }
+  assert.equal(PALETTE.length, 31, "one colour per kernel class");
+});
+
+test("computed CSS colours parse, composited over what is below", () => {
+  assert.deepEqual(parseColour("rgb(1, 2, 3)"), [1, 2, 3]);
+  assert.deepEqual(parseColour("rgba(0, 0, 0, 0.5)", [255, 255, 255]), [128, 128, 128]);
+  assert.deepEqual(parseColour("rgb(10 20 30 / 100%)"), [10, 20, 30]);
+  assert.deepEqual(parseColour("color(srgb 1 0 0.5)"), [255, 0, 128]);
+  assert.deepEqual(parseColour("#fa0"), [255, 170, 0]);
+  assert.deepEqual(parseColour("#112233"), [17, 34, 51]);
+  assert.equal(parseColour("var(--x)"), null);
+  assert.equal(parseColour(""), null);
+});
+
+test("labels on a colour take whichever of black and white reads better", () => {
+  assert.deepEqual(textOn([255, 255, 255]), [0, 0, 0]);
+  assert.deepEqual(textOn([20, 20, 60]), [255, 255, 255]);
+  for (const c of [...PALETTE, ...Object.values(KIND)]) assert.ok(contrast(c, textOn(c)) >= 4.5, `${c}`);
+  assert.ok(contrast([0, 0, 0], [255, 255, 255]) > 20.9);
+  assert.equal(LIGHT.dark, false);
+});

@@ -1,0 +1,67 @@
+// The findings panel (issue 14): `ipu_nb.findings(profile)` of the shown profile, ranked by
+// the cycles at stake. Clicking an entry applies its filters and zooms the timeline to the
+// supersteps it is about. Every string is shown through displayText (profile strings are untrusted).
+
+import type { Disposers } from "../common/disposers";
+import { clear, el } from "../common/dom";
+import { cycles } from "../common/format";
+import { displayText } from "../common/text";
+import type { Filters } from "../kernel/types";
+
+/** One entry, as the kernel's `finding_rows` trait holds it. */
+export interface FindingRow {
+  rank: number;
+  category: string;
+  subject: string;
+  message: string;
+  cycles: number;
+  ms: number;
+  share: number;
+  filters: Filters;
+  view: [number, number];
+}
+
+export interface FindingsHost {
+  rows(): FindingRow[];
+  /** Apply a finding: its filters, then its view. */
+  show(row: FindingRow): void;
+}
+
+export class FindingsPanel {
+  readonly root = el("details", "ipu-nb-findings");
+  private summary = el("summary", "ipu-nb-section-title", "Findings");
+  private body = el("ol", "ipu-nb-findings-list");
+  private listeners: Disposers;
+
+  constructor(
+    private host: FindingsHost,
+    bag: Disposers,
+  ) {
+    this.listeners = bag.child();
+    this.root.append(this.summary, this.body);
+    this.render();
+  }
+
+  render(): void {
+    clear(this.body);
+    this.listeners.clear();
+    const rows = this.host.rows();
+    this.summary.textContent = rows.length ? `Findings (${rows.length})` : "Findings";
+    this.root.dataset.count = String(rows.length);
+    if (!rows.length) {
+      this.body.append(el("li", "ipu-nb-empty", "No findings (yet)."));
+      return;
+    }
+    for (const row of rows) {
+      const li = el("li", "ipu-nb-finding ipu-nb-clickable");
+      li.dataset.rank = String(row.rank);
+      li.append(
+        el("span", "ipu-nb-finding-cycles", `${cycles(row.cycles)} cyc`),
+        el("span", "ipu-nb-finding-text", displayText(row.message)),
+      );
+      li.title = `${displayText(row.category)}: ${displayText(row.subject)} (click: filter and zoom to it)`;
+      this.listeners.listen(li, "click", () => this.host.show(row));
+      this.body.append(li);
+    }
+  }
+}

@@ -1,0 +1,265 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { FlameNode } from "../kernel/protocol";
+import { type Filters, noFilters } from "../kernel/types";
+import { clickFilters, crumbs, type FlameBox, focusFilters, layoutFlame, MIN_NODE_PX, upTo } from "./flame";
+
+const none: Filters = noFilters();
+const words = { no_kernel: "(no kernel)", missing: "(missing)" };
+
+test("focusing a node sets the filters along its path, the operation exactly, and keeps the others", () => {
+  const f = focusFilters(
+    { ...none, metadata: [["layer", "1"]], tiles: [3] },
+    { kind: "compute", kernel: "", phase: 7 },
+  );
+  assert.deepEqual(f, { ...none, kind: "compute", kernel: "", phases: [7], metadata: [["layer", "1"]], tiles: [3] });
+  const op = focusFilters({ ...none, operation_contains: "gemm" }, { kind: "compute", operation: "gemm block" });
+  assert.deepEqual(op, { ...none, kind: "compute", operation: ["gemm block"], operation_contains: "gemm" });
+});
+
+test("a click on a node of the focus chain zooms out to it; one off the chain focuses it", () => {
+  const deep: Filters = { ...none, kind: "compute", kernel: "gemm", phases: [3], operation: ["op"], tiles: [5] };
+  // The kernel node above a focused operation: back to the kernel, the unrelated tile filter kept.
+  assert.deepEqual(clickFilters(deep, 2, { kind: "compute", kernel: "gemm" }), {
+    ...none,
+    kind: "compute",
+    kernel: "gemm",
+    tiles: [5],
+  });
+  // A sibling kernel: focused, deeper levels as they were (the graph showed it under them).
+  const shallow: Filters = { ...none, kind: "compute", operation_contains: "x" };
+  assert.deepEqual(clickFilters(shallow, 2, { kind: "compute", kernel: "copy" }), { ...shallow, kernel: "copy" });
+  assert.deepEqual(clickFilters(deep, 4, { kind: "compute", kernel: "gemm", phase: 3, operation: "op" }), deep);
+});
+
+test("the breadcrumb follows the focus chain and going up clears deeper levels", () => {
+  const f: Filters = {
+    ...none,
+    kind: "compute",
+    kernel: "gemm",
+    phases: [7],
+    operation: ["<b>x</b>"],
+    metadata: [
+      ["a", "1"],
+      ["b", null],
+      ["x=y", "z"],
+    ],
+  };
+  assert.deepEqual(
+    crumbs(f, words).map((c) => c.label),
+    ["all", "compute", "gemm", "phase 7", "<b>x</b>", "a=1", "b", "x=y=z"],
+  );
+  assert.deepEqual(
+    crumbs({ ...none, operation: ["a", "b"] }, words).map((c) => c.label),
+    ["all", "2 operations"],
+  );
+  assert.deepEqual(
+    crumbs({ ...none, operation_contains: "mm" }, words).map((c) => c.label),
+    ["all", "contains: mm"],
+  );
+  assert.deepEqual(upTo(f, 5), { ...f, metadata: [["a", "1"]] });
+  assert.deepEqual(upTo(f, 6), {
+    ...f,
+    metadata: [
+      ["a", "1"],
+      ["b", null],
+    ],
+  });
+  assert.deepEqual(upTo(f, 2), { ...none, kind: "compute", kernel: "gemm" });
+  assert.deepEqual(upTo({ ...f, operation_contains: "x" }, 3), {
+    ...none,
+    kind: "compute",
+    kernel: "gemm",
+    phases: [7],
+  });
+  assert.deepEqual(upTo(f, 0), none);
+  // Several phases typed in the controls are not a flame focus: going up keeps them.
+  assert.deepEqual(upTo({ ...none, kind: "idle", phases: [1, 2] }, 0), { ...none, phases: [1, 2] });
+});
+
+/** A tree as the kernel sends it: root, one kind, `kernels` kernels of the given sizes, each with `ops` equal operations. */
+function tree(kernelSizes: number[], ops: number): FlameNode[] {
+  const total = kernelSizes.reduce((a, b) => a + b, 0);
+  const nodes: FlameNode[] = [
+    { name: "all", level: 0, value: total, parent: -1, path: {} },
+    { name: "compute", level: 1, value: total, parent: 0, path: { kind: "compute" } },
+  ];
+  const kernelIndex = kernelSizes.map((size, k) => {
+    nodes.push({ name: `k${k}`, level: 2, value: size, parent: 1, path: { kind: "compute", kernel: `k${k}` } });
+    return nodes.length - 1;
+  });
+  kernelSizes.forEach((size, k) => {
+    for (let o = 0; o < ops; o++) {
+      const path = { kind: "compute", kernel: `k${k}`, operation: `op${k}.${o}` };
+      nodes.push({ name: `op${k}.${o}`, level: 3, value: size / ops, parent: kernelIndex[k], path });
+    }
+  });
+  return nodes;
+}
+
+/** Independent checks on a layout: inside the width, no overlaps per level, no slivers. */
+function checkBoxes(boxes: FlameBox[], width: number): void {
+  const byLevel = new Map<number, FlameBox[]>();
+  for (const b of boxes) byLevel.set(b.level, [...(byLevel.get(b.level) ?? []), b]);
+  for (const [level, list] of byLevel) {
+    list.sort((a, b) => a.left - b.left);
+    list.forEach((b, i) => {
+      assert.ok(b.width >= MIN_NODE_PX, `level ${level}: a ${b.width}px box`);
+      assert.ok(b.left >= -1e-9 && b.left + b.width <= width + 1e-6, `level ${level}: outside [0, ${width}]`);
+      if (i > 0) {
+        const prev = list[i - 1];
+        assert.ok(prev.left + prev.width <= b.left + 1e-6, `level ${level}: boxes ${i - 1} and ${i} overlap`);
+      }
+    });
+  }
+}
+
+test("nodes narrower than a pixel merge into one box per run, and the sums are kept", () => {
+  // One big kernel and 300 tiny ones: at 1000 px most operations are slivers.
+  const sizes = [900_000, ...Array.from({ length: 300 }, () => 300)];
+  const nodes = tree(sizes, 4);
+  const width = 1000;
+  const boxes = layoutFlame(nodes, 0, width);
+  checkBoxes(boxes, width);
+  const level = (l: number) => boxes.filter((b) => b.level === l);
+  // The kernels: the big one stands alone, the 300 tiny ones (0.3 px each) are one box of 300.
+  const kernels = level(2);
+  assert.equal(kernels.length, 2);
+  assert.equal(kernels[0].node, 2);
+  assert.deepEqual([kernels[1].node, kernels[1].count, kernels[1].value], [-1, 300, 90_000]);
+  // Operations: the big kernel's four are real boxes (225 px); the 1,200 others one merged box.
+  const ops = level(3);
+  assert.equal(ops.filter((b) => b.node >= 0).length, 4);
+  const merged = ops.filter((b) => b.node < 0);
+  assert.equal(merged.length, 1);
+  assert.equal(merged[0].count, 1200);
+  // Every level accounts for the whole total.
+  for (const l of [0, 1, 2, 3]) {
+    assert.equal(Math.round(level(l).reduce((s, b) => s + b.value, 0)), 990_000, `level ${l}`);
+  }
+  assert.ok(boxes.length < 12, `${boxes.length} boxes`);
+});
+
+test("a narrow run next to a gap is not merged across it", () => {
+  // Kernel a has no operations (a leaf): its neighbours' operations are not adjacent.
+  const nodes: FlameNode[] = [
+    { name: "all", level: 0, value: 1003, parent: -1, path: {} },
+    { name: "x", level: 1, value: 1, parent: 0, path: { kind: "x" } },
+    { name: "a", level: 1, value: 1000, parent: 0, path: { kind: "a" } },
+    { name: "y", level: 1, value: 2, parent: 0, path: { kind: "y" } },
+    { name: "x1", level: 2, value: 1, parent: 1, path: { kind: "x", kernel: "1" } },
+    { name: "y1", level: 2, value: 1, parent: 3, path: { kind: "y", kernel: "1" } },
+    { name: "y2", level: 2, value: 1, parent: 3, path: { kind: "y", kernel: "2" } },
+  ];
+  const boxes = layoutFlame(nodes, 0, 1003 / 2); // half a pixel per cycle
+  checkBoxes(boxes, 1003 / 2);
+  // x1 (half a pixel) is not merged with y1 + y2 across a's empty space; alone it is too narrow to draw.
+  const level2 = boxes.filter((b) => b.level === 2);
+  assert.deepEqual(
+    level2.map((b) => [b.node, b.count, b.left, b.width]),
+    [[-1, 2, 500.5, 1]],
+  );
+  const level1 = boxes.filter((b) => b.level === 1);
+  assert.deepEqual(
+    level1.map((b) => [b.node, b.count]),
+    [
+      [2, 1],
+      [3, 1],
+    ],
+  );
+});
+
+test("zooming into a node makes it fill the width, its ancestors full width above", () => {
+  const sizes = [900_000, 60_000, 30_000];
+  const nodes = tree(sizes, 3);
+  const k2 = nodes.findIndex((n) => n.name === "k2");
+  const width = 800;
+  const boxes = layoutFlame(nodes, k2, width);
+  checkBoxes(boxes, width);
+  const zoomed = boxes.find((b) => b.node === k2)!;
+  assert.deepEqual([zoomed.left, zoomed.width, zoomed.ancestor], [0, width, false]);
+  assert.deepEqual(
+    boxes.filter((b) => b.ancestor).map((b) => [nodes[b.node].name, b.left, b.width]),
+    [
+      ["all", 0, width],
+      ["compute", 0, width],
+    ],
+  );
+  // Only k2's own operations are below it, each a third of the width; no other kernel is drawn.
+  const ops = boxes.filter((b) => b.level === 3);
+  assert.deepEqual(
+    ops.map((b) => nodes[b.node].name),
+    ["op2.0", "op2.1", "op2.2"],
+  );
+  ops.forEach((b, i) => {
+    assert.ok(Math.abs(b.left - (i * width) / 3) < 1e-6 && Math.abs(b.width - width / 3) < 1e-6);
+  });
+  assert.equal(boxes.filter((b) => b.level === 2).length, 1);
+  // Unknown zoom targets fall back to the root.
+  assert.deepEqual(layoutFlame(nodes, 999, width), layoutFlame(nodes, 0, width));
+});
+
+test("without a pixel of room nothing is drawn", () => {
+  assert.deepEqual(layoutFlame([], 0, 500), []);
+  assert.deepEqual(layoutFlame(tree([5], 1), 0, 0), []);
+});
+
+import { groupFilter } from "./groups";
+
+test("a group row becomes the filter selecting its samples", () => {
+  const row = (name: string, dimensions: Record<string, string> = {}) => ({
+    name,
+    dimensions,
+    sample_count: 1,
+    phase_cycles: 1,
+    work_cycles: 1,
+    average_active_tiles: 1,
+  });
+  assert.deepEqual(groupFilter("kernel", row("(no kernel)"), none, words), { ...none, kernel: "" });
+  assert.deepEqual(groupFilter("operation", row("gemm"), none, words), { ...none, operation: ["gemm"] });
+  assert.deepEqual(groupFilter("phase", row("phase 3/0", { phase: "3", epoch: "0" }), none, words), {
+    ...none,
+    phases: [3],
+  });
+  assert.deepEqual(groupFilter("tile", row("tile 64", { physicalTile: "64" }), none, words), { ...none, tiles: [64] });
+  const meta = row("1", { metadataKey: "layer", metadataValue: "1" });
+  assert.deepEqual(groupFilter("metadata", meta, none, words), { ...none, metadata: [["layer", "1"]] });
+  const equals = row("c", { metadataKey: "a=b", metadataValue: "c" });
+  assert.deepEqual(groupFilter("metadata", equals, none, words), { ...none, metadata: [["a=b", "c"]] });
+  assert.equal(
+    groupFilter("metadata", row("(missing)", { metadataKey: "layer", metadataValue: "(missing)" }), none, words),
+    null,
+  );
+});
+
+test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
+  const { installFakeDom } = await import("../testing/fake-dom");
+  const { Disposers } = await import("../common/disposers");
+  const { Flame } = await import("./flame");
+  const dom = installFakeDom();
+  try {
+    const set: Filters[] = [];
+    const filters: Filters = { ...noFilters(), kind: "compute" };
+    const words = { no_kernel: "(no kernel)" } as unknown as ConstructorParameters<typeof Flame>[2];
+    const flame = new Flame(
+      { filters: () => filters, setFilters: (f) => set.push(f), colorBy: () => "kind", legend: () => [] },
+      new Disposers(),
+      words,
+    );
+    const nodes: FlameNode[] = [
+      { name: "all", level: 0, value: 10, parent: -1, path: {} },
+      { name: "compute", level: 1, value: 10, parent: 0, path: { kind: "compute" } },
+    ];
+    flame.set({ type: "flame", total: 10, nodes, metadata: [] });
+    flame.render(); // a redraw (a theme or filter change) as well as the first drawing
+    const crumbs = (
+      flame.root as unknown as { findAll(c: string): { dispatchEvent(e: { type: string }): void }[] }
+    ).findAll("ipu-nb-crumb");
+    assert.equal(crumbs.length, 2);
+    crumbs[0].dispatchEvent({ type: "click" });
+    assert.equal(set.length, 1);
+    assert.equal(set[0].kind, null); // "all": every filter of the chain cleared
+  } finally {
+    dom.uninstall();
+  }
+});
