@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._html.report import save_report
     from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
     from ._magics import load_ipython_extension, unload_ipython_extension
+    from ._model.palette import palette
     from ._model.profile import Profile
     from ._query import FilterFlags, Filters, Query, QueryError, QueryFlags, QueryResult, QueryWarning, query
     from ._supersteps import Finding, Findings, WhatIf, findings, supersteps, tile_balance, what_if
@@ -42,6 +43,7 @@ _EXPORTS = {
     "scan_parquet": "._fleet.parquet",
     "NotAProfileError": "._load",
     "Profile": "._model.profile",
+    "palette": "._model.palette",
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
     "open_profile": "._load",
@@ -103,6 +105,7 @@ __all__ = [
     "generate_profile",
     "load_ipython_extension",
     "open_profile",
+    "palette",
     "query",
     "save_report",
     "scan_parquet",

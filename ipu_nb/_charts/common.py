@@ -9,6 +9,7 @@ import altair as alt
 import polars as pl
 
 from .._html.sanitize import label, label_frame
+from .._model.palette import palette
 from .._model.vocabulary import GROUP_FIELDS
 from .._query.flags import FILTERS, check_keywords
 
@@ -25,13 +26,8 @@ __all__ = [
     "spec_names",
 ]
 
-#: One colour per sample kind, shared by every chart (and close to the widget's palette).
-KIND_COLORS: dict[str, str] = {
-    "compute": "#4c78a8",
-    "exchange": "#f58518",
-    "synchronization": "#e45756",
-    "idle": "#bab0ac",
-}
+#: One colour per sample kind, shared by every chart and the widget (`ipu_nb.palette()`).
+KIND_COLORS: dict[str, str] = palette()
 
 
 class SelectionTooLargeError(ValueError):
