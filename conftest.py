@@ -17,9 +17,47 @@ from pathlib import Path
 
 import pytest
 from _pytest.doctest import DoctestItem
+from hypothesis import HealthCheck, settings
 
 #: The doctest profiles' generator knobs: small enough to generate in a second, with real kernels.
 DOCTEST_KNOBS: dict[str, object] = {"tiles": 16, "phases": 8, "progress": False}
+
+
+# Hypothesis: "ci" (the default) runs each property's full example count; "quick" a tenth of it
+# (HYPOTHESIS_PROFILE=quick, for the inner loop). Tests ask for counts through
+# `budget.examples(n)` (tests/helpers/budget.py).
+_HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+settings.register_profile("ci", deadline=None, suppress_health_check=_HEALTH, print_blob=True)
+settings.register_profile("quick", parent=settings.get_profile("ci"), max_examples=10)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: The slow families (``pytest -m "not slow"`` leaves them out): node-id prefixes, one rule per family.
+SLOW_FAMILIES: dict[str, tuple[str, ...]] = {
+    "browser": ("tests/browser/",),
+    "notebooks": ("tests/test_notebooks.py", "tests/test_notebook_copies.py"),
+    "packaging": ("tests/packaging/",),
+    "fuzzing": ("tests/load/test_load_fuzz.py",),
+    "multi-process": (
+        "tests/load/test_load_interrupt.py",
+        "tests/load/test_load_changing_file.py",
+        "tests/load/test_load_cache.py::test_concurrent_processes",
+        "tests/fleet/test_fleet_dask.py",
+    ),
+    "chart exports": (
+        "tests/charts/test_charts.py::test_save",
+        "tests/html/test_report.py",
+        "tests/cli/test_cli_render.py",
+        "tests/docs/test_examples.py",
+    ),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test of a slow family (and every test whose name says it fuzzes) ``slow``."""
+    prefixes = tuple(p for family in SLOW_FAMILIES.values() for p in family)
+    for item in items:
+        if item.nodeid.startswith(prefixes) or "fuzz" in item.name:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:

@@ -65,10 +65,11 @@ def test_jobs_run_in_order_a_resubmitted_one_takes_its_place_and_errors_are_repo
     errors: list = []
     worker = _worker(errors)
     ran: list[str] = []
-    hold = threading.Event()
+    started, hold = threading.Event(), threading.Event()
 
     def job(name: str) -> Generator[None, None, None]:
         if name == "first":
+            started.set()
             hold.wait(5)
         ran.append(name)
         if name == "bad":
@@ -76,7 +77,7 @@ def test_jobs_run_in_order_a_resubmitted_one_takes_its_place_and_errors_are_repo
         yield
 
     worker.submit("first", lambda: job("first"))
-    time.sleep(0.05)  # "first" runs, held
+    assert started.wait(5)  # "first" runs, held
     worker.submit("bad", lambda: job("bad"))
     worker.submit("x", lambda: job("x old"))
     worker.submit("x", lambda: job("x"))
