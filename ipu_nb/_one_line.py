@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from ._terminal import printable
+
 __all__ = ["command_line_warnings", "one_line"]
 
 
@@ -60,7 +62,7 @@ def command_line_warnings(prog: str) -> Iterator[None]:
                 python_way(message, category, filename, lineno, file, line)
             elif text not in shown:
                 shown.add(text)
-                sys.stderr.write(f"{prog}: warning: {text}\n")
+                sys.stderr.write(f"{prog}: warning: {printable(text)}\n")
 
         warnings.showwarning = show
         warnings.simplefilter("always", QueryWarning)  # `shown` drops repeats; a filter would hide the next run's

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .._one_line import command_line_warnings, one_line
+from .._terminal import printable
 
 __all__ = [
     "TRACEBACK_ENV",
@@ -62,7 +63,7 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse with a one-line usage error (no usage dump) and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.stderr.write(f"{self.prog}: error: {printable(message)} (see --help)\n")
         raise SystemExit(2)
 
 
@@ -140,13 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with silenced(args.quiet), command_line_warnings(prog):
             return int(args.func(args) or 0)
     except CliError as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
+        sys.stderr.write(f"{prog}: error: {printable(exc)}\n")
         return exc.exit_code
     except (ProfileFormatError, OSError, CacheSettingError) as exc:
-        sys.stderr.write(f"{prog}: error: {one_line(exc)}\n")
+        sys.stderr.write(f"{prog}: error: {printable(one_line(exc))}\n")
         return 1
     except MemoryError as exc:
-        detail = f": {one_line(exc)}" if str(exc) else ""
+        detail = f": {printable(one_line(exc))}" if str(exc) else ""
         sys.stderr.write(f"{prog}: error: out of memory{detail}\n")
         return 1
     except KeyboardInterrupt:
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
             raise
         sys.stderr.write(
-            f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} "
+            f"{prog}: internal error: {type(exc).__name__}: {printable(one_line(exc))} "
             f"(please report it; set {TRACEBACK_ENV}=1 for the traceback)\n"
         )
         return 1

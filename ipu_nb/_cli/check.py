@@ -13,6 +13,7 @@ import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .._terminal import printable
 from . import CliError
 from .batch import add_fleet_flags, dask_client, failure_lines, open_fleet
 from .flags import add_filter_flags, cli_error, query_filters, refuse_clip, unsigned, write_output
@@ -95,7 +96,7 @@ def _change(before: int | None, after: int) -> str:
 
 
 def _text(rows: pl.DataFrame, header: str) -> str:
-    lines = [header]
+    lines = [printable(header)]
     if rows.height:
         lines.append("\t".join(("path", "name", "status", "phaseCyclesBefore", "phaseCyclesAfter", "change")))
         for r in rows.iter_rows(named=True):
@@ -103,8 +104,8 @@ def _text(rows: pl.DataFrame, header: str) -> str:
             lines.append(
                 "\t".join(
                     (
-                        r["path"],
-                        r["name"],
+                        printable(r["path"]),
+                        printable(r["name"]),
                         str(r["status"]),
                         "-" if before is None else str(before),
                         str(r["phase_cycles_after"]),
