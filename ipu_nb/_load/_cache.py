@@ -47,6 +47,7 @@ import xxhash
 
 from .._model.profile import Profile
 from .._terminal import printable
+from ._mapped import open_regular
 from ._private import (
     DIRECTORY_FLAGS,
     TRASH_PREFIX,
@@ -157,7 +158,7 @@ def cache_key(path: Path) -> str:
     digest = xxhash.xxh3_128()
     fields = (CACHE_FORMAT, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     digest.update(os.fsencode(path.resolve()) + b"\0" + "\0".join(map(str, fields)).encode())
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:
         for offset, length in sampled_ranges(stat.st_size):
             handle.seek(offset)
             digest.update(handle.read(length))

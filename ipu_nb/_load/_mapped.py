@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,13 +62,27 @@ class FileBytes:
                 self.buffer.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
+def open_regular(path: Path) -> int:
+    """A read-only descriptor of `path`, refused (`ProfileFormatError`) unless it is a regular file.
+
+    Opened without blocking, then checked through the descriptor: a FIFO put in a
+    profile's place (even after a check by name) can neither hang the open nor be read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        handle = os.open(path, flags)
+    except OSError as exc:
+        raise ProfileFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise ProfileFormatError(f"{path}: not a regular file (a device, pipe or socket is not a profile)")
+    return handle
+
+
 @contextlib.contextmanager
 def open_bytes(path: Path, guarded: bool = GUARDED) -> Iterator[FileBytes]:
     """The bytes of the file at `path`, mapped (and guarded) when `guarded`, else read into memory."""
-    try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except OSError as exc:
-        raise ProfileFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    handle = open_regular(path)
     try:
         size = os.fstat(handle).st_size
         if size == 0:

@@ -7,7 +7,11 @@ real file, so the signatures below (gzip, zstd, xz, bzip2, zip, text) cannot be 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from ._errors import ProfileFormatError
+from ._mapped import open_regular
 
 __all__ = ["SNIFF_BYTES", "looks_like", "sniff_file"]
 
@@ -53,7 +57,7 @@ def looks_like(head: bytes) -> tuple[str, str] | None:
 def sniff_file(path: Path) -> tuple[str, str] | None:
     """`looks_like` of the first `SNIFF_BYTES` of `path` (None if it cannot be read)."""
     try:
-        with path.open("rb") as file:
+        with os.fdopen(open_regular(path), "rb") as file:
             return looks_like(file.read(SNIFF_BYTES))
-    except OSError:
+    except (OSError, ProfileFormatError):
         return None
