@@ -80,9 +80,12 @@ def _metadata_filter(text: str) -> tuple[str, str | None]:
     from .._query import QueryError, parse_metadata_filter
 
     try:
-        return parse_metadata_filter(text)
+        name, value = parse_metadata_filter(text)
     except QueryError as exc:
         raise argparse.ArgumentTypeError(exc.cli_message) from None
+    if not name:  # SPEC §3: an empty NAME is a usage error here (from Python it is a name an entry may have)
+        raise argparse.ArgumentTypeError(f"--metadata needs a NAME or NAME=VALUE with a non-empty NAME, got {text!r}")
+    return name, value
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FILTERS",
     "FILTER_FLAGS",
+    "MAX_METADATA_CONDITIONS",
+    "MAX_TEXT",
     "QUERY_FLAGS",
     "Query",
     "QueryError",
@@ -43,6 +45,13 @@ __all__ = [
 
 _U32_MAX = 2**32 - 1
 _U64_MAX = 2**64 - 1
+#: The longest text a filter takes (kernel, operation, operation_contains, metadata names and
+#: values, metadata_key), in characters: far beyond any name a profile holds, and short enough
+#: that every match stays one cheap scan (polars refuses a substring pattern of ~327,000).
+MAX_TEXT = 65_536
+#: The most ``metadata`` conditions one query takes: each is a term of one pass over the
+#: metadata entries, and a sample would need as many entries to meet them all.
+MAX_METADATA_CONDITIONS = 1_000
 
 
 class QueryError(ValueError):
@@ -127,8 +136,31 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
     return tuple(_int(v, what, _U32_MAX) for v in items)
 
 
+def _text(value: Any, what: str, flag: str) -> str:
+    """`value`, a string of at most `MAX_TEXT` characters (`flag`: the command line's name for it)."""
+    if not isinstance(value, str):
+        raise QueryError(f"{what} must be a string, got {value!r}")
+    if len(value) > MAX_TEXT:
+        raise QueryError(
+            f"{what} must be at most {MAX_TEXT} characters, got {len(value)}",
+            cli_message=f"{flag} must be at most {MAX_TEXT} characters, got {len(value)}",
+        )
+    return value
+
+
+def _condition(name: str, value: str | None) -> tuple[str, str | None]:
+    """One metadata condition with its name and value bounded (an empty name is one an entry may have)."""
+    _text(name, "metadata name", "--metadata NAME")
+    if value is not None:
+        _text(value, "metadata value", "--metadata VALUE")
+    return name, value
+
+
 def parse_metadata_filter(text: str) -> tuple[str, str | None]:
     """``"name"`` or ``"name=value"`` (split at the first ``=``) as a filter pair.
+
+    The name may be empty (``"=x"``: an entry named ``""`` with the value ``x``); the
+    command line refuses that as ``--metadata`` does (docs/reference/query.md#metadata-filters).
 
     >>> parse_metadata_filter("layer=3=a")
     ('layer', '3=a')
@@ -136,12 +168,7 @@ def parse_metadata_filter(text: str) -> tuple[str, str | None]:
     ('active', None)
     """
     name, eq, value = text.partition("=")
-    if not name:
-        raise QueryError(
-            f"metadata needs 'NAME' or 'NAME=VALUE' with a non-empty NAME, got {text!r}",
-            cli_message=f"--metadata needs a NAME or NAME=VALUE with a non-empty NAME, got {text!r}",
-        )
-    return name, (value if eq else None)
+    return _condition(name, value if eq else None)
 
 
 _METADATA_FORMS = "'NAME', 'NAME=VALUE', a list of them or of (name, value) pairs, or a {name: value} dict"
@@ -156,16 +183,14 @@ def _metadata_pair(item: Any) -> tuple[str, str | None]:
     name, value = item
     if not isinstance(name, str) or not (value is None or isinstance(value, str)):
         raise QueryError(f"metadata (name, value) pair must hold a string and a string or None, got {item!r}")
-    if not name:
-        raise QueryError(f"metadata name must not be empty, got {item!r}")
-    return name, value
+    return _condition(name, value)
 
 
 def _refuse_bare_pair(value: tuple[Any, ...] | list[Any]) -> None:
     """Refuse ``(name, value)`` given as the whole ``metadata`` (not inside a list), naming what to write."""
     name, other = value
     pair = f"[{(name, other)!r}]"
-    if other is None or not other or other.startswith("="):  # not two conditions: only the pair reading is left
+    if other is None:  # not two conditions: only the pair reading is left
         raise QueryError(
             f"metadata={value!r}: a list or tuple holds conditions; a (name, value) pair goes inside one: {pair}"
         )
@@ -189,10 +214,15 @@ def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
         return ()
     if isinstance(value, str):
         return (parse_metadata_filter(value),)
+    if not isinstance(value, (tuple, list, Mapping)):
+        raise QueryError(f"metadata must be {_METADATA_FORMS}; got {value!r}")
+    if len(value) > MAX_METADATA_CONDITIONS:
+        raise QueryError(
+            f"metadata holds {len(value)} conditions; at most {MAX_METADATA_CONDITIONS} are allowed",
+            cli_message=f"--metadata is given {len(value)} times; at most {MAX_METADATA_CONDITIONS} are allowed",
+        )
     if isinstance(value, Mapping):
         return tuple(_metadata_pair(item) for item in value.items())
-    if not isinstance(value, (tuple, list)):
-        raise QueryError(f"metadata must be {_METADATA_FORMS}; got {value!r}")
     if (
         len(value) == 2
         and isinstance(value[0], str)
@@ -203,18 +233,18 @@ def _metadata(value: Any) -> tuple[tuple[str, str | None], ...]:
     return tuple(_metadata_pair(item) for item in value)
 
 
-def _strs(value: Any, what: str) -> tuple[str, ...]:
+def _strs(value: Any, what: str, flag: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return (value,)
+        return (_text(value, what, flag),)
     error = f"{what} must be a string or a list of strings, got {value!r}"
     if isinstance(value, Mapping):
         raise QueryError(error)
     items = tuple(_listed(value, error))
     if not all(isinstance(v, str) for v in items):
         raise QueryError(error)
-    return items
+    return tuple(_text(v, what, flag) for v in items)
 
 
 def _window(value: Any) -> tuple[int, int] | None:
@@ -238,9 +268,7 @@ def _bool(value: Any, what: str) -> bool:
 
 
 def _optional_str(value: Any, what: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise QueryError(f"{what} must be a string, got {value!r}")
-    return value
+    return None if value is None else _text(value, what, "--" + what.replace("_", "-"))
 
 
 def _choice(value: Any, what: str, choices: tuple[str, ...]) -> None:
@@ -263,7 +291,7 @@ def _validated(q: Query) -> Query:
     return dataclasses.replace(
         q,
         kernel=_optional_str(q.kernel, "kernel"),
-        operation=_strs(q.operation, "operation"),
+        operation=_strs(q.operation, "operation", "--operation"),
         operation_contains=_optional_str(q.operation_contains, "operation_contains"),
         metadata_key=_optional_str(q.metadata_key, "metadata_key"),
         tiles=_ints(q.tiles, "tiles"),

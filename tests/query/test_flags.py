@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from ipu_nb._query import FILTERS, Query, QueryError, filters_only, make_query
+from ipu_nb._query.flags import MAX_METADATA_CONDITIONS, MAX_TEXT
 from ipu_nb._widget.filters import FILTER_KEYS, normalise_filters
 
 
@@ -45,24 +46,27 @@ _WRONG_EVERYWHERE: list[Any] = [
     np.float64(1.0),
 ]
 
+#: One character longer than any text filter takes.
+_LONG = "x" * (MAX_TEXT + 1)
+
 # Values right for some keywords (so only listed where they are wrong).
 _WRONG: dict[str, list[Any]] = {
     "group_by": [5, True, None, "bogus", ["kind"], "Kind"],
     "sort_by": [5, True, None, "cycles", ["name"]],
     "kind": [5, True, "bogus", ["compute"], np.array(["compute", "idle"])],
-    "kernel": [5, True, ["k"], ("k",), np.array(["a", "b"])],
-    "operation_contains": [5, True, ["x"], np.array(["a", "b"])],
-    "operation": [5, True, [5], [None], ("a", 5)],
+    "kernel": [5, True, ["k"], ("k",), np.array(["a", "b"]), _LONG],
+    "operation_contains": [5, True, ["x"], np.array(["a", "b"]), _LONG],
+    "operation": [5, True, [5], [None], ("a", 5), _LONG, ["a", _LONG]],
     "window": [5, True, "1:2", (1,), (1, 2, 3), (5, 3), (4, 4), (-1, 5), (True, 5), (1.5, 2), [None, 5]],
     "clip": [5, None, "yes", [True]],
-    "metadata_key": [5, True, ["layer"]],
+    "metadata_key": [5, True, ["layer"], _LONG],
     "tiles": [-1, 2**32, True, "5", [1.5], ["1"], [None], [True], [-1], {"a": 1}, np.uint64(2**63), [2**32]],
     "phases": [-1, 2**32, True, "5", [1.5], [None], (1, "2")],
     "metadata": [
         5,
         True,
-        "",
-        "=x",
+        _LONG,
+        "a=" + _LONG,
         ("a", 5),
         (None, "x"),
         [(None, "x")],
@@ -71,10 +75,12 @@ _WRONG: dict[str, list[Any]] = {
         [["a", 1]],
         [{"a"}],
         ("a", ("b",)),
-        {"": "x"},
+        {_LONG: "x"},
         {"a": 5},
-        [("", "x")],
+        [("a", _LONG)],
         [5],
+        [f"n{i}" for i in range(MAX_METADATA_CONDITIONS + 1)],
+        dict.fromkeys(f"n{i}" for i in range(MAX_METADATA_CONDITIONS + 1)),
     ],
     "at": [-1, 2**64, True, "5", [5], np.int64(-1)],
     "limit": [-1, 2**64, True, None, "5", [5]],
