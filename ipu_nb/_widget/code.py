@@ -94,10 +94,13 @@ def _grouping(q: Query) -> str:
 
 
 def _opened(name: str, path: Path | None) -> str:
-    """The line that binds `name` to the profile read from `path` (a comment asking for it without one)."""
+    """The line that binds `name` to the profile read from `path` (a comment asking for it without one).
+
+    The path is written resolved, so the code runs from any working directory.
+    """
     if path is None:
         return f"# This profile was not read from a file: bind `{name}` to it before running the rest."
-    return f"{name} = ipu_nb.open_profile({str(path)!r})"
+    return f"{name} = ipu_nb.open_profile({str(Path(path).resolve())!r})"
 
 
 def view_code(

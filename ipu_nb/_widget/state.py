@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MAX_DEPTH",
     "STATE_KEYS",
     "STATE_VERSION",
     "TILE_ORDERS",
     "StateError",
+    "check_depth",
     "default_tracks",
     "normalise_tracks",
     "parse_state",
@@ -42,6 +44,10 @@ STATE_KEYS: tuple[str, ...] = (
     "showing",
 )
 
+#: The deepest nesting of lists and dicts a state (or a trait's value) may have; a view's deepest,
+#: a metadata pair in the filters of a state, is 4 levels down.
+MAX_DEPTH = 16
+
 #: Orders of the timeline's tile rows (``TILE_ORDERS`` in js/timeline/tracks.ts).
 TILE_ORDERS: tuple[str, ...] = ("physical", "logical", "grid")
 TRACK_KEYS: tuple[str, ...] = ("order", "pinned", "rows", "scroll")
@@ -49,6 +55,31 @@ TRACK_KEYS: tuple[str, ...] = ("order", "pinned", "rows", "scroll")
 
 class StateError(ValueError):
     """A state or row layout that cannot be applied (the message names the key)."""
+
+
+def check_depth(value: Any, what: str) -> None:
+    """Refuse `value` if its lists, tuples, sets and dicts nest deeper than `MAX_DEPTH` levels.
+
+    Checked without recursion, before anything that recurses into the value (copying it,
+    validating it, or its ``repr`` in an error message) meets a hostile nesting.
+
+    >>> check_depth({"filters": {"metadata": [["layer", "3"]]}}, "state")
+    >>> deep = [0]
+    >>> for _ in range(100_000):
+    ...     deep = [deep]
+    >>> check_depth({"view": deep}, "state")
+    Traceback (most recent call last):
+    ...
+    ipu_nb._widget.state.StateError: state nests lists or dicts more than 16 levels deep
+    """
+    containers = (Mapping, list, tuple, set, frozenset)
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, containers) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise StateError(f"{what} nests lists or dicts more than {MAX_DEPTH} levels deep")
+        children = [*item.keys(), *item.values()] if isinstance(item, Mapping) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, containers))
 
 
 def default_tracks() -> dict[str, Any]:
@@ -105,13 +136,16 @@ def parse_state(state: Any) -> dict[str, Any]:
     Raises
     ------
     StateError
-        Not a dict, another ``version``, or a key that is not part of a view.
+        Not a dict, nested deeper than `MAX_DEPTH`, another ``version`` (an int, not a
+        bool), or a key that is not part of a view.
     """
     if not isinstance(state, Mapping):
         raise StateError(f"state must be a dict (what widget.state returns), got {type(state).__name__}")
+    check_depth(state, "state")
     version = state.get("version", STATE_VERSION)
-    if version != STATE_VERSION:
-        raise StateError(f"state version {version!r} is not supported: this ipu-nb reads version {STATE_VERSION}")
+    if type(version) is not int or version != STATE_VERSION:
+        shown = repr(version)[:40]
+        raise StateError(f"state version {shown} is not supported: this ipu-nb reads version {STATE_VERSION}")
     unknown = sorted(map(repr, set(state) - {"version", *STATE_KEYS}))
     if unknown:
         expected = ", ".join(("version", *STATE_KEYS))

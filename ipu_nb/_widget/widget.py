@@ -87,7 +87,7 @@ from .selection import (
     selection_samples,
 )
 from .side_views import RECOVERABLE, SideViews, in_kernel, on_main_thread
-from .state import STATE_KEYS, STATE_VERSION, StateError, default_tracks, normalise_tracks, parse_state
+from .state import STATE_KEYS, STATE_VERSION, StateError, check_depth, default_tracks, normalise_tracks, parse_state
 from .timeline import extent, fit, row_positions, search_rows, timeline_matches
 
 if TYPE_CHECKING:
@@ -114,6 +114,9 @@ AREA_LONGEST = 10
 """Longest samples of a selected area the side panel lists."""
 HIGHLIGHT_SENT = 200_000
 """Most highlighted samples whose places are sent (the first by offset; the push counts them all)."""
+FRONT_END_WRITES = frozenset(STATE_KEYS)
+"""The traits the browser may set: those of a view (`STATE_KEYS`). Every other synced trait (``info``,
+``finding_rows``, the front end's own code ``_esm`` and ``_css``, ``layout``…) is read-only to it."""
 
 
 def _bundle_path(path: Path) -> Path | str:
@@ -247,6 +250,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._bind("after")
         self._mask: np.ndarray | None = None
         self._row_mask: np.ndarray | None = None
+        self._prepared: tuple[Profile, str, Query, np.ndarray] | None = None  # see `_prepare_mask`
         self._sorted_held: tuple[np.ndarray, _lod.IndexBuild, np.ndarray] | None = None
         self._filters_query = Query()
         self._filtered: tuple[str, Query, np.ndarray | None] = ("", self._filters_query, None)
@@ -264,6 +268,8 @@ class ProfileWidget(anywidget.AnyWidget):
         span = max(self._facts.span, 1)
         if state is not None:
             traits = self._merged_state(state, traits)
+        for name, value in traits.items():
+            _check_depth(name, value)
         traits.setdefault("view", [0, span])
         traits["filters"] = self._normalised(traits.get("filters"))
         if traits.get("showing") == "baseline" and self._baseline is None:
@@ -468,7 +474,9 @@ class ProfileWidget(anywidget.AnyWidget):
 
     @traitlets.validate("filters")
     def _valid_filters(self, proposal: Any) -> dict[str, Any]:
-        return self._normalised(proposal["value"])
+        filters = self._normalised(proposal["value"])
+        self._prepare_mask(filters)  # here, so that filters whose selection fails are never set
+        return filters
 
     @traitlets.validate("view")
     def _valid_view(self, proposal: Any) -> list[int]:
@@ -532,7 +540,15 @@ class ProfileWidget(anywidget.AnyWidget):
             raise traitlets.TraitError(
                 "metadata_key cannot be None while group_by='metadata': choose another group_by first"
             )
-        return proposal["value"]
+        try:
+            return make_query(metadata_key=proposal["value"]).metadata_key
+        except QueryError as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in FRONT_END_WRITES:
+            _check_depth(name, value)  # before traitlets, whose error messages repr the value recursively
+        super().__setattr__(name, value)
 
     def set_state(self, sync_data: Any) -> None:
         """Apply trait updates from the browser, which are untrusted like its messages.
@@ -545,9 +561,14 @@ class ProfileWidget(anywidget.AnyWidget):
             if not isinstance(sync_data, dict):
                 raise MessageError(f"a trait update must be a JSON object, got {type(sync_data).__name__}")
             keys = [k for k in sync_data if k in self.keys]
-            read_only = sorted(k for k in keys if self.traits()[k].read_only)
-            if read_only:
-                raise traitlets.TraitError(f"the browser cannot set read-only trait(s) {', '.join(read_only)}")
+            refused = [k for k in sync_data if k not in FRONT_END_WRITES]
+            if refused:
+                named = ", ".join(repr(k)[:40] for k in refused[:5]) + (", …" if len(refused) > 5 else "")
+                raise traitlets.TraitError(
+                    f"the browser cannot set {named}: it may set only {', '.join(sorted(FRONT_END_WRITES))}"
+                )
+            for name, value in sync_data.items():
+                _check_depth(name, value)
             super().set_state(sync_data)
         except RECOVERABLE as error:  # answered, never raised into the kernel
             self._send_error(error, {"request": "update"})
@@ -588,15 +609,32 @@ class ProfileWidget(anywidget.AnyWidget):
         if not self._picking:
             self._side.submit("panel", self._send_panel)
 
+    def _prepare_mask(self, filters: dict[str, Any]) -> tuple[str, Query, np.ndarray]:
+        """What normalised `filters` select in the shown profile: their key, `Query` and per-row mask.
+
+        Made while the filters are validated (and kept for `_update_mask`, which applies them
+        once set), so that filters whose selection cannot be made are refused with a
+        `traitlets.TraitError` and leave every trait and mask as they were.
+        """
+        key = json.dumps(filters, sort_keys=True)
+        held = self._prepared
+        if held is not None and held[0] is self._profile and held[1] == key:
+            return held[1], held[2], held[3]
+        try:
+            q = filters_query(filters)
+            row_mask = filter_mask(self._profile, q)
+        except (QueryError, pl.exceptions.PolarsError) as error:
+            raise traitlets.TraitError(f"filters: {error}") from None
+        self._prepared = (self._profile, key, q, row_mask)
+        return key, q, row_mask
+
     def _update_mask(self) -> None:
-        filters = self.filters
-        self._filters_query = filters_query(filters)  # the one Query every view selects with
-        row_mask = filter_mask(self._profile, self._filters_query)
+        key, self._filters_query, row_mask = self._prepare_mask(self.filters)  # the one Query every view uses
         mask = self._lookup.by_id(row_mask)
         self._mask = None if mask.all() else mask
         self._row_mask = None if self._mask is None else row_mask
         # One object the worker thread reads at once: the Query and its mask always agree.
-        self._filtered = (json.dumps(filters, sort_keys=True), self._filters_query, self._mask)
+        self._filtered = (key, self._filters_query, self._mask)
         self._cache.clear()
 
     @property
@@ -1296,6 +1334,14 @@ class ProfileWidget(anywidget.AnyWidget):
                 idx.sample[pos].astype("<u4").tobytes(),
             ],
         )
+
+
+def _check_depth(name: str, value: Any) -> None:
+    """`traitlets.TraitError` for a value of trait `name` nested deeper than any view's (`check_depth`)."""
+    try:
+        check_depth(value, name)
+    except StateError as error:
+        raise traitlets.TraitError(str(error)) from None
 
 
 def _remember(cache: dict, key: Any, value: Any, size: int = 8) -> None:

@@ -11,6 +11,7 @@ import pytest
 from builders import S, T, profile_from_tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from widget_sent import Sent
 
 from ipu_nb._widget.messages import (
     MAX_PIXELS,
@@ -47,17 +48,6 @@ def profile():
             cursor += d + 5
         tiles.append(T(3 * t, samples))
     return profile_from_tiles(tiles)
-
-
-class Sent:
-    def __init__(self, widget: ProfileWidget) -> None:
-        self.messages: list[dict[str, Any]] = []
-        self.states: list[Any] = []
-        widget.send = lambda content, buffers=None: self.messages.append(content)  # type: ignore[method-assign]
-        widget.send_state = lambda key=None: self.states.append(key)  # type: ignore[method-assign]
-
-    def types(self) -> list[str]:
-        return [m["type"] for m in self.messages]
 
 
 @pytest.fixture
@@ -531,7 +521,7 @@ def test_every_last_resort_catch_lets_a_stop_through(widget, monkeypatch, stop) 
         raise stop()
 
     with monkeypatch.context() as patch:  # a trait update from the browser
-        patch.setattr(widget, "traits", stopped)
+        patch.setattr(widget, "trait_metadata", stopped)
         with pytest.raises(stop):
             widget.set_state({"at": 250})
     with monkeypatch.context() as patch:  # a side view (run inline here, as outside a kernel)
@@ -551,7 +541,7 @@ def test_every_last_resort_catch_answers_a_polars_panic(widget, monkeypatch) -> 
         raise panic("boom")
 
     with monkeypatch.context() as patch:
-        patch.setattr(widget, "traits", panics)
+        patch.setattr(widget, "trait_metadata", panics)
         widget.set_state({"at": 250})
     assert widget.sent.messages[-1] == {"type": "error", "request": "update", "message": "PanicException: boom"}
     assert widget.sent.states[-1] == ["at"], "Python's value is sent back to the browser"
