@@ -9,44 +9,53 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
+
 if TYPE_CHECKING:
+    from ._calibrate import Calibration, CalibrationError, calibrate
     from ._compare import Comparison, ComparisonError, ComparisonSummary, compare
+    from ._exchange import exchange_phases, exchange_summary
     from ._fleet.comparison import FleetComparison
-    from ._fleet.errors import FleetError, LabelError
     from ._fleet.fleet import Fleet
-    from ._fleet.parquet import ParquetDataset, scan_parquet
-    from ._html.report import save_report
-    from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError, open_profile
+    from ._io.capnp_writer import write_columns
+    from ._io.errors import FleetError, LabelError
+    from ._io.parquet import ParquetDataset, scan_parquet
+    from ._load import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError
     from ._magics import load_ipython_extension, unload_ipython_extension
     from ._model.palette import palette
-    from ._model.profile import Profile
+    from ._profile import Profile, open_profile
     from ._query import FilterFlags, Filters, Query, QueryError, QueryFlags, QueryResult, QueryWarning, query
+    from ._query.result import HeadQueryResult
+    from ._report.report import save_report
     from ._supersteps import Finding, Findings, WhatIf, findings, supersteps, tile_balance, what_if
     from ._synth.generate import demo_profile_path, generate_columns, generate_profile
     from ._widget.widget import ProfileWidget
-    from ._write import write_columns
-
-__version__ = "0.1.0"
 
 # Public name -> defining module. Imported on first use so `import ipu_nb` stays
 # fast and the query core never pulls in the widget, IPython or Altair.
 _EXPORTS = {
+    "Calibration": "._calibrate",
+    "CalibrationError": "._calibrate",
+    "calibrate": "._calibrate",
+    "exchange_phases": "._exchange",
+    "exchange_summary": "._exchange",
+    "HeadQueryResult": "._query",
     "Comparison": "._compare",
     "ComparisonError": "._compare",
     "ComparisonSummary": "._compare",
     "compare": "._compare",
     "Fleet": "._fleet.fleet",
     "FleetComparison": "._fleet.comparison",
-    "FleetError": "._fleet.errors",
-    "LabelError": "._fleet.errors",
-    "ParquetDataset": "._fleet.parquet",
-    "scan_parquet": "._fleet.parquet",
+    "FleetError": "._io.errors",
+    "LabelError": "._io.errors",
+    "ParquetDataset": "._io.parquet",
+    "scan_parquet": "._io.parquet",
     "NotAProfileError": "._load",
-    "Profile": "._model.profile",
+    "Profile": "._profile",
     "palette": "._model.palette",
     "ProfileFormatError": "._load",
     "UnsupportedSchemaVersionError": "._load",
-    "open_profile": "._load",
+    "open_profile": "._profile",
     "FilterFlags": "._query",
     "Filters": "._query",
     "Query": "._query",
@@ -56,7 +65,7 @@ _EXPORTS = {
     "QueryWarning": "._query",
     "query": "._query",
     "ProfileWidget": "._widget.widget",
-    "save_report": "._html.report",
+    "save_report": "._report.report",
     "Finding": "._supersteps",
     "Findings": "._supersteps",
     "WhatIf": "._supersteps",
@@ -67,12 +76,14 @@ _EXPORTS = {
     "demo_profile_path": "._synth.generate",
     "generate_columns": "._synth.generate",
     "generate_profile": "._synth.generate",
-    "write_columns": "._write",
+    "write_columns": "._io.capnp_writer",
     "load_ipython_extension": "._magics",
     "unload_ipython_extension": "._magics",
 }
 
 __all__ = [
+    "Calibration",
+    "CalibrationError",
     "Comparison",
     "ComparisonError",
     "ComparisonSummary",
@@ -83,6 +94,7 @@ __all__ = [
     "Fleet",
     "FleetComparison",
     "FleetError",
+    "HeadQueryResult",
     "LabelError",
     "NotAProfileError",
     "ParquetDataset",
@@ -97,9 +109,12 @@ __all__ = [
     "UnsupportedSchemaVersionError",
     "WhatIf",
     "__version__",
+    "calibrate",
     "charts",
     "compare",
     "demo_profile_path",
+    "exchange_phases",
+    "exchange_summary",
     "findings",
     "generate_columns",
     "generate_profile",

@@ -33,7 +33,7 @@ from ._one_line import command_line_warnings, one_line
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ._model.profile import Profile
+    from ._profile import Profile
     from ._query import Query, QueryResult
 
 __all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
@@ -52,7 +52,8 @@ def _variable(name: str, flag: str) -> str:
 
 def _open(path: str, magic: str) -> Profile:
     """`open_profile` (progress bar for large files); file and format errors become one-line UsageErrors."""
-    from ._load import ProfileFormatError, open_profile
+    from ._load import ProfileFormatError
+    from ._profile import open_profile
 
     try:
         return open_profile(Path(path).expanduser(), progress=None)
@@ -225,7 +226,7 @@ class IpuMagics(Magics):
 
     def _resolve(self, source: str) -> Profile:
         """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""
-        from ._model.profile import Profile
+        from ._profile import Profile
 
         namespace = self._namespace()
         if source.isidentifier() and source in namespace:

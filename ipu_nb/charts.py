@@ -34,6 +34,11 @@ alt...Chart(...)
 alt...Chart(...)
 >>> charts.recoverable_cycles(profile), charts.critical_tiles(profile)
 (alt...Chart(...), alt...Chart(...))
+
+A schema 4-5 profile's exchange phases, as the newest runtime reads their activities:
+
+>>> charts.exchange_anatomy(ipu_nb.generate_profile("v5.capnp", tiles=8, phases=4, schema_version=5))
+alt.Chart(...)
 """
 
 from __future__ import annotations
@@ -42,11 +47,12 @@ import altair as alt
 
 from ._charts.common import KIND_COLORS, SelectionTooLargeError
 from ._charts.deltas import DELTA_COLORS, delta_distribution, delta_heatmap, delta_waterfall
-from ._charts.export import save
+from ._charts.exchange import exchange_anatomy
 from ._charts.groups import breakdown, phase_waterfall
 from ._charts.samples import active_tiles, duration_distribution, gantt, tile_heatmap
 from ._charts.spec import to_spec, vegalite_version
 from ._charts.steps import critical_tiles, recoverable_cycles, what_if
+from ._report.export import save
 
 __all__ = [
     "DELTA_COLORS",
@@ -60,6 +66,7 @@ __all__ = [
     "delta_waterfall",
     "duration_distribution",
     "enable_offline",
+    "exchange_anatomy",
     "gantt",
     "phase_waterfall",
     "recoverable_cycles",

@@ -1,22 +1,27 @@
-"""The package's layering: no import cycles at module level, and the query core stays UI-free.
+"""The package's layering: the import-linter layers of pyproject.toml hold and cover every module, no import
+cycles at module level, nothing inside imports the public face, and the query core stays UI-free.
 
-The import graph is read from the source with `ast` (not by importing), so a cycle is
-found even where Python happens to tolerate it today because of the import order.
-Imports inside functions are lazy and allowed; imports under ``if TYPE_CHECKING:`` are
-for the type checker only and are left out.
+The layers contract (``[tool.importlinter]``) counts every import, in functions and under
+``if TYPE_CHECKING:`` too. The cycle checks read the import graph from the source with
+`ast` (not by importing), so a cycle is found even where Python happens to tolerate it
+today because of the import order; there, imports under ``if TYPE_CHECKING:`` are left out.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "ipu_nb"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = PROJECT_ROOT / "ipu_nb"
 PACKAGE = "ipu_nb"
 
 
@@ -186,7 +191,7 @@ def test_the_graph_sees_what_python_imports() -> None:
     graph = import_graph()
     assert "ipu_nb._query.flags" in graph["ipu_nb._query"]
     assert "ipu_nb._model.profile" in graph["ipu_nb._load"]
-    assert graph["ipu_nb"] == set(), "ipu_nb/__init__ imports its exports lazily"
+    assert graph["ipu_nb"] == {"ipu_nb._version"}, "ipu_nb/__init__ imports its exports lazily"
 
 
 def test_cycle_finder_reports_a_planted_cycle(tmp_path: Path) -> None:
@@ -210,6 +215,104 @@ def test_cycle_finder_reports_a_planted_cycle(tmp_path: Path) -> None:
     assert graph["pkg.a"] == {"pkg.sub", "pkg.sub.b"}, "importing pkg.sub.b runs pkg/sub/__init__ too"
     assert graph["pkg.sub.b"] == {"pkg.c"}, "its own package is not an import of pkg.sub.b"
     assert find_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]]
+
+
+# --------------------------------------------------------------------------- the layers contract
+
+
+def _lint_imports(cwd: Path, config: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """import-linter's ``lint-imports`` on `config`, run from `cwd` (its exit status 0: every contract kept)."""
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        f"sys.exit(lint_imports(config_filename={str(config)!r}, no_cache=True, no_logo=True))"
+    )
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _contract() -> dict[str, Any]:
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    config = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    assert config["root_package"] == PACKAGE
+    (contract,) = config["contracts"]
+    return dict(contract)
+
+
+def _layer_names(contract: dict[str, Any]) -> list[str]:
+    """Every module the contract's layers name, in order (``a | b`` and ``a : b`` name two)."""
+    return [name.strip() for layer in contract["layers"] for name in re.split(r"[|:]", layer)]
+
+
+def test_the_layers_contract_holds() -> None:
+    pytest.importorskip("importlinter")
+    done = _lint_imports(PROJECT_ROOT, PROJECT_ROOT / "pyproject.toml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 kept, 0 broken" in done.stdout
+
+
+def test_the_contract_names_every_module_of_the_package_once() -> None:
+    # A new subpackage or top-level module must get a layer: exhaustive makes import-linter
+    # refuse an unlisted one, and the list is exactly what is on disk (no stale names).
+    contract = _contract()
+    assert (contract["type"], contract["containers"], contract["exhaustive"]) == ("layers", [PACKAGE], True)
+    assert not contract.get("ignore_imports"), "no import is exempt from the layers"
+    names = _layer_names(contract)
+    on_disk = {p.stem for p in PACKAGE_ROOT.glob("*.py") if p.name != "__init__.py"}
+    on_disk |= {p.parent.name for p in PACKAGE_ROOT.glob("*/__init__.py")}
+    assert sorted(names) == sorted(on_disk)
+    assert len(names) == len(set(names))
+
+
+def test_nothing_inside_imports_the_public_face() -> None:
+    # ipu_nb/__init__.py imports any layer (lazily, by importlib): reaching it from inside
+    # would hide an upward import from the contract, so no module does, not even in a function.
+    graph = import_graph(lazy=True)
+    assert [name for name, edges in graph.items() if PACKAGE in edges] == []
+
+
+def test_no_module_imports_by_name_at_run_time() -> None:
+    # importlib with a computed name is invisible to the contract: only the public face
+    # (its lazy exports) and the CLI (its own subcommand modules, f".{name}") use it.
+    found = sorted(
+        str(path.relative_to(PROJECT_ROOT))
+        for path in PACKAGE_ROOT.rglob("*.py")
+        if re.search(r"\bimport_module\(|__import__\(", path.read_text(encoding="utf-8"))
+    )
+    assert found == ["ipu_nb/__init__.py", "ipu_nb/_cli/__init__.py"]
+    cli = (PACKAGE_ROOT / "_cli" / "__init__.py").read_text(encoding="utf-8")
+    assert re.findall(r"import_module\(([^)]*)\)", cli) == ['f".{name}", __name__']
+
+
+@pytest.mark.parametrize(
+    ("low", "extra", "broken"),
+    [
+        ("def f() -> None:\n    from . import high\n", "", "pkg.low -> pkg.high"),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import high\n", "", "pkg.low -> pkg.high"),
+        ("", "stray", "pkg.stray"),
+    ],
+    ids=["lazy import", "type-checking import", "unlisted module"],
+)
+def test_the_contract_catches_what_it_must(tmp_path: Path, low: str, extra: str, broken: str) -> None:
+    # The checker itself, on a planted package shaped like ours: an upward import inside a
+    # function or under TYPE_CHECKING breaks the layers, and so does a module in no layer.
+    pytest.importorskip("importlinter")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    for name, text in {"__init__": "", "high": "from . import low\n", "low": low}.items():
+        (package / f"{name}.py").write_text(text)
+    if extra:
+        (package / f"{extra}.py").write_text("")
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.importlinter]\nroot_package = "pkg"\n\n[[tool.importlinter.contracts]]\nid = "layers"\n'
+        'name = "pkg layers"\ntype = "layers"\ncontainers = ["pkg"]\nexhaustive = true\nlayers = ["high", "low"]\n'
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = _lint_imports(tmp_path, config, env)
+    assert done.returncode != 0, done.stdout
+    assert broken in done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------- the query core
 
 
 def test_the_query_core_imports_no_ui(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from .._html.sanitize import label, label_frame
+from .._markup.sanitize import label, label_frame
 from .._model.palette import palette
 from .._model.vocabulary import GROUP_FIELDS
 from .._query.flags import FILTERS, check_keywords
@@ -41,7 +41,7 @@ def kind_scale(kinds: tuple[str, ...] = tuple(KIND_COLORS)) -> alt.Scale:
 
 def is_profile(source: object) -> bool:
     """Whether ``source`` is a `Profile` (imported lazily: the charts never load the profile module first)."""
-    from .._model.profile import Profile
+    from .._profile import Profile
 
     return isinstance(source, Profile)
 
@@ -61,7 +61,8 @@ def as_profile(source: object) -> tuple[Any, Any]:
 
 
 def _is_query_result(source: object) -> bool:
-    return type(source).__name__ == "QueryResult" and hasattr(source, "groups")
+    # HeadQueryResult (semantics="head") is a QueryResult too.
+    return any(t.__name__ == "QueryResult" for t in type(source).__mro__) and hasattr(source, "groups")
 
 
 def samples_of(source: Any, filters: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.Series | None, int]:
@@ -128,7 +129,7 @@ def groups_of(source: Any, query_flags: Mapping[str, Any]) -> tuple[pl.DataFrame
 
 
 def chart_data(frame: pl.DataFrame) -> pl.DataFrame:
-    """What a chart may embed: no nested columns, and every string a label (`ipu_nb._html.sanitize.label`).
+    """What a chart may embed: no nested columns, and every string a label (`ipu_nb._markup.sanitize.label`).
 
     Every frame handed to Altair passes here, so no profile string reaches a
     renderer unescaped; Categorical/Enum columns become plain strings on the way.

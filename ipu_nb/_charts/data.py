@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .._html.sanitize import distinct_names, safe_field
-from .._query.index import int_extreme
+from .._markup.sanitize import distinct_names, safe_field
+from .._model.grid import GRID_COLUMNS
+from .._model.index import int_extreme
 
 __all__ = [
-    "GRID_COLUMNS",
     "SAMPLE_GROUPS",
     "Distribution",
     "active_tiles_frame",
@@ -26,9 +26,6 @@ __all__ = [
     "spec_percentile",
     "tile_grid_frame",
 ]
-
-#: Physical tile ids run row-major over the C600 grid: physical = row·64 + column (+2·lane).
-GRID_COLUMNS = 64
 
 #: Kinds drawn as work in "active tiles" views; idle samples (and inactive compute) are not activity.
 ACTIVE_KINDS: tuple[str, ...] = ("compute", "exchange", "synchronization")
@@ -307,7 +304,7 @@ def metadata_columns(entries: pl.DataFrame, top: int) -> tuple[pl.DataFrame, lis
     """Each sample's first value of the ``top`` most common metadata names, one column per name.
 
     Returns (sample + the columns, [(column, name)]). Columns are named by
-    `ipu_nb._html.sanitize.safe_field`, never by the names: a profile string never
+    `ipu_nb._markup.sanitize.safe_field`, never by the names: a profile string never
     names a chart field (it becomes the column's title).
     """
     if entries.height == 0 or top < 1:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import altair as alt
 import polars as pl
 
-from .._html.sanitize import distinct_names, label
-from .._query.index import int_extreme
+from .._markup.sanitize import distinct_names, label
+from .._model.index import int_extreme
 from .._query.keywords import Filters
 from .._query.signature import keyword_signature
 from .common import chart_data, samples_of

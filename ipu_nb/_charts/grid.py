@@ -7,14 +7,11 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from .._query.index import int_extreme
+from .._model.grid import GRID_COLUMNS, GRID_ROWS
+from .._model.index import int_extreme
 from .common import chart_data
-from .data import GRID_COLUMNS
 
-__all__ = ["GRID_ROWS", "grid_chart"]
-
-#: Rows of the C600 grid: 1,472 tiles ÷ 64 columns.
-GRID_ROWS = 23
+__all__ = ["grid_chart"]
 
 
 def grid_chart(frame: pl.DataFrame, color: alt.Color, tooltip: list[Any], title: str, *, cell: int = 11) -> alt.Chart:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
-from .._html.sanitize import distinct_names
+from .._markup.sanitize import distinct_names
 from .._query.flags import FILTER_FLAGS, check_keywords
 from .._query.keywords import FilterFlags
 from .._query.signature import keyword_signature
@@ -17,7 +17,7 @@ from .common import KIND_COLORS, as_profile, chart_data, group_title, groups_of,
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
     from .._query import QueryResult
 
 __all__ = ["breakdown", "phase_waterfall"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 import altair as alt
 import polars as pl
 
-from .._html.sanitize import distinct_names, label, tooltip_title
+from .._markup.sanitize import distinct_names, label, tooltip_title
 from .._query.keywords import Filters
 from .._query.signature import keyword_signature
 from .common import KIND_COLORS, SelectionTooLargeError, as_profile, chart_data, kind_scale, samples_of
@@ -27,7 +27,7 @@ from .grid import grid_chart
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["active_tiles", "duration_distribution", "ecdf_chart", "gantt", "tile_heatmap"]
 
@@ -101,7 +101,7 @@ def duration_distribution(
     dist = distribution_frame(samples, group_by, top=top, bins=bins, log=log)
     order = [label(g) for g in dist.order]
     shown = f"top {len(order)} of {dist.group_count}" if dist.group_count > len(order) else f"{len(order)}"
-    # Encoding titles are copied into expressions (see ipu_nb._html.sanitize): only known names go there.
+    # Encoding titles are copied into expressions (see ipu_nb._markup.sanitize): only known names go there.
     by = group_by if group_by in SAMPLE_GROUPS else "group"
     # Groups are ordered by a scale domain or by rank-prefixed facet keys, never a sort list (Vega-Lite
     # compiles those to code).

@@ -1,7 +1,7 @@
 """A chart's Vega-Lite spec as ipu-nb hands it on: without URLs, sanitised, and the Vega-Lite version to render it.
 
-The one step every export and every report takes, so the HTML report (`ipu_nb._html.report`)
-and the file export (`ipu_nb._charts.export`) share it without importing each other.
+The one step every export and every report takes, so the HTML report (`ipu_nb._report.report`)
+and the file export (`ipu_nb._report.export`) share it without importing each other.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import altair as alt
 
-from .._html.sanitize import safe_spec
+from .._markup.sanitize import safe_spec
 
 __all__ = ["Chart", "to_spec", "vegalite_version"]
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
-from .._html.sanitize import distinct_names, label
+from .._markup.sanitize import distinct_names, label
+from .._model.index import int_extreme
 from .._model.vocabulary import Kind
-from .._query.index import int_extreme
 from .._query.keywords import FiltersBesideKind
 from .._query.signature import keyword_signature
 from .common import as_profile, chart_data
@@ -26,7 +26,7 @@ from .grid import grid_chart
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
     from .._supersteps import WhatIf
 
 __all__ = ["critical_tiles", "recoverable_cycles", "recoverable_frame", "what_if", "what_if_frame"]

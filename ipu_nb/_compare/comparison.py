@@ -24,7 +24,7 @@ from .errors import ComparisonError
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["FILTERS", "Comparison", "ComparisonSummary", "compare"]
 
@@ -192,8 +192,7 @@ def _limit(limit: Any) -> int:
 
 
 def _profile(value: Any, side: str) -> Profile:
-    from .._load import open_profile
-    from .._model.profile import Profile
+    from .._profile import Profile, open_profile
 
     if isinstance(value, Profile):
         return value

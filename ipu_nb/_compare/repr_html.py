@@ -1,4 +1,4 @@
-"""The notebook repr of a `Comparison`: summary lines and tables built with ipu_nb._html, every string escaped."""
+"""The notebook repr of a `Comparison`: summary lines and tables built with ipu_nb._markup, every string escaped."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ _GROUP_COLUMNS = (
 
 def comparison_html(c: Comparison) -> str:
     """Sources and clocks, totals before/after/Δ, status counts, the attribution, the top groups."""
-    from .._html.reprs import MAX_ROWS, STYLE, summary_html, table_html
-    from .._html.sanitize import html_text
+    from .._markup.sanitize import html_text
+    from .._markup.tables import MAX_ROWS, STYLE, summary_html, table_html
 
     s = c.summary
     sources = "".join(

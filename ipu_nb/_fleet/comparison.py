@@ -83,7 +83,7 @@ def resolve_baseline(baseline: Any, paths: Sequence[Path], labels: Sequence[Labe
     values; any other value (or a string that is no file) the one member with a label of
     that value.
     """
-    from .._model.profile import Profile
+    from .._profile import Profile
 
     if isinstance(baseline, Profile):
         if baseline.path is None:

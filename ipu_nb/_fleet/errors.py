@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from .._io.errors import FleetError, LabelError
+from .._model.text import path_text
 from .._one_line import one_line
-from .text import path_text
 
 __all__ = [
     "ERRORS_SCHEMA",
@@ -29,14 +30,6 @@ __all__ = [
 
 #: `Fleet.errors`: one row per profile that gave no result.
 ERRORS_SCHEMA = pl.Schema({"path": pl.String, "error": pl.String, "reason": pl.String})
-
-
-class FleetError(ValueError):
-    """A fleet that cannot be built or run as asked (the request, not one profile, is wrong)."""
-
-
-class LabelError(ValueError):
-    """One profile's labels cannot be read: a missing or malformed sidecar, a name the pattern does not match."""
 
 
 class NotARegularFileError(OSError):

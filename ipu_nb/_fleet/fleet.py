@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._io.parquet import check_label, default_label
+from .._model.text import path_text
 from .._model.vocabulary import GROUP_FIELDS
 from .._query import Query, QueryError, QueryResult, check_metadata_key, make_query
 from .._query.keywords import Filters, QueryFlags
@@ -21,7 +23,6 @@ from .comparison import FleetComparison, resolve_baseline
 from .errors import Failure, FleetError, LabelError, NotARegularFileError, errors_frame, failure_of
 from .files import check_regular
 from .labels import Labels, LabelSource, label_columns, labels_of
-from .parquet import check_label, default_label
 from .results import (
     MEMBER,
     PATH,
@@ -35,7 +36,6 @@ from .results import (
 from .runner import Job, LocalPool, run_jobs, worker_count
 from .sources import Source, expand_sources
 from .tasks import compare_one, parquet_one, query_one
-from .text import path_text
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -164,7 +164,7 @@ class Fleet:
 
     def open(self, member: int | str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         """Open one profile of the fleet (`ipu_nb.open_profile`): by position, path, label value or labels."""
-        from .._load import open_profile
+        from .._profile import open_profile
 
         if isinstance(member, int) and not isinstance(member, bool):
             if not -len(self.paths) <= member < len(self.paths):
@@ -347,7 +347,7 @@ class Fleet:
         """
         from .._compare import compare
         from .._compare.align import normalise_renames
-        from .._load import open_profile
+        from .._profile import open_profile
 
         empty = empty_profile()
         template = compare(empty, empty, by, metadata_key, None, allow_clock_mismatch, **filters)

@@ -13,12 +13,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from .errors import FleetError, LabelError, NotARegularFileError
+from .._io.errors import FleetError, LabelError
+from .._io.labels import Labels, LabelValue, checked
+from .errors import NotARegularFileError
 from .files import file_identity, read_regular
-from .text import is_text
 
 __all__ = [
     "SIDECAR",
@@ -39,10 +39,7 @@ SIDECAR_SUFFIX = ".labels.json"
 SIDECAR = "sidecar"
 #: The largest sidecar read (a JSON object of scalars; anything bigger is no labels file).
 SIDECAR_MAX_BYTES = 1 << 20
-_I64 = (-(2**63), 2**63 - 1)
 
-LabelValue = str | int | float | bool | None
-Labels = dict[str, LabelValue]
 #: What ``Fleet(..., labels=...)`` takes.
 LabelSource = str | Mapping[Any, Mapping[str, Any]] | Callable[[Path], Mapping[str, Any]] | None
 
@@ -50,38 +47,6 @@ LabelSource = str | Mapping[Any, Mapping[str, Any]] | Callable[[Path], Mapping[s
 def sidecar_path(profile: Path) -> Path:
     """Where the labels of `profile` live: ``<profile>.labels.json`` beside it."""
     return profile.with_name(profile.name + SIDECAR_SUFFIX)
-
-
-def _value(name: str, value: Any, where: str) -> LabelValue:
-    if isinstance(value, str) and not is_text(value):
-        raise LabelError(f"{where}: label {name!r} is not valid Unicode text (a lone surrogate)")
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
-        if not _I64[0] <= int(value) <= _I64[1]:
-            raise LabelError(f"{where}: label {name!r} = {value} does not fit a 64-bit integer")
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    raise LabelError(
-        f"{where}: label {name!r} must be a string, a number, a boolean or null, got {type(value).__name__}"
-    )
-
-
-def checked(labels: Any, where: str) -> Labels:
-    """`labels` as a plain dict of name → scalar, or `LabelError` naming `where` and what is wrong."""
-    if not isinstance(labels, Mapping):
-        raise LabelError(f"{where}: labels must be a mapping of name to value, got {type(labels).__name__}")
-    result: Labels = {}
-    for name, value in labels.items():
-        if not isinstance(name, str) or not name:
-            raise LabelError(f"{where}: a label name must be a non-empty string, got {name!r}")
-        if not is_text(name):
-            raise LabelError(f"{where}: label name {name!r} is not valid Unicode text (a lone surrogate)")
-        result[name] = _value(name, value, where)
-    return result
 
 
 def read_sidecar(profile: Path, *, required: bool = True, reserved: Collection[str] = ()) -> Labels:

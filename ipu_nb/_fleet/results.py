@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow as pa
 
 from .._model.columns import Columns, Strings
-from .._model.profile import Profile
+from .._profile import Profile
 from .errors import FleetError
 
 __all__ = [
@@ -66,7 +66,7 @@ def empty_profile() -> Profile:
         exchange_event_cycles=none,
         activity_counts=counts,
     )
-    return build_profile(columns)
+    return Profile.of(build_profile(columns))
 
 
 @cache

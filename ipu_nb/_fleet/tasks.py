@@ -36,7 +36,7 @@ def guarded(task: Callable[..., T], path: str, *args: Any) -> T | Failure:
 
 def _open(path: str) -> Any:
     """The profile at `path`; a FIFO or device is refused unopened (here too: a Dask worker sees its own files)."""
-    from .._load import open_profile
+    from .._profile import open_profile
     from .files import check_regular
 
     check_regular(path)
@@ -89,6 +89,6 @@ def compare_one(path: str, baseline: str, options: Mapping[str, Any]) -> tuple[A
 
 def parquet_one(path: str, folder: str, label: str, labels: Mapping[str, Any]) -> dict[str, int]:
     """Write one profile into the Parquet dataset at `folder`; the rows written per table."""
-    from .parquet import write_profile
+    from .._io.parquet import write_profile
 
     return write_profile(_open(path), Path(folder), label, labels)

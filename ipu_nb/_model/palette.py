@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .vocabulary import KINDS
 
-__all__ = ["KIND_PALETTE", "palette"]
+__all__ = ["ACTIVITY_LABELS", "ACTIVITY_PALETTE", "KIND_PALETTE", "palette"]
 
 #: ``{kind: "#rrggbb"}`` for every kind, in `KINDS` order.
 KIND_PALETTE: dict[str, str] = {
@@ -18,6 +18,28 @@ KIND_PALETTE: dict[str, str] = {
     "idle": "#96ba78",
 }
 assert tuple(KIND_PALETTE) == KINDS
+
+#: The newest runtime's report colours of what an exchange window holds (its renderer's table): a send
+#: (the colour of exchange too), a receive, both at once, a busy partner, an idle window, and the
+#: synchronization (boundary wait) before it. ``{activity: "#rrggbb"}``, bottom of a stack first.
+ACTIVITY_PALETTE: dict[str, str] = {
+    "synchronization": "#c58b24",
+    "send": "#17854c",
+    "receive": "#287db2",
+    "sendReceive": "#6b5596",
+    "partnerBusy": "#9a547f",
+    "exchangeIdle": "#8ebeb4",
+}
+#: The renderer's legend for each of `ACTIVITY_PALETTE`'s activities.
+ACTIVITY_LABELS: dict[str, str] = {
+    "synchronization": "sync",
+    "send": "tx",
+    "receive": "rx",
+    "sendReceive": "tx/rx",
+    "partnerBusy": "partner bus",
+    "exchangeIdle": "exchange idle",
+}
+assert tuple(ACTIVITY_LABELS) == tuple(ACTIVITY_PALETTE)
 
 
 def palette() -> dict[str, str]:

@@ -18,11 +18,13 @@ __all__ = [
     "NO_KERNEL",
     "SAMPLE_FIELDS",
     "SCALAR_FIELDS",
+    "SEMANTICS",
     "SORT_BYS",
     "SORT_COLUMNS",
     "STEP_KINDS",
     "GroupBy",
     "Kind",
+    "Semantics",
     "SortBy",
     "VocabularyInfo",
     "camel",
@@ -50,6 +52,11 @@ SORT_COLUMNS: dict[str, str] = {
     "maximum-cycles": "maximum_cycles",
     "samples": "sample_count",
 }
+#: Whose `profile-query` a query reproduces: ``ba7339c`` (the default, docs/reference/query.md) or
+#: ``head``, the newest runtime (docs/reference/head.md).
+Semantics = Literal["ba7339c", "head"]
+#: The values of `Semantics`, the default first.
+SEMANTICS: tuple[str, ...] = get_args(Semantics)
 #: What the timeline can colour samples by.
 COLOR_BYS: tuple[str, ...] = ("kind", "kernel")
 

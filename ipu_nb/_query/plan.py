@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from .._model.index import global_code, global_codes, index_of
 from .._model.vocabulary import MISSING, NO_KERNEL, SORT_COLUMNS
 from .flags import Query
-from .index import global_code, global_codes, index_of
 from .intervals import interval_gains
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
 
 __all__ = ["PAIR", "aggregate", "empty_samples", "longest", "with_ms"]
 
@@ -30,7 +30,7 @@ _KEY_BITS = 32
 _END_BITS = 33
 
 
-def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.LazyFrame, pl.Expr, int, pl.Expr]:
+def _group_columns(profile: ProfileData, lf: pl.LazyFrame, q: Query) -> tuple[pl.LazyFrame, pl.Expr, int, pl.Expr]:
     """Add the integer group id ``gid``; return (frame, name source, gid bit width, name expression).
 
     Groups are keyed by their displayed name, so ids that print alike share one id
@@ -68,7 +68,7 @@ def _group_columns(profile: Profile, lf: pl.LazyFrame, q: Query) -> tuple[pl.Laz
     return lf, pl.col("_mvalue").first(), bits, name
 
 
-def _phase_bits(profile: Profile) -> tuple[int, int]:
+def _phase_bits(profile: ProfileData) -> tuple[int, int]:
     index = index_of(profile)
     return index.bits("phase"), index.bits("epoch")
 
@@ -78,13 +78,18 @@ def _phase_epoch(epoch_bits: int) -> pl.Expr:
     return pl.col("phase").cast(pl.UInt64) * 2**epoch_bits + pl.col("epoch").cast(pl.UInt64)
 
 
-def _phase_cycles(lf: pl.LazyFrame, gid_bits: int, phase_bits: int, epoch_bits: int, by_phase: bool) -> pl.LazyFrame:
+def _phase_cycles(
+    lf: pl.LazyFrame, gid_bits: int, phase_bits: int, epoch_bits: int, by_phase: bool, *, whole_group: bool = False
+) -> pl.LazyFrame:
     """Per gid: ``phase_cycles`` (Σ union length per (phase, epoch)) and ``phase_count``.
 
     The partition is (gid, phase, epoch), packed into one integer when it fits in 31
-    bits (the fast path of `interval_gains`), else kept as two sort columns.
+    bits (the fast path of `interval_gains`), else kept as two sort columns. With
+    `whole_group` the partition is the gid alone: one union per group (and ``phase_count``
+    is then 1 per group, not the number of its phases).
     """
     end = pl.col("offset") + pl.col("duration").cast(pl.UInt64)
+    by_phase = by_phase or whole_group
     pe_bits = 0 if by_phase else phase_bits + epoch_bits
     if gid_bits + pe_bits <= _KEY_BITS - 1:
         partition = pl.col("gid") if by_phase else pl.col("gid") * 2**pe_bits + _phase_epoch(epoch_bits)
@@ -93,7 +98,7 @@ def _phase_cycles(lf: pl.LazyFrame, gid_bits: int, phase_bits: int, epoch_bits: 
         gains = gains.select(gid=(pl.col("_part") // 2**pe_bits).set_sorted(), _new=pl.col("_new"), _gain="_gain")
     else:
         rows = lf.select("gid", _pe=_phase_epoch(epoch_bits), _start=pl.col("offset"), _end=end)
-        gains = interval_gains(rows, ["gid", "_pe"], gid_bits + pe_bits, _END_BITS)
+        gains = interval_gains(rows, ["gid"] if whole_group else ["gid", "_pe"], gid_bits + pe_bits, _END_BITS)
     # gid is sorted here: the flag lets the group-by slice instead of hashing.
     return gains.group_by("gid").agg(
         phase_cycles=pl.col("_gain").sum().cast(pl.Int64), phase_count=pl.col("_new").sum().cast(pl.Int64)
@@ -120,17 +125,22 @@ def _percentiles(lf: pl.LazyFrame, gid_bits: int) -> pl.LazyFrame:
     )
 
 
-def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query, *, percentiles: bool = True) -> pl.LazyFrame:
+def aggregate(
+    profile: ProfileData, lf: pl.LazyFrame, q: Query, *, percentiles: bool = True, phase_union: bool = True
+) -> pl.LazyFrame:
     """Per-group statistics of docs/reference/query.md#aggregates, sorted and cut to the limit.
 
     Three branches over the same filtered frame, joined on the group id: plain
     aggregates, the union-of-intervals phase cycles and the percentiles. Without
     `percentiles` the p50, p95 and maximum columns are left out (and not computed) unless
     the order needs the maximum: every other column and the order are the same.
+    ``phase_union=False`` measures ``phase_cycles`` as one union over each whole group,
+    as the newest runtime does (docs/reference/head.md#groups-and-statistics).
     """
     lf, source, gid_bits, name = _group_columns(profile, lf, q)
     phase_bits, epoch_bits = _phase_bits(profile)
     by_phase = q.group_by == "phase"
+    phase_count = {} if phase_union else {"phase_count": _phase_epoch(epoch_bits).n_unique().cast(pl.Int64)}
     plain = lf.group_by("gid").agg(
         _src=source,
         _tile=pl.col("tile").first(),
@@ -141,9 +151,11 @@ def aggregate(profile: Profile, lf: pl.LazyFrame, q: Query, *, percentiles: bool
         work_cycles=pl.col("duration").cast(pl.Int64).sum(),
         first_offset=pl.col("offset").min().cast(pl.Int64),
         last_offset=(pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64)).max(),
+        **phase_count,
     )
     percentiles = percentiles or q.sort_by == "maximum-cycles"
-    grouped = plain.join(_phase_cycles(lf, gid_bits, phase_bits, epoch_bits, by_phase), on="gid")
+    cycles = _phase_cycles(lf, gid_bits, phase_bits, epoch_bits, by_phase, whole_group=not phase_union)
+    grouped = plain.join(cycles if phase_union else cycles.drop("phase_count"), on="gid")
     if percentiles:
         grouped = grouped.join(_percentiles(lf, gid_bits), on="gid")
     grouped = grouped.with_columns(_names(q, name)).with_columns(_derived())

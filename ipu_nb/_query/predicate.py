@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from .._model.index import index_of
 from .flags import FILTER_FLAGS, FILTERS, Query, QueryError, check_keywords, filters_only, make_query
-from .index import index_of
 from .window import clipped_cycles, overlaps
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
     from .keywords import FilterFlags, Filters
 
 __all__ = ["Predicate", "filter_mask", "filter_samples", "filtered", "row_predicates", "window_samples"]
@@ -31,7 +31,7 @@ __all__ = ["Predicate", "filter_mask", "filter_samples", "filtered", "row_predic
 Predicate = pl.Expr | np.ndarray
 
 
-def _operation_where(profile: Profile, keep: Callable[[Any], Any]) -> pl.Expr:
+def _operation_where(profile: ProfileData, keep: Callable[[Any], Any]) -> pl.Expr:
     """``operation`` is a name `keep` selects (a boolean per name), compared by category code where it has codes."""
     if profile.samples.schema["operation"] != pl.Categorical():
         expr: pl.Expr = keep(pl.col("operation").cast(pl.String))
@@ -46,7 +46,7 @@ def _in_set(column: str, values: tuple[int, ...]) -> pl.Expr:
     return pl.col(column).is_in(pl.Series(values, dtype=pl.UInt32).implode())
 
 
-def row_predicates(profile: Profile, q: Query) -> list[Predicate]:
+def row_predicates(profile: ProfileData, q: Query) -> list[Predicate]:
     """One predicate per filter of `q` that is set, all to be ANDed (an empty list selects every sample)."""
     out: list[Predicate] = []
     if q.metadata:
@@ -73,7 +73,7 @@ def row_predicates(profile: Profile, q: Query) -> list[Predicate]:
     return out
 
 
-def filtered(profile: Profile, q: Query, extra: tuple[pl.Series, ...] = ()) -> pl.LazyFrame:
+def filtered(profile: ProfileData, q: Query, extra: tuple[pl.Series, ...] = ()) -> pl.LazyFrame:
     """The samples (plus `extra` per-row columns) matching every filter of `q`, in file order."""
     predicates = row_predicates(profile, q)
     masks = [pl.Series(f"_mask{i}", p) for i, p in enumerate(predicates) if isinstance(p, np.ndarray)]
@@ -87,7 +87,7 @@ def filtered(profile: Profile, q: Query, extra: tuple[pl.Series, ...] = ()) -> p
     return lf.drop([m.name for m in masks]) if masks else lf
 
 
-def filter_mask(profile: Profile, query: Query | None = None, **filters: Unpack[Filters]) -> np.ndarray:
+def filter_mask(profile: ProfileData, query: Query | None = None, **filters: Unpack[Filters]) -> np.ndarray:
     """Per row of ``profile.samples``: whether the sample matches the query's filters.
 
     The same selection as `filtered` (and so as ``profile.filter``), as a boolean array,
@@ -112,7 +112,7 @@ def filter_mask(profile: Profile, query: Query | None = None, **filters: Unpack[
     return mask
 
 
-def filter_samples(profile: Profile, query: Query | None = None, **flags: Unpack[FilterFlags]) -> pl.DataFrame:
+def filter_samples(profile: ProfileData, query: Query | None = None, **flags: Unpack[FilterFlags]) -> pl.DataFrame:
     """The samples matching the query's filters, in file order, with their metadata.
 
     Only the filters count (`FILTERS`: kind, kernel, operation, operation_contains,
@@ -137,7 +137,7 @@ def filter_samples(profile: Profile, query: Query | None = None, **flags: Unpack
 
 
 def window_samples(
-    profile: Profile, query: Query | None, window: tuple[int, int], tiles: Iterable[int] | None = None
+    profile: ProfileData, query: Query | None, window: tuple[int, int], tiles: Iterable[int] | None = None
 ) -> pl.DataFrame:
     """The samples matching `query`'s filters that overlap `window` on `tiles`, with their cycles inside it.
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._model import vocabulary
+from .._model.json_text import json_string
 
 __all__ = [
     "GROUP_FIELDS",
@@ -51,10 +52,6 @@ _TABLE_HEADER = "\t".join(
     )
 )
 
-# serde_json's escapes: short forms for these, \u00XX (lowercase hex) for other C0 controls.
-_JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)}
-_JSON_ESCAPES.update({0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x5C: "\\\\"})
-
 # Rust `char::escape_debug` short forms inside a `{:?}` string.
 _RUST_SHORT = {"\0": "\\0", "\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"'}
 # Unicode's Other_Grapheme_Extend code points (PropList.txt): Grapheme_Extend = Mn + Me + these.
@@ -87,11 +84,6 @@ _OTHER_GRAPHEME_EXTEND = (
 )
 # Rust's `is_printable` is false for these general categories (space excepted).
 _NOT_PRINTABLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"))
-
-
-def json_string(text: str) -> str:
-    """A JSON string literal as serde_json writes it: UTF-8 kept, C0 controls escaped."""
-    return '"' + text.translate(_JSON_ESCAPES) + '"'
 
 
 def json_float(value: float) -> str:

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._model.index import index_of
 from .._model.vocabulary import GROUP_FIELDS, SAMPLE_FIELDS, SCALAR_FIELDS
 from . import render
 from .flags import Query, check_metadata_key, make_query
-from .index import index_of
+from .head import asks_for_head, head_answer, head_text
 from .keywords import QueryFlags
 from .plan import aggregate, empty_samples, longest, with_ms
 from .predicate import filtered
@@ -20,9 +21,10 @@ from .window import clip_to_window
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
+    from .head import Semantics
 
-__all__ = ["QueryResult", "query"]
+__all__ = ["HeadQueryResult", "QueryResult", "head_query", "query"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,7 +90,7 @@ class QueryResult:
         return render.query_text(*self._records())
 
     def _repr_html_(self) -> str:
-        from .._html.reprs import query_result_html
+        from .repr_html import query_result_html
 
         return query_result_html(self)
 
@@ -100,7 +102,15 @@ class QueryResult:
 
 
 @keyword_signature(QueryFlags)
-def query(profile: Profile, query: Query | None = None, **flags: Unpack[QueryFlags]) -> QueryResult:
+def query(
+    profile: ProfileData,
+    query: Query | None = None,
+    *,
+    semantics: Semantics = "ba7339c",
+    shared_clock: bool = False,
+    at_offset: int | None = None,
+    **flags: Unpack[QueryFlags],
+) -> QueryResult:
     """Run `profile-query` on a profile (docs/reference/query.md): groups and longest samples as polars frames.
 
     Parameters
@@ -109,6 +119,13 @@ def query(profile: Profile, query: Query | None = None, **flags: Unpack[QueryFla
         An opened profile (`ipu_nb.open_profile`).
     query : Query, optional
         The query; default `Query()` (group by kernel, sort by phase cycles, limit 20).
+    semantics : {"ba7339c", "head"}, default "ba7339c"
+        Whose `profile-query`: the runtime at ba7339c, or the newest one (a `HeadQueryResult`,
+        docs/reference/head.md#from-python), which alone takes `shared_clock` and `at_offset`.
+    shared_clock : bool, default False
+        With ``semantics="head"``: keep the leading interval the newest runtime crops.
+    at_offset : int, optional
+        With ``semantics="head"``: the samples running at this offset of its clock.
     **flags
         Override fields of ``query``, one keyword per `Query` field, e.g. ``kind="compute"``,
         ``tiles=[5, 9]``, ``metadata="layer=3"``, ``group_by="metadata", metadata_key="layer"``
@@ -137,6 +154,10 @@ def query(profile: Profile, query: Query | None = None, **flags: Unpack[QueryFla
     >>> result.groups.get_column("phase_cycles").to_list()
     [60720, 60590, 57896]
     """
+    if (semantics != "ba7339c" or shared_clock is not False or at_offset is not None) and asks_for_head(
+        query, semantics, shared_clock, at_offset, dict(flags)
+    ):
+        return head_query(profile, query, shared_clock=shared_clock, at_offset=at_offset, **flags)
     q = make_query(query, **flags)
     check_metadata_key(q)
     index = index_of(profile)
@@ -169,3 +190,59 @@ def query(profile: Profile, query: Query | None = None, **flags: Unpack[QueryFla
         profile_span_ms=profile.ms(float(span)),
         at_offset=q.at,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class HeadQueryResult(QueryResult):
+    """A `QueryResult` of the newest runtime's query (``semantics="head"``): the same frames and JSON, its own text.
+
+    Offsets (``first_offset``, ``last_offset``, the samples' ``offset``) are on the shared
+    clock less `crop_cycles`; ``at_offset`` is the ``at_offset`` filter; `query` holds the
+    other flags as given (docs/reference/head.md#from-python).
+
+    Attributes
+    ----------
+    shared_clock : bool
+        Whether the leading interval was kept (no crop).
+    cycle_origin : int
+        The counter value of offset 0 before the crop (docs/reference/head.md#the-shared-clock-and-the-crop).
+    crop_cycles : int
+        The cycles cropped from the start of the shared clock.
+    """
+
+    shared_clock: bool = False
+    cycle_origin: int = 0
+    crop_cycles: int = 0
+
+    def to_text(self) -> str:
+        """The newest runtime's `profile-query` text with its trailing newline (docs/reference/head.md#text-output)."""
+        return head_text(*self._records())
+
+    def __repr__(self) -> str:
+        return (
+            f"<HeadQueryResult group_by={self.query.group_by} shared_clock={self.shared_clock}: "
+            f"{self.groups.height} groups, {self.matched_sample_count}/{self.sample_count} samples matched, "
+            f"{self.samples.height} listed>"
+        )
+
+
+def head_query(
+    profile: ProfileData,
+    query: Query | None = None,
+    *,
+    shared_clock: bool = False,
+    at_offset: int | None = None,
+    **flags: Unpack[QueryFlags],
+) -> HeadQueryResult:
+    """The newest runtime's `profile-query` (docs/reference/head.md#profile-query): ``query(..., semantics="head")``.
+
+    Raises
+    ------
+    QueryError
+        A bad flag value, or a flag the newest runtime lacks (``usage`` True).
+
+    >>> result = head_query(profile, group_by="kind", sort_by="name", limit=2)
+    >>> print(result.to_text().splitlines()[1].split()[0])
+    name="compute"
+    """
+    return HeadQueryResult(**head_answer(profile, query, shared_clock=shared_clock, at_offset=at_offset, **flags))

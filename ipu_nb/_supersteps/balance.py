@@ -14,7 +14,7 @@ from .structure import KIND_COLUMNS, Measured, measure
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["balance_of", "tile_balance"]
 

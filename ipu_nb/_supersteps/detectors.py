@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 
+from .._model.index import int_extreme
 from .._query import NO_KERNEL, Query, QueryError, make_query, query
-from .._query.index import int_extreme
-from .._widget.filters import filters_of
+from .._query.filters_codec import filters_of
 from .balance import balance_of
 from .structure import STEP, Measured, balance, measure, tile_sums
 from .text import count_text, cycles_text, kernel_text, ms_text, percent_text, query_flags, ratio_text
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
     from .._model.vocabulary import Kind
+    from .._profile import Profile
 
 __all__ = ["CATEGORIES", "Finding", "Findings", "drained", "finding_steps", "findings"]
 

@@ -196,7 +196,7 @@ def findings_markdown(found: Findings) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The columns of the findings table in HTML: (field, heading, cell format of `ipu_nb._html.reprs`).
+#: The columns of the findings table in HTML: (field, heading, cell format of `ipu_nb._markup.tables`).
 _HTML_COLUMNS = (
     ("rank", "#", "int"),
     ("category", "category", "text"),
@@ -210,7 +210,7 @@ _HTML_COLUMNS = (
 
 def findings_html(found: Findings) -> str:
     """The findings as an escaped HTML block: a summary line, then one table row per finding, best first."""
-    from .._html.reprs import STYLE, summary_html, table_html
+    from .._markup.tables import STYLE, summary_html, table_html
 
     s = _findings_scalars(found)
     summary = summary_html(

@@ -28,7 +28,7 @@ from .structure import STEP, Keys, balance, measure, spans, tile_sums
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["WhatIf", "what_if"]
 

@@ -15,7 +15,7 @@ from .._query import FILTERS, Query, filtered, filters_only
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
     from .._query import Filters
 
 __all__ = ["FILTERS", "filter_query", "matching"]

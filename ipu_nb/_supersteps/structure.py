@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from .._model.index import int_extreme
 from .._query import KINDS, Filters, Query
-from .._query.index import int_extreme
 from .._query.intervals import union_lengths
 from .._query.signature import keyword_signature
 from .source import filter_query, matching
@@ -23,7 +23,7 @@ from .source import filter_query, matching
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["STEP", "Measured", "balance", "keyed", "measure", "ms_values", "spans", "supersteps", "tile_sums"]
 

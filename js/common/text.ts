@@ -9,7 +9,7 @@
  * separators, the bidi marks, embeddings, overrides and isolates (U+061C, U+200E/U+200F,
  * U+202A–U+202E, U+2066–U+2069), the invisible look-alike makers (U+00AD, U+200B, U+2060–U+2064,
  * U+FEFF; not ZWJ/ZWNJ, which emoji and scripts need) and the noncharacters. The same set and escape as the kernel's
- * `ipu_nb._html.sanitize.label`, so a name reads the same in the widget and in a chart.
+ * `ipu_nb._markup.sanitize.label`, so a name reads the same in the widget and in a chart.
  */
 const ESCAPED =
   "\\u{0}-\\u{1f}\\u{7f}-\\u{9f}\\u{ad}\\u{d800}-\\u{dfff}\\u{61c}\\u{200b}\\u{200e}\\u{200f}\\u{2028}-\\u{202e}" +

@@ -30,7 +30,7 @@ from rendered import parse, png_size
 
 from ipu_nb import charts
 from ipu_nb._charts.data import active_tiles_frame, distribution_frame, tile_grid_frame
-from ipu_nb._html.sanitize import label
+from ipu_nb._markup.sanitize import label
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from rendered import parse, png_size
 import ipu_nb
 from ipu_nb import charts
 from ipu_nb._charts.deltas import waterfall_frame
-from ipu_nb._html.sanitize import label
+from ipu_nb._markup.sanitize import label
 
 BEFORE = [
     T(0, [S(0, 100, kernel="A", phase=1), S(100, 150, kernel="B", phase=1)]),

@@ -8,20 +8,19 @@ from typing import Any
 
 import polars as pl
 import pytest
-from builders import S, T, profile_from_tiles
+from builders import S, T, profile_from_tiles, profile_of
 from chart_fixtures import spec_rows
 from rendered import png_size
 
 import ipu_nb
 from ipu_nb import charts
 from ipu_nb._charts.steps import TOP_KERNELS, recoverable_frame, what_if_frame
-from ipu_nb._load._frames import build_profile
 
 
 @pytest.fixture(scope="module")
 def profile() -> ipu_nb.Profile:
     """128 tiles, one MLP layer: 2 waves, a straggler, tails in the GELU and copy phases."""
-    return build_profile(ipu_nb.generate_columns("mlp", tiles=128, layers=1, seed=3))
+    return profile_of(ipu_nb.generate_columns("mlp", tiles=128, layers=1, seed=3))
 
 
 def dataset(chart: Any) -> list[dict[str, Any]]:

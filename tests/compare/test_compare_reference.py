@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from builders import S, T, profile_from_tiles
+from builders import S, T, profile_from_tiles, profile_of
 from compare_pairs import drop_kernel, rename_kernel, scale_kernel, split_kernel
 from compare_reference import FIELDS, compare_rows, groups_by_name, total_phase_cycles
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 import ipu_nb
 from ipu_nb import compare, query
-from ipu_nb._load._frames import build_profile
 
 _KERNELS = ["", "gemm", "copy", "Z", "é", "(no kernel)", "a\tb"]
 _OPERATIONS = ["", "op a", "op b", "exchange"]
@@ -185,10 +184,10 @@ def _assert_sides_match_query(c: Any, by: str, **filters: Any) -> None:
 
 
 def test_scaled_kernel_on_some_tiles(generated: Any) -> None:
-    before = build_profile(generated)
+    before = profile_of(generated)
     kernel = "gemm_f32_accumulate_large_rows"
     tiles = [int(t) for t in generated.tiles[:8]]
-    after = build_profile(scale_kernel(generated, kernel, 1.25, tiles))
+    after = profile_of(scale_kernel(generated, kernel, 1.25, tiles))
     added = _durations(after, kernel) - _durations(before, kernel)
     assert added > 0
     c = compare(before, after)
@@ -207,11 +206,11 @@ def test_scaled_kernel_on_some_tiles(generated: Any) -> None:
 
 
 def test_renamed_dropped_and_split_kernels(generated: Any) -> None:
-    before = build_profile(generated)
+    before = profile_of(generated)
     changed = rename_kernel(generated, "gemm_f32_accumulate_large_rows", "gemm_f32_accumulate_v2")
     changed = drop_kernel(changed, "copy_u64")
     changed = split_kernel(changed, "gelu_c16_to_a8", "gelu_fast", [int(t) for t in generated.tiles[:16]])
-    after = build_profile(changed)
+    after = profile_of(changed)
     c = compare(before, after, renames={"gemm_f32_accumulate_large_rows": "gemm_f32_accumulate_v2"})
     _assert_sides_match_query(c, "kernel")
     status = dict(zip(c.groups["name"].to_list(), c.groups["status"].cast(str).to_list(), strict=True))
@@ -230,8 +229,8 @@ def test_renamed_dropped_and_split_kernels(generated: Any) -> None:
 
 
 def test_another_seed_by_operation(generated: Any) -> None:
-    before = build_profile(generated)
-    after = build_profile(ipu_nb.generate_columns("mlp", tiles=64, layers=1, seed=2))
+    before = profile_of(generated)
+    after = profile_of(ipu_nb.generate_columns("mlp", tiles=64, layers=1, seed=2))
     c = compare(before, after, by="operation", kind="compute")
     _assert_sides_match_query(c, "operation", kind="compute")
     assert c.groups.height > 10

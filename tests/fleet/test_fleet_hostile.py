@@ -23,9 +23,9 @@ from ipu_nb import Fleet, FleetError
 from ipu_nb._fleet import walk
 from ipu_nb._fleet.errors import NotARegularFileError
 from ipu_nb._fleet.labels import sidecar_path
-from ipu_nb._fleet.parquet import HIVE_NULL, TABLES
 from ipu_nb._fleet.sources import expand_sources
 from ipu_nb._fleet.tasks import guarded, query_one
+from ipu_nb._io.parquet import HIVE_NULL, TABLES
 from ipu_nb._terminal import printable
 
 FIFO = "not a regular file (FIFO)"

@@ -1,6 +1,6 @@
 """Small hand-written profiles for tests: Columns from plain Python, and a pycapnp writer.
 
-`write_with_pycapnp` is deliberately independent of `ipu_nb._write`, so files it
+`write_with_pycapnp` is deliberately independent of `ipu_nb._io.capnp_writer`, so files it
 writes check both our decoders and our writer against the schema-driven library.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from ipu_nb._load._frames import build_profile
 from ipu_nb._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
-from ipu_nb._model.profile import Profile
+from ipu_nb._profile import Profile
 from ipu_nb._schema import load_schema
 
 
@@ -72,8 +72,13 @@ def columns_from_tiles(tiles: Sequence[T], clock_hz: int = 1_500_000_000, schema
     )
 
 
+def profile_of(columns: Columns) -> Profile:
+    """The `ipu_nb.Profile` of `columns`, built as the loader builds a file's (no file written)."""
+    return Profile.of(build_profile(columns))
+
+
 def profile_from_tiles(tiles: Sequence[T], clock_hz: int = 1_500_000_000, schema_version: int = 3) -> Profile:
-    return build_profile(columns_from_tiles(tiles, clock_hz, schema_version))
+    return profile_of(columns_from_tiles(tiles, clock_hz, schema_version))
 
 
 def write_with_pycapnp(columns: Columns, path: str | Path) -> Path:

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
+from builders import S, T, columns_from_tiles, profile_from_tiles, profile_of, write_with_pycapnp
 
 import ipu_nb
 from ipu_nb import charts
-from ipu_nb._load._frames import build_profile
 from ipu_nb._model.columns import Columns, Strings
-from ipu_nb._model.profile import Profile
+from ipu_nb._profile import Profile
 
 HOSTILE = "<img src=x onerror=alert(1)></script>"
 HOSTILE_KERNEL = "</script><script>alert(2)</script>"
@@ -274,7 +273,7 @@ def sized_columns(per_tile: int, tiles: int = 1472, seed: int = 0) -> Columns:
 
 
 def sized_profile(per_tile: int, tiles: int = 1472, seed: int = 0) -> Profile:
-    return build_profile(sized_columns(per_tile, tiles, seed))
+    return profile_of(sized_columns(per_tile, tiles, seed))
 
 
 def spec_rows(spec: dict) -> int:

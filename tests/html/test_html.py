@@ -15,8 +15,9 @@ from chart_fixtures import (
 )
 from rendered import parse
 
-from ipu_nb._html.reprs import frame_html, profile_html, table_html
-from ipu_nb._html.sanitize import html_text
+from ipu_nb._markup.sanitize import html_text
+from ipu_nb._markup.tables import frame_html, table_html
+from ipu_nb._profile.repr_html import profile_html
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_tables_cap_rows_and_escape_cells():
 
 def test_query_result_repr_has_the_header_the_groups_and_escaped_samples(hostile):
     from ipu_nb import query
-    from ipu_nb._html.reprs import query_result_html
+    from ipu_nb._query.repr_html import query_result_html
 
     result = query(hostile, group_by="operation", samples=2, at=1500)
     document = result._repr_html_()

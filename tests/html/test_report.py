@@ -30,7 +30,7 @@ from rendered import parse, vega_complaint
 
 import ipu_nb
 from ipu_nb import charts
-from ipu_nb._html.sanitize import html_text, label
+from ipu_nb._markup.sanitize import html_text, label
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""ipu_nb._html.sanitize: labels that every renderer can take, injective and bounded; the other targets' rules."""
+"""ipu_nb._markup.sanitize: labels that every renderer can take, injective and bounded; the other targets' rules."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from chart_fixtures import NASTY_NAMES, ORDINARY_NAMES, run_isolated, shows_safe
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipu_nb._html.sanitize import (
+from ipu_nb._markup.sanitize import (
     MAX_LABEL,
     distinct_names,
     html_text,

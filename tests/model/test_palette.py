@@ -18,7 +18,7 @@ def test_every_kind_has_a_distinct_hex_colour() -> None:
 
 def test_the_charts_use_the_palette() -> None:
     scale = kind_scale().to_dict()
-    assert dict(zip(scale["domain"], scale["range"])) == ipu_nb.palette()
+    assert dict(zip(scale["domain"], scale["range"], strict=True)) == ipu_nb.palette()
     assert ipu_nb.palette() == KIND_COLORS
 
 

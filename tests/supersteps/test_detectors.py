@@ -181,7 +181,7 @@ def test_profile_strings_are_quoted_and_escaped() -> None:
 
 
 def test_widget_accepts_every_state() -> None:
-    from ipu_nb._widget.filters import FILTER_KEYS, normalise_filters
+    from ipu_nb._query.filters_codec import FILTER_KEYS, normalise_filters
 
     tiles = [
         T(t, [S(0, 100 + 50 * (t == 2), kernel="k", phase=p, metadata=[("layer", "1")]) for p in range(4)])

@@ -15,7 +15,7 @@ from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_py
 from cli_run import run_cli
 
 import ipu_nb
-from ipu_nb._trace import writer
+from ipu_nb._io.trace import writer
 
 HOSTILE = 'quote " backslash \\ tab \t nl \n nul \x00 bell \x07 </script> é 漢 \u2028'
 TILES = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from .._charts.data import GRID_COLUMNS
+from ..._model.grid import GRID_COLUMNS
 
 __all__ = ["TRACE_PID_OFFSET", "TRACE_TID_OFFSET", "column_of", "microseconds", "trace_nanoseconds"]
 

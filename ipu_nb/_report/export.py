@@ -1,7 +1,7 @@
 """Exporting charts: the spec without URLs, and PNG/SVG/PDF through vl-convert (offline).
 
 Every export goes through `to_spec`, which passes the spec through
-`ipu_nb._html.sanitize.safe_spec`: a chart not built by `ipu_nb.charts`, holding raw
+`ipu_nb._markup.sanitize.safe_spec`: a chart not built by `ipu_nb.charts`, holding raw
 profile strings, exports too instead of aborting the process inside vl-convert.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .spec import Chart, to_spec, vegalite_version
+from .._charts.spec import Chart, to_spec, vegalite_version
 
 __all__ = ["save"]
 
@@ -29,7 +29,7 @@ def save(chart: Chart, path: str | Path, *, scale: float = 2.0, title: str | Non
             f"cannot save a chart as {suffix or 'a file without extension'}: use {', '.join(_SAVE_FORMATS)}"
         )
     if suffix == ".html":
-        from .._html.report import save_report
+        from .report import save_report
 
         return save_report(path, chart, title=title or "ipu-nb chart")
     spec = to_spec(chart)

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import polars as pl
 
 from .._files import atomic_output
+from .._model.text import is_text, path_text
 from .errors import FleetError
-from .text import is_text, path_text
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
 
 __all__ = [
     "HIVE_NULL",
@@ -119,7 +119,7 @@ def _partition(folder: Path, table: str, label: str) -> Path:
     return folder / table / f"{PARTITION}={_encode(label)}"
 
 
-def _profile_row(profile: Profile, labels: Mapping[str, Any]) -> pl.DataFrame:
+def _profile_row(profile: ProfileData, labels: Mapping[str, Any]) -> pl.DataFrame:
     row: dict[str, pl.Series] = {
         "path": pl.Series([path_text(profile.path) if profile.path is not None else None], dtype=pl.String),
         "clock_hz": pl.Series([profile.clock_hz], dtype=pl.UInt64),
@@ -138,7 +138,7 @@ def _profile_row(profile: Profile, labels: Mapping[str, Any]) -> pl.DataFrame:
 
 
 def write_profile(
-    profile: Profile, folder: Path, label: str, labels: Mapping[str, Any] | None = None
+    profile: ProfileData, folder: Path, label: str, labels: Mapping[str, Any] | None = None
 ) -> dict[str, int]:
     """Write `profile`'s tables under `label` (replacing what that label held); rows written per table."""
     label = check_label(label)

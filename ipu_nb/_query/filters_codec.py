@@ -1,9 +1,10 @@
-"""The widget's `filters` trait: its validation and the `Query` it stands for.
+"""The filters as the widget holds them (its `filters` trait), to and from the `Query` they stand for.
 
 `normalise_filters` checks each value with the query core's own flag rules
 (`make_query`), so every state the widget accepts is a valid `Query`; `filters_query`
 makes that Query once per change, and every widget view (timeline mask, flame graph,
-overview, panel, groups) selects samples through the query core with it.
+overview, panel, groups) selects samples through the query core with it. `filters_of`
+goes the other way: the analyses hand their findings to the widget in this form.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._query import FILTERS, Query, QueryError, make_query
-from .protocol import MAX_SAFE_INTEGER
+from .flags import FILTERS, Query, QueryError, make_query
 
-__all__ = ["FILTER_KEYS", "empty_filters", "filters_of", "filters_query", "normalise_filters"]
+__all__ = ["FILTER_KEYS", "MAX_SAFE_INTEGER", "empty_filters", "filters_of", "filters_query", "normalise_filters"]
+
+#: The largest integer a browser's Number holds exactly (``Number.MAX_SAFE_INTEGER``): a window's end at most.
+MAX_SAFE_INTEGER = 2**53 - 1
 
 #: The `filters` trait's keys: the query filters, ``at`` being a trait of its own.
 FILTER_KEYS: tuple[str, ...] = tuple(name for name in FILTERS if name != "at")

@@ -2,8 +2,8 @@
 
 Vega, Vega-Lite and vega-embed come inline from vl-convert's bundle; each
 chart's spec sits in a ``<script type="application/json">`` written by
-`ipu_nb._html.sanitize.script_safe_json`, so no profile string can close the script
-or inject markup; text goes through `ipu_nb._html.sanitize.html_text`. ``static=True``
+`ipu_nb._markup.sanitize.script_safe_json`, so no profile string can close the script
+or inject markup; text goes through `ipu_nb._markup.sanitize.html_text`. ``static=True``
 inlines vl-convert's SVG renderings instead (no JavaScript at all).
 """
 
@@ -16,7 +16,9 @@ from pathlib import Path
 
 import polars as pl
 
-from .sanitize import html_text, script_safe_json
+from .._markup.sanitize import html_text, script_safe_json
+from .._markup.tables import STYLE, frame_html
+from .._version import __version__
 
 __all__ = ["report_html", "save_report"]
 
@@ -70,8 +72,6 @@ def _is_chart(item: object) -> bool:
 
 def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
     """(HTML of one report item, whether it needs the Vega scripts)."""
-    from .reprs import STYLE, frame_html
-
     if _is_chart(item):
         from .._charts.spec import to_spec, vegalite_version
 
@@ -94,7 +94,7 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
         return f'<div class="ipu-nb-item">{STYLE}<div class="ipu-nb-repr">{frame_html(item)}</div></div>', False
     repr_html = getattr(item, "_repr_html_", None)
     if type(item).__name__ in _REPR_ITEMS and callable(repr_html):
-        return f'<div class="ipu-nb-item">{repr_html()}</div>', False  # escaped by ipu_nb._html
+        return f'<div class="ipu-nb-item">{repr_html()}</div>', False  # escaped by ipu_nb._markup
     raise TypeError(
         f"cannot put a {type(item).__name__} in a report: pass Altair charts, polars DataFrames, "
         "Profiles, QueryResults, Comparisons, Findings or plain text"
@@ -105,8 +105,6 @@ def report_html(
     items: Iterable[object], *, title: str = "ipu-nb report", description: str | None = None, static: bool = False
 ) -> str:
     """The report document as a string (see `save_report`)."""
-    from .. import __version__
-
     parts: list[str] = []
     needs_vega = False
     for index, item in enumerate(items):

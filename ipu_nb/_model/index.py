@@ -1,6 +1,6 @@
-"""`ProfileIndex`: what the query core and the widget look up in a profile, computed once per profile.
+"""`ProfileIndex`: what the query core, the widget and the exports look up in a profile, computed once per profile.
 
-A `Profile` is never mutated, so the facts derived from it (sample id → row, the order of
+A profile is never mutated, so the facts derived from it (sample id → row, the order of
 its metadata entries, each sample's first value of a key, the bit widths of its codes,
 its span) are computed on first use and kept for its lifetime. `index_of` hands out the
 one index of a profile; everything that maps ids to rows or gathers a sample's metadata
@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .profile import ProfileData
 
 __all__ = ["ProfileIndex", "global_code", "global_codes", "index_of", "int_extreme"]
 
@@ -105,12 +105,12 @@ class ProfileIndex:
     permutes the frame (None when it is already in that order, as the loader writes it).
     """
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: ProfileData) -> None:
         self._profile = weakref.ref(profile)
         self._facts: dict[str, Any] = {}
 
     @property
-    def profile(self) -> Profile:
+    def profile(self) -> ProfileData:
         profile = self._profile()
         assert profile is not None, "a ProfileIndex outlived its profile"
         return profile
@@ -348,10 +348,10 @@ class ProfileIndex:
         return pl.Series("metadata", lists)
 
 
-_INDEXES: weakref.WeakKeyDictionary[Profile, ProfileIndex] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[ProfileData, ProfileIndex] = weakref.WeakKeyDictionary()
 
 
-def index_of(profile: Profile) -> ProfileIndex:
+def index_of(profile: ProfileData) -> ProfileIndex:
     """The `ProfileIndex` of `profile`, created on first use and dropped with the profile."""
     index = _INDEXES.get(profile)
     if index is None:

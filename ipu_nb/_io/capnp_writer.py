@@ -22,9 +22,9 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ._files import atomic_output
-from ._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
-from ._progress import AUTO_PROGRESS_SAMPLES, Report, progress_bar
+from .._files import atomic_output
+from .._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from .._progress import AUTO_PROGRESS_SAMPLES, Report, progress_bar
 
 __all__ = ["encode_columns", "encoded_size", "write_columns"]
 

@@ -5,7 +5,7 @@ column + 1, "tid": tile + 1, "args": {...}}`` with args ``tile``, ``kind``, ``ke
 ``phase``, ``epoch``, ``cycles`` (its duration), ``offset`` (cycles), ``sample`` (its id)
 and ``metadata``: an object of its entries in stored order (a repeated name gets `` (2)``,
 `` (3)`` … so none is lost). Strings are escaped once per distinct value with the query
-core's JSON escaping, and every line is assembled by polars, a chunk of samples at a time.
+runtime's JSON escaping, and every line is assembled by polars, a chunk of samples at a time.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._query import index_of
-from .._query.render import json_string
+from ..._model.index import index_of
+from ..._model.json_text import json_string
 from .layout import TRACE_PID_OFFSET, TRACE_TID_OFFSET, column_of, microseconds, row_of, trace_nanoseconds
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from ..._model.profile import ProfileData
 
 __all__ = ["sample_events", "track_events"]
 
@@ -50,7 +50,7 @@ def _keys(names: pl.Series, owners: np.ndarray) -> pl.Series:
     ).to_series()
 
 
-def _metadata_objects(profile: Profile, ids: np.ndarray) -> pl.Series:
+def _metadata_objects(profile: ProfileData, ids: np.ndarray) -> pl.Series:
     """Per sample id, the body of its metadata JSON object (``"name":"value",…``; empty when it has none)."""
     rows, counts = index_of(profile).entry_rows(ids)
     entries = profile.metadata[pl.Series(rows, dtype=pl.Int64)]
@@ -63,7 +63,7 @@ def _metadata_objects(profile: Profile, ids: np.ndarray) -> pl.Series:
     return pl.Series("_meta", lists).list.join(",")
 
 
-def sample_events(profile: Profile, samples: pl.DataFrame) -> str:
+def sample_events(profile: ProfileData, samples: pl.DataFrame) -> str:
     """The complete events of `samples` (rows of ``profile.samples``), one per line, comma-separated."""
     if samples.height == 0:
         return ""

@@ -14,15 +14,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NamedTuple
 
+import numpy as np
 import polars as pl
 
-from .. import _progress
-from .._files import atomic_output
-from .._query import Query, filter_mask
+from ... import _progress
+from ..._files import atomic_output
+from ..._version import __version__
 from .events import sample_events, track_events
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from ..._model.profile import ProfileData
 
 __all__ = ["CHUNK_SAMPLES", "GZIP_LEVEL", "Written", "write_trace"]
 
@@ -42,9 +43,7 @@ class Written(NamedTuple):
     tracks: int
 
 
-def _other_data(profile: Profile, exported: int) -> dict[str, object]:
-    from .. import __version__
-
+def _other_data(profile: ProfileData, exported: int) -> dict[str, object]:
     return {
         "source": f"ipu-nb {__version__}",
         "profile": str(profile.path) if profile.path is not None else None,
@@ -61,19 +60,21 @@ def _other_data(profile: Profile, exported: int) -> dict[str, object]:
 
 
 def write_trace(
-    profile: Profile,
+    profile: ProfileData,
     path: str | os.PathLike[str],
-    query: Query | None = None,
+    mask: np.ndarray | None = None,
     *,
     progress: bool | None = None,
 ) -> Written:
-    """Write the samples matching `query`'s filters (all by default) as a trace.
+    """Write the samples where `mask` (one bool per row of ``profile.samples``) is true, or all of them, as a trace.
 
-    See `ipu_nb.Profile.to_trace` for the layout.
+    The query core picks the samples (`ipu_nb.Profile.to_trace` takes a query's filters);
+    see there for the layout.
     """
     target = Path(path)
-    mask = filter_mask(profile, query)
-    rows = profile.samples.select(_COLUMNS).filter(pl.Series(mask))
+    rows = profile.samples.select(_COLUMNS)
+    if mask is not None:
+        rows = rows.filter(pl.Series(mask, dtype=pl.Boolean))
     total = rows.height
     large = total >= _progress.AUTO_PROGRESS_SAMPLES
     with ExitStack() as stack:
