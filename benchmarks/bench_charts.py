@@ -10,7 +10,7 @@ which hold one row per tile (1,472 vs 64); the time ratio shows how the polars
 aggregation scales with the sample count (~18× more samples).
 
 Then, on the full profile, the cost of making profile strings safe to render
-(`ipu_nb._html.sanitize`: labelling every chart frame, and `safe_spec` on the spec):
+(`ipu_nb._markup.sanitize`: labelling every chart frame, and `safe_spec` on the spec):
 best of three builds with the rules and with them replaced by the identity, side
 by side, and their ratio.
 """

@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 
 import hostile_inputs as h
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _message
 from ipu_nb._model.columns import Columns, Strings
-from ipu_nb._write import write_columns
 
 MB = 1_000_000
 

@@ -77,8 +77,8 @@ def measure(path: Path, what: str, cache: Path, repeat: int = 1) -> dict:
 
 def head_tiles(path: Path, target: int, out: Path) -> Path:
     """Write a profile of the first tiles of `path` holding about `target` samples."""
+    from ipu_nb._io.capnp_writer import write_columns
     from ipu_nb._load._wire import decode_file
-    from ipu_nb._write import write_columns
 
     c = decode_file(path)
     k = int(np.searchsorted(np.cumsum(c.tile_sample_counts), target)) + 1

@@ -55,9 +55,9 @@ def area_of(widget: ProfileWidget, samples: int, at: float) -> dict[str, Any]:
 
 
 def fresh(widget: ProfileWidget) -> None:
-    widget._areas.clear()
-    widget._flames.clear()
-    widget._group_rows.clear()
+    widget._answers.areas.forget()
+    widget._answers.flames.forget()
+    widget._answers.groups.forget()
 
 
 def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
@@ -91,9 +91,7 @@ def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
 def panel(widget: ProfileWidget) -> None:
     """The kernel's whole work for a new area: its three pushes, nothing cached."""
     fresh(widget)
-    widget._send_area()
-    widget._send_flame()
-    widget._send_groups()
+    widget._views.send("area", "flame", "groups")
 
 
 def panel_parts(profile: ipu_nb.Profile, repeat: int) -> dict[str, float]:
@@ -108,17 +106,17 @@ def panel_parts(profile: ipu_nb.Profile, repeat: int) -> dict[str, float]:
 
     def cached(send: Any) -> Any:
         def run() -> None:
-            widget._flames.clear()
-            widget._group_rows.clear()
+            widget._answers.flames.forget()
+            widget._answers.groups.forget()
             send()
 
         return run
 
     parts = {
         "selection_samples": lambda: (fresh(widget), widget.selection_samples),
-        "area push": cached(widget._send_area),
-        "flame push": cached(widget._send_flame),
-        "groups push": cached(widget._send_groups),
+        "area push": cached(lambda: widget._views.send("area")),
+        "flame push": cached(lambda: widget._views.send("flame")),
+        "groups push": cached(lambda: widget._views.send("groups")),
         "panel": lambda: panel(widget),
     }
     out = {}

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from builders import write_with_pycapnp
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._synth.generate import generate_columns
-from ipu_nb._write import write_columns
 
 BUDGET_SECONDS = 120.0
 

@@ -304,12 +304,12 @@ def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
     with threaded_side_views():
         widget = ProfileWidget(profile)
     constructed = time.perf_counter() - began
-    early = widget._build.early()
+    early = widget._shown_now().side.build.early()
     early_at = time.perf_counter() - began
     new = answer(widget)
     answered_at = time.perf_counter() - began
     early_kind = "the index" if early is None else type(early).__name__
-    widget._build.index()
+    widget._shown_now().side.build.index()
     indexed_at = time.perf_counter() - began
     same = new == old_encoded
     print(
@@ -330,13 +330,13 @@ def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
     began = time.perf_counter()
     widget = ProfileWidget(profile)
     built = time.perf_counter() - began
-    widget._flames.clear()
-    widget._group_rows.clear()
+    widget._answers.flames.forget()
+    widget._answers.groups.forget()
     began = time.perf_counter()
     widget._warm_up()  # outside a kernel it ran inline; in one, on the side-view worker after construction
     warm = time.perf_counter() - began
     print(f"widget construction {built - warm:.2f} s (index, mask, row facts), then side views warming up {warm:.2f} s")
-    idx = widget._index
+    idx = widget._shown_now().side.index
     span = idx.span
     print(f"{'view':>18} {'level':>5} {'blocks':>6} {'samples':>10} {'C ms':>8} {'numpy ms':>9} {'ratio':>6}")
     for fraction in (1.0, 0.25, 0.05, 0.01, 0.001):
@@ -352,7 +352,7 @@ def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
             native.NATIVE = path and native._LIB is not None
             best = float("inf")
             for _ in range(repeat):
-                widget._cache.clear()
+                widget._answers.encoded.forget()
                 t = time.perf_counter()
                 list(widget.block_answers(level, BINS, wanted))  # a generator: consumed to compute
                 best = min(best, time.perf_counter() - t)
@@ -460,7 +460,7 @@ def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[t
     """What happened between the widget's creation and its first picture: (seconds after creation, what)."""
     from datetime import datetime
 
-    kernel = nb.kernel("_marks", "_marks['build'] = getattr(widget._build, 'marks', {})")
+    kernel = nb.kernel("_marks", "_marks['build'] = getattr(widget._shown_now().side.build, 'marks', {})")
     heard = page.evaluate("() => window.ipuHeard")
     trips = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
     marks: list[tuple[float, str]] = [(t - created, "kernel: cell done") for t in kernel["cell_done"][:1]]

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from builders import write_with_pycapnp
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._model.columns import Columns, Strings
-from ipu_nb._write import write_columns
 
 TILES = 1472
 

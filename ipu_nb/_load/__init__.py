@@ -1,4 +1,4 @@
-"""Reading cycle-profile files into a `Profile`."""
+"""Reading cycle-profile files into `ProfileData` (`ipu_nb.open_profile` makes it a `Profile`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .._model.profile import Profile
+from .._model.profile import ProfileData
 from ._errors import NotAProfileError, ProfileFormatError, UnsupportedSchemaVersionError
 from ._frames import build_profile
 
@@ -28,51 +28,11 @@ def open_profile(
     decoder: Decoder = "auto",
     progress: bool | None = None,
     text_path: TextPath = "auto",
-) -> Profile:
-    """Read a runtime cycle profile (`.capnp`) into polars frames.
+) -> ProfileData:
+    """Read the profile at `path` into `ProfileData` (frames and scalars), from the cache when it holds them.
 
-    Parameters
-    ----------
-    path : str or Path
-        The profile file the runtime wrote.
-    cache : bool, default True
-        Reuse (and write) the decoded frames cached by file identity and content
-        (`ipu_nb._load._cache`, under ``$IPU_NB_CACHE`` or ``~/.cache/ipu-nb/frames``,
-        at most ``$IPU_NB_CACHE_SIZE`` bytes, default 4 GiB, least recently used evicted
-        first); only the user's own entries are used, each verified before use. False
-        bypasses the cache.
-    decoder : {"auto", "fast", "reference"}, default "auto"
-        "fast" is the columnar wire decoder; "reference" forces the slow pycapnp decoder (the
-        yardstick in tests). "auto" uses the fast one and falls back to pycapnp, with a
-        warning, only if it fails unexpectedly (a corrupt file is an error either way).
-        Both give identical frames.
-    progress : bool or None, default None
-        Show a progress bar on stderr (a widget in notebooks); None shows one only for
-        files over 50 MB.
-    text_path : {"auto", "native", "numpy"}, default "auto"
-        The fast decoder's text interner: the C library built at install ("native"), the
-        numpy one (same frames, about twice as slow on large files), or "auto" (the C
-        one when it is built).
-
-    Raises
-    ------
-    FileNotFoundError
-        The path does not exist.
-    IsADirectoryError, PermissionError
-        The path is a directory, or the file cannot be read.
-    ProfileFormatError
-        The file is truncated, corrupt, or of a schema version this reader cannot decode
-        (`UnsupportedSchemaVersionError`); `NotAProfileError` when it is no Cap'n Proto
-        message at all and looks like something else (gzip, zstd, xz, bzip2, zip, JSON,
-        text), which its message names.
-    ValueError
-        ``$IPU_NB_CACHE_SIZE`` is set but is not a size (with ``cache=True``).
-
-    Examples
-    --------
-    >>> profile = open_profile("mlp.capnp")
-    >>> profile.tile_count, profile.samples.height
-    (16, 384)
+    `ipu_nb.open_profile` wraps this in the public `Profile` and documents the parameters
+    and errors (`ipu_nb._profile.opening`).
     """
     if decoder not in _DECODERS:
         raise ValueError(f"decoder must be one of {', '.join(map(repr, _DECODERS))}, not {decoder!r}")
@@ -107,7 +67,7 @@ def open_profile(
     return profile
 
 
-def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> Profile:
+def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> ProfileData:
     try:
         return _decode_with(path, decoder, progress, text_path)
     except NotAProfileError:
@@ -121,20 +81,22 @@ def _decode(path: Path, decoder: Decoder, progress: bool | None, text_path: Text
         raise NotAProfileError(path, *hint) from exc
 
 
-def _decode_with(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> Profile:
+def _decode_with(path: Path, decoder: Decoder, progress: bool | None, text_path: TextPath) -> ProfileData:
     if decoder == "reference":
         from ._reference import decode_reference
 
         return build_profile(decode_reference(path), path=path)
     from .. import _progress
+    from ._passes import EntryIds
     from ._wire import decode_file, text_column_class
 
     text_column = text_column_class(text_path)  # "native" without the C library: an error, not a fallback
     try:
         large = path.stat().st_size > _progress.AUTO_PROGRESS_BYTES
         with _progress.progress_bar(progress, f"reading {path.name}", large=large) as report:
-            columns = decode_file(path, report=report, text_path=text_column)
-        return build_profile(columns, path=path)
+            entry_ids = EntryIds()  # filled while the chunks decode
+            columns = decode_file(path, report=report, text_path=text_column, entry_ids=entry_ids)
+        return build_profile(columns, path=path, reuse=True, entry_ids=entry_ids.take())
     except (ProfileFormatError, OSError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:

@@ -1,13 +1,24 @@
 """Decoded frames cached as Arrow IPC, so reopening a profile is near-instant.
 
 An entry is a directory named by `cache_key` (the profile's identity and a content
-sample); it holds one Arrow IPC file per frame and ``profile.json``, a small manifest
-with the scalars, every file's size and XXH3-64 checksum, and a checksum of its own.
+sample); it holds one Arrow IPC file per frame, ``categories.arrow`` (the distinct texts of
+the text columns) and ``profile.json``, a small manifest with the scalars, every file's
+size and XXH3-64 checksum, and a checksum of its own. Text (Categorical and Enum) columns
+are stored as their integer codes (`_columns`), so a reopen maps the files and hands their
+columns to polars without copying them: in a process that has registered no other texts
+the codes are polars' own category ids already; elsewhere they are renumbered into new memory.
+
 Entries are untrusted on the way back in: the manifest is size-capped and type-checked,
-every byte of every file is read into memory and checked against its checksums before
-anything parses it, and any mismatch means "no entry" (the caller decodes the profile
-again and replaces it), never a wrong frame or a crash. Nothing stays memory-mapped, so
-a cache file truncated or deleted under a live `Profile` cannot hurt it.
+every byte of every file is checked against its checksum, as mapped, before anything parses
+it, every code against the number of texts, and any mismatch means "no entry" (the caller
+decodes the profile again and replaces it), never a wrong frame or a crash. The frames of
+a reopened profile stay backed by the mapped files. That is safe because nothing in this
+package ever changes a cache file after it is written: files are created new (``O_EXCL``)
+and never opened for writing again, and whole entries appear by rename and go by rename
+and unlink (replacement, eviction, `clear_cache`), never by truncating or rewriting a file,
+so a file a live profile maps keeps its bytes (an unlinked inode lives as long as it is
+mapped). Only something outside the package writing into or truncating an entry's file in
+place could change a live profile's pages (or, truncating, end the process with SIGBUS).
 
 Writes happen on a background thread (the first open does not wait for them) into a
 temporary directory that is renamed into place, so a reader never sees half an entry;
@@ -28,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import mmap
 import os
 import re
 import secrets
@@ -35,6 +47,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -45,8 +58,9 @@ import polars as pl
 import pyarrow as pa
 import xxhash
 
-from .._model.profile import Profile
+from .._model.profile import ProfileData
 from .._terminal import printable
+from ._columns import Unencodable, decode_frames, encode_frames
 from ._mapped import open_regular
 from ._private import (
     DIRECTORY_FLAGS,
@@ -92,10 +106,12 @@ __all__ = [
 ]
 
 #: Bump when the entry layout or the decoder's output changes: old entries stop matching.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 #: The size cap when ``$IPU_NB_CACHE_SIZE`` is unset: about 15 full-size (1.2M-sample) profiles.
 DEFAULT_CACHE_SIZE = 4 << 30
 _FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
+_CATEGORIES = "categories"
+_FILES = (*_FRAMES, _CATEGORIES)
 _MANIFEST = "profile.json"
 _MANIFEST_MAX = 64 << 10  # ours are about 3 KB; anything larger is not ours
 _CHUNK = 8 << 20  # read size when checksumming a file just written
@@ -181,7 +197,7 @@ def path_tag(path: Path) -> str:
 # --- reading an entry ------------------------------------------------------------------
 
 
-def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | None:
+def load_cached(path: Path, key: str, root: Path | None = None) -> ProfileData | None:
     """The cached profile for `key`, or None when absent, stale, damaged, unreadable or not the user's own.
 
     Every file of the entry is checked to be ours (`_private`) and verified against the
@@ -214,30 +230,42 @@ def load_cached(path: Path, key: str, root: Path | None = None) -> Profile | Non
         return None
 
 
-def _load_entry(entry: int, path: Path, key: str) -> Profile | None:
+def _load_entry(entry: int, path: Path, key: str) -> ProfileData | None:
     manifest = _manifest_in(entry)
     if manifest is None or manifest["key"] != key:
         return None
-    buffers = {}
-    for name in _FRAMES:
-        buffer = _read_file(entry, f"{name}.arrow", manifest["frames"][name]["bytes"])
-        if buffer is None or _checksum(buffer) != manifest["frames"][name]["xxh3_64"]:
+    files = {**manifest["frames"], _CATEGORIES: manifest[_CATEGORIES]}
+    mapped = {}
+    for name in _FILES:
+        buffer = _map_file(entry, f"{name}.arrow", files[name]["bytes"])
+        if buffer is None:
             return None
-        buffers[name] = buffer
-    frames = {}
-    for name in _FRAMES:
-        frame = pl.from_arrow(pa.ipc.open_file(pa.BufferReader(buffers[name])).read_all())
-        if not isinstance(frame, pl.DataFrame) or _schema_text(frame) != manifest["frames"][name]["schema"]:
-            return None
-        frames[name] = frame
+        mapped[name] = buffer
+    # Verified before anything parses them, two files at a time (xxhash releases the GIL).
+    largest_first = sorted(_FILES, key=lambda name: -files[name]["bytes"])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sums = dict(zip(largest_first, pool.map(lambda name: _checksum(mapped[name]), largest_first), strict=True))
+    if any(sums[name] != files[name]["xxh3_64"] for name in _FILES):
+        return None
+    texts = _read_arrow(mapped[_CATEGORIES])
+    if texts.schema.names != ["value"] or texts.schema.types != [pa.string()]:
+        return None
+    frames = decode_frames({name: _read_arrow(mapped[name]) for name in _FRAMES}, texts.column(0).combine_chunks())
+    if frames is None or any(_schema_text(frames[name]) != manifest["frames"][name]["schema"] for name in _FRAMES):
+        return None
     _touch(entry)
-    return Profile(
+    return ProfileData(
         **frames,
         clock_hz=manifest["clock_hz"],
         schema_version=manifest["schema_version"],
         granularity=manifest["granularity"],
         path=path,
     )
+
+
+def _read_arrow(buffer: pa.Buffer) -> pa.Table:
+    """The Arrow IPC file in `buffer`, its columns slices of it (no copy)."""
+    return pa.ipc.open_file(pa.BufferReader(buffer)).read_all()
 
 
 def read_manifest(entry: Path) -> dict[str, Any] | None:
@@ -281,14 +309,28 @@ def parse_manifest(raw: bytes) -> dict[str, Any] | None:
 
 def _well_formed(body: dict[str, Any]) -> bool:
     scalars_ok = (
-        body.keys() == {"format", "key", "profile", "clock_hz", "schema_version", "granularity", "frames"}
+        body.keys() == {"format", "key", "profile", "clock_hz", "schema_version", "granularity", "frames", _CATEGORIES}
         and body["format"] == CACHE_FORMAT
         and all(isinstance(body[k], str) for k in ("key", "profile", "granularity"))
         and all(_is_int(body[k]) and body[k] >= 0 for k in ("clock_hz", "schema_version"))
         and isinstance(body["frames"], dict)
         and body["frames"].keys() == set(_FRAMES)
     )
-    return scalars_ok and all(_well_formed_frame(body["frames"][name]) for name in _FRAMES)
+    return (
+        scalars_ok
+        and all(_well_formed_frame(body["frames"][name]) for name in _FRAMES)
+        and _well_formed_file(body[_CATEGORIES])
+    )
+
+
+def _well_formed_file(file: Any) -> bool:
+    return (
+        isinstance(file, dict)
+        and file.keys() == {"bytes", "xxh3_64"}
+        and _is_int(file["bytes"])
+        and file["bytes"] >= 0
+        and isinstance(file["xxh3_64"], str)
+    )
 
 
 def _well_formed_frame(frame: Any) -> bool:
@@ -318,20 +360,21 @@ def _checksum(data: pa.Buffer | bytes) -> str:
     return xxhash.xxh3_64_hexdigest(memoryview(data))
 
 
-def _read_file(entry: int, name: str, size: int) -> pa.Buffer | None:
-    """The bytes of file `name` of the entry in (Arrow-aligned) memory, or None unless it holds exactly `size`."""
-    with open(open_file(name, entry), "rb", buffering=0) as handle:
-        if os.fstat(handle.fileno()).st_size != size:
-            return None  # checked before allocating: never more memory than the file holds
-        buffer = pa.allocate_buffer(size)
-        view = memoryview(buffer)
-        done = 0
-        while done < size:
-            count = handle.readinto(view[done:])
-            if not count:
-                return None  # truncated while we read it
-            done += count
-        return buffer if not handle.read(1) else None
+def _map_file(entry: int, name: str, size: int) -> pa.Buffer | None:
+    """File `name` of the entry, mapped read-only, or None unless it holds exactly `size` bytes.
+
+    The mapping is of the descriptor `open_file` checked (never reopened by name), and it
+    outlives the descriptor: the frames parsed from it keep it alive.
+    """
+    fd = open_file(name, entry)
+    try:
+        if os.fstat(fd).st_size != size:
+            return None
+        if size == 0:
+            return pa.py_buffer(b"")
+        return pa.py_buffer(mmap.mmap(fd, size, access=mmap.ACCESS_READ))
+    finally:
+        os.close(fd)
 
 
 def _write_checksummed(directory: int, name: str, write: Callable[[BinaryIO], object]) -> tuple[int, str]:
@@ -358,7 +401,7 @@ def _touch(entry: int) -> None:
 # --- writing an entry ------------------------------------------------------------------
 
 
-def store_cached(profile: Profile, key: str, root: Path | None = None, limit: int | None = None) -> bool:
+def store_cached(profile: ProfileData, key: str, root: Path | None = None, limit: int | None = None) -> bool:
     """Write `profile` under `key` atomically, then evict down to `limit`; False (never an exception) if not stored.
 
     `limit` defaults to `cache_size_limit`; an entry larger than it is not stored. Whatever
@@ -373,22 +416,30 @@ def store_cached(profile: Profile, key: str, root: Path | None = None, limit: in
             return False
         with cache:
             return _store_in(cache, profile, key, limit)
-    except (OSError, Untrusted, ValueError, MemoryError, pl.exceptions.PolarsError):
+    except (OSError, Untrusted, Unencodable, ValueError, MemoryError, pl.exceptions.PolarsError, pa.ArrowException):
         return False
 
 
-def _store_in(cache: CacheDir, profile: Profile, key: str, limit: int) -> bool:
+def _write_arrow(table: pa.Table, handle: BinaryIO) -> None:
+    with pa.ipc.new_file(handle, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _store_in(cache: CacheDir, profile: ProfileData, key: str, limit: int) -> bool:
     tmp = _make_temporary(cache, key)
     renamed = False
     tmp_fd = -1
     try:
         tmp_fd = open_dir(tmp, cache.fd)
         frames: dict[str, dict[str, Any]] = {}
+        tables, texts = encode_frames({name: getattr(profile, name) for name in _FRAMES})
         for name in _FRAMES:
-            frame: pl.DataFrame = getattr(profile, name)
-            write = functools.partial(frame.write_ipc, compression="uncompressed")
-            size, checksum = _write_checksummed(tmp_fd, f"{name}.arrow", write)
-            frames[name] = {"bytes": size, "xxh3_64": checksum, "schema": _schema_text(frame)}
+            size, checksum = _write_checksummed(tmp_fd, f"{name}.arrow", functools.partial(_write_arrow, tables[name]))
+            frames[name] = {"bytes": size, "xxh3_64": checksum, "schema": _schema_text(getattr(profile, name))}
+        del tables
+        size, checksum = _write_checksummed(
+            tmp_fd, f"{_CATEGORIES}.arrow", functools.partial(_write_arrow, pa.table({"value": texts}))
+        )
         body = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -397,12 +448,13 @@ def _store_in(cache: CacheDir, profile: Profile, key: str, limit: int) -> bool:
             "schema_version": int(profile.schema_version),
             "granularity": str(profile.granularity),
             "frames": frames,
+            _CATEGORIES: {"bytes": size, "xxh3_64": checksum},
         }
         manifest = json.dumps({**body, "digest": _digest(body)}).encode()
         if len(manifest) > _MANIFEST_MAX or not _well_formed(body):
             return False  # never write what `read_manifest` would refuse
         _write_checksummed(tmp_fd, _MANIFEST, lambda handle: handle.write(manifest))
-        if sum(f["bytes"] for f in frames.values()) + len(manifest) > limit:
+        if sum(f["bytes"] for f in frames.values()) + size + len(manifest) > limit:
             _evict(cache, limit)
             return False
         _remove(cache, key)  # stale, damaged or not ours: replace it
@@ -444,7 +496,7 @@ _writers: list[threading.Thread] = []
 
 
 def store_in_background(
-    profile: Profile, key: str, root: Path | None = None, limit: int | None = None
+    profile: ProfileData, key: str, root: Path | None = None, limit: int | None = None
 ) -> threading.Thread:
     """Write the entry on a (non-daemon) thread: the caller gets its profile without waiting.
 

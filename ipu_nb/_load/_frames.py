@@ -1,4 +1,4 @@
-"""Turn decoded `Columns` into a `Profile` of polars frames (docs/reference/format.md#normalisation)."""
+"""Turn decoded `Columns` into `ProfileData`: polars frames (docs/reference/format.md#normalisation)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
-from .._model.profile import Profile
+from .._model.profile import ProfileData
 from ._errors import ProfileFormatError
+from ._passes import THREADS, owner_positions, remap_codes
 
 __all__ = ["ACTIVITY_KIND_DTYPE", "KIND_DTYPE", "build_profile", "infer_granularity"]
 
@@ -20,20 +20,71 @@ KIND_DTYPE = pl.Enum(list(STEP_KINDS))
 ACTIVITY_KIND_DTYPE = pl.Enum(list(ACTIVITY_KINDS))
 
 
-def _categorical(strings: Strings) -> pl.Series:
-    dictionary = pa.DictionaryArray.from_arrays(pa.array(strings.codes, type=pa.uint32()), strings.values)
-    return pl.Series(pl.from_arrow(dictionary)).cast(pl.Categorical)
+class _Categories:
+    """Polars categories for the profile's text columns, registered (and kept alive) while its frames are built.
+
+    Polars numbers a string the first time a process registers it; the decoder numbers it in
+    its column's first-occurrence order. Each column's codes are moved to polars' numbering in
+    place (`remap_codes`) unless the two agree, then handed to polars without a copy.
+    """
+
+    def __init__(self, pool: ThreadPoolExecutor, reuse: bool) -> None:
+        self._pool = pool
+        self._reuse = reuse
+        self._keep: list[pl.Series] = []
+        #: Each column's polars id of each of its values.
+        self.ids: dict[str, np.ndarray] = {}
+
+    def physical(self, name: str, strings: Strings) -> np.ndarray:
+        """`strings`' codes as polars category ids (the caller's array itself when `reuse` allows)."""
+        registered = pl.Series(strings.values).cast(pl.Categorical)
+        self._keep.append(registered)  # the ids stay assigned while a series holds them
+        ids = registered.to_physical().to_numpy().astype(np.uint32, copy=False)
+        self.ids[name] = ids
+        codes = strings.codes
+        if len(codes) == 0:
+            return np.zeros(0, dtype=np.uint32)
+        if np.array_equal(ids, np.arange(len(ids), dtype=np.uint32)):
+            if int(codes.max()) >= len(ids):
+                raise ProfileFormatError(f"text code {int(codes.max())} out of range ({len(ids)} values)")
+            return codes.astype(np.uint32, copy=False)
+        writable = self._reuse and codes.dtype == np.uint32 and codes.flags.writeable and codes.flags.c_contiguous
+        codes = codes if writable else np.array(codes, dtype=np.uint32)
+        try:
+            remap_codes(codes, ids, self._pool)
+        except ValueError as exc:
+            raise ProfileFormatError(f"text {exc}") from None
+        return codes
+
+
+def _as_categorical(columns: dict[str, np.ndarray]) -> pl.DataFrame:
+    """Category-id columns as Categorical, converted side by side (polars checks every id)."""
+    frame = pl.DataFrame({name: pl.Series(name, codes) for name, codes in columns.items()})
+    return frame.select(pl.all().cat.to(pl.Categorical))
+
+
+def _flag_owners(
+    flags: np.ndarray, owner: np.ndarray, names: np.ndarray, values: np.ndarray, name: int, value: int
+) -> None:
+    """Set ``flags[owner[i]]`` for every entry i whose name and value are `name` and `value` (a slice at a time)."""
+    step = 1 << 22
+    for lo in range(0, len(owner), step):
+        hit = names[lo : lo + step] == name
+        hit &= values[lo : lo + step] == value
+        flags[owner[lo : lo + step][hit]] = True
 
 
 def _enum(codes: np.ndarray, names: tuple[str, ...], dtype: pl.Enum, what: str) -> pl.Series:
     if len(codes) and int(codes.max()) >= len(names):
         bad = int(np.flatnonzero(codes >= len(names))[0])
         raise ProfileFormatError(f"unknown {what} value {int(codes[bad])} at row {bad}")
-    return (
-        pl.Series(codes.astype(np.uint32))
-        .cast(pl.UInt32)
-        .replace_strict(list(range(len(names))), list(names), return_dtype=dtype)
-    )
+    return pl.Series(codes.astype(np.uint8)).cat.to(dtype)
+
+
+def _wrapped_offset(counter: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """``counter - base`` modulo 2**32 (the 32-bit counters wrap), as uint64, with one temporary at most."""
+    difference = np.subtract(counter, base, dtype=np.uint32, casting="unsafe")
+    return difference.astype(np.uint64)
 
 
 def _u32(values: np.ndarray) -> np.ndarray:
@@ -93,13 +144,19 @@ def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_t
     return "unknown"
 
 
-def _entry_ids(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner sample, position in its list) of each metadata entry."""
-    return _owner_ids(counts), _positions(counts)
+def build_profile(
+    columns: Columns,
+    path: Path | None = None,
+    *,
+    reuse: bool = False,
+    entry_ids: tuple[np.ndarray, np.ndarray] | None = None,
+) -> ProfileData:
+    """Build the frames of docs/reference/format.md#frames from decoded columns.
 
-
-def build_profile(columns: Columns, path: Path | None = None) -> Profile:
-    """Build the frames of docs/reference/format.md#frames from decoded columns."""
+    `reuse`: the frames may take over (and rewrite) the columns' arrays instead of copying
+    them, for a caller that drops `columns` afterwards (the loader). `entry_ids`: each
+    metadata entry's owner sample and position, when the decoder made them (`EntryIds`).
+    """
     c = columns
     n = c.sample_count
     counts = c.tile_sample_counts.astype(np.int64)
@@ -109,22 +166,38 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
     bases = np.zeros(len(counts), dtype=np.uint32)
     bases[has] = c.start[firsts[has]]
     base = np.repeat(bases, counts)
-    offset = (c.start - base).astype(np.uint32).astype(np.uint64)
+    offset = _wrapped_offset(c.start, base)
     duration = (c.end - c.start).astype(np.uint32)
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # The metadata entry ids (the largest arrays) build on another core meanwhile.
-        ids = pool.submit(_entry_ids, c.metadata_counts.astype(np.int64))
-        name, value = _categorical(c.metadata_name), _categorical(c.metadata_value)
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        categories = _Categories(pool, reuse)
+        # The largest columns first: in a fresh process their codes are polars' ids already.
+        text = {
+            name: categories.physical(name, strings)
+            for name, strings in (
+                ("name", c.metadata_name),
+                ("value", c.metadata_value),
+                ("operation", c.operation),
+                ("kernel", c.kernel),
+            )
+        }
+        entries = len(c.metadata_name)
+        if entry_ids is not None and len(entry_ids[0]) == len(entry_ids[1]) == entries:
+            meta_sample, position = entry_ids
+        else:
+            meta_sample, position = owner_positions(c.metadata_counts, pool)
+        inactive = np.zeros(n, dtype=bool)
+        active, false = _code_of(c.metadata_name, "active"), _code_of(c.metadata_value, "false")
+        if active is not None and false is not None:
+            ids = categories.ids
+            _flag_owners(inactive, meta_sample, text["name"], text["value"], ids["name"][active], ids["value"][false])
+        meta_text = _as_categorical({"name": text["name"], "value": text["value"]})
+        step_text = _as_categorical({"operation": text["operation"], "kernel": text["kernel"]})
         kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
-        operation, kernel = _categorical(c.operation), _categorical(c.kernel)
-        meta_sample, position = ids.result()
-    metadata = pl.DataFrame({"sample": meta_sample, "position": position, "name": name, "value": value})
-    inactive = np.zeros(n, dtype=bool)
-    active, false = _code_of(c.metadata_name, "active"), _code_of(c.metadata_value, "false")
-    if active is not None and false is not None:
-        flagged = (c.metadata_name.codes == active) & (c.metadata_value.codes == false)
-        inactive[meta_sample[flagged]] = True
+    metadata = pl.DataFrame(
+        {"sample": meta_sample, "position": position, "name": meta_text["name"], "value": meta_text["value"]}
+    )
+    operation, kernel = step_text["operation"], step_text["kernel"]
     inactive &= c.kind == STEP_KINDS.index("compute")
 
     samples = pl.DataFrame(
@@ -157,7 +230,7 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
             "kind": _enum(c.activity_kind, ACTIVITY_KINDS, ACTIVITY_KIND_DTYPE, "exchange activity kind"),
             "start": _u32(c.activity_start),
             "end": _u32(c.activity_end),
-            "offset": (c.activity_start - act_base).astype(np.uint32).astype(np.uint64),
+            "offset": _wrapped_offset(c.activity_start, act_base),
             "duration": (c.activity_end - c.activity_start).astype(np.uint32),
         }
     )
@@ -172,7 +245,7 @@ def build_profile(columns: Columns, path: Path | None = None) -> Profile:
     # Only the names the inference looks for (not a Python string per distinct name).
     names = {n for n in _GRANULARITY_NAMES if _code_of(c.metadata_name, n) is not None}
     granularity = infer_granularity(samples, names, int(counts.max()) if len(counts) else 0)
-    return Profile(
+    return ProfileData(
         samples=samples,
         metadata=metadata,
         exchange_activities=exchange_activities,

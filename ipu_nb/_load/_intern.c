@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IPU_INTERN_ABI 7
+#define IPU_INTERN_ABI 8
 
 /* The hot path (resolve, hash, look up) inlined into each loop; the cold one (a new text) not. */
 #if defined(__GNUC__)
@@ -225,18 +225,30 @@ typedef struct {
     int64_t byte_cost;
 } Cursor;
 
+/* Entries remember the code at this many positions of a list (metadata names repeat list to list). */
+#define HINTS 64
+
 /* Intern the text of `len` bytes at byte `start` (0: null, the empty text) into *code: its traversal
  * cost (a word for the pointer, one for a single-far landing pad when `far`, and its bytes with the
  * NUL) must fit the allowance before it is hashed, and if it is new its memory before it is copied.
- * On NEED_MEMORY nothing is spent: the next call starts with this text again. */
+ * On NEED_MEMORY nothing is spent: the next call starts with this text again. *hint is a code to try
+ * before hashing (-1: none; equal bytes are that code, as texts in the table are distinct), and
+ * becomes this text's code. */
 static INLINE int64_t intern_one(Table *t, const uint8_t *file, int64_t start, int64_t len, int64_t far, Cursor *c,
-                                 uint32_t *code) {
+                                 uint32_t *code, int64_t *hint) {
     int64_t cost = start ? 8 + len + 1 + 8 * far : 8;
     if (cost > c->work) {
         c->want = cost;
         return NEED_WORK;
     }
     const uint8_t *p = file + start;
+    int64_t guess = *hint;
+    if (guess >= 0 && t->values[guess].len == len && same_text(t->store + t->values[guess].start, p, len)) {
+        c->work -= cost; /* the text the caller expected here: no hashing, no probing */
+        *code = (uint32_t)guess;
+        if (start && start + len + 1 > c->end) c->end = start + len + 1;
+        return 0;
+    }
     uint64_t h = hash_text(p, len), slot = 0;
     int64_t probed = 0, found = lookup(t, p, len, h, &slot, &probed);
     if (found < 0) {
@@ -251,6 +263,7 @@ static INLINE int64_t intern_one(Table *t, const uint8_t *file, int64_t start, i
     }
     c->work -= cost + probed;
     *code = (uint32_t)found;
+    *hint = found;
     if (start && start + len + 1 > c->end) c->end = start + len + 1;
     return 0;
 }
@@ -273,7 +286,7 @@ typedef struct {
 /* Read the pointer word at `at` (in segment words [lo, hi)), following a single-far pointer
  * to its landing pad. 0 when it needs the general path (double-far, a bad far pointer, an
  * address outside the file); a null pointer has w == 0. */
-static int read_pointer(const Frame *m, int64_t at, int64_t lo, int64_t hi, Ptr *p) {
+static INLINE int read_pointer(const Frame *m, int64_t at, int64_t lo, int64_t hi, Ptr *p) {
     if (at < 0 || at >= m->words || lo < 0 || hi > m->words) return 0;
     uint64_t w = load_word(m->file + 8 * at);
     if ((w & 3) == 2) {
@@ -299,7 +312,7 @@ static int64_t target_of(const Ptr *p) { return p->at + 1 + ((int64_t)(int32_t)(
 /* Where the Text that the pointer at word `at` points to lies: *start and *len (null reads as
  * empty), and *far whether it was reached through a (single) far pointer. 0 when the pointer
  * needs the general path. */
-static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int64_t *start, int64_t *len,
+static INLINE int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int64_t *start, int64_t *len,
                         int64_t *far) {
     Ptr p;
     *start = *len = *far = 0;
@@ -331,11 +344,12 @@ static int resolve_text(const Frame *m, int64_t at, int64_t lo, int64_t hi, int6
  * texts before it are interned) or NO_MEMORY. */
 int64_t ipu_intern_pointers(Table *t, BATCH_ARGS, uint32_t *codes, Cursor *out) {
     Cursor c = *out; /* a local copy the compiler keeps in registers; written back when the call stops */
+    int64_t hint = -1;   /* the previous row's code: runs of equal texts skip the hash */
     for (int64_t i = c.next; i < n; i++) {
         int64_t start = 0, len = 0, far = 0;
         int64_t found = NOT_FAST;
         if (!PRESENT(i) || resolve_text(m, addr[i], LO(i), HI(i), &start, &len, &far))
-            found = intern_one(t, m->file, start, len, far, &c, &codes[i]);
+            found = intern_one(t, m->file, start, len, far, &c, &codes[i], &hint);
         if (found) {
             c.next = i;
             *out = c;
@@ -394,6 +408,8 @@ int64_t ipu_count_entries(BATCH_ARGS, int64_t *counts, int64_t *words, int64_t *
 int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity, uint32_t *codes, Cursor *out) {
     Cursor c = *out;
     int64_t row = c.next;
+    int64_t hints[HINTS]; /* per position in a list: the code the previous list had there */
+    for (int64_t k = 0; k < HINTS; k++) hints[k] = -1;
     for (int64_t i = c.list; i < n; i++) {
         List list = {0, 0, 0, 0, 0, 0, 0};
         int64_t j = i == c.list ? c.at : 0;
@@ -405,7 +421,7 @@ int64_t ipu_intern_entries(Table *t, int64_t field, BATCH_ARGS, int64_t capacity
             int64_t start = 0, len = 0, far = 0;
             found = NOT_FAST;
             if (field >= list.pointers || resolve_text(m, at, list.lo, list.hi, &start, &len, &far))
-                found = intern_one(t, m->file, start, len, far, &c, &codes[row]);
+                found = intern_one(t, m->file, start, len, far, &c, &codes[row], &hints[j & (HINTS - 1)]);
             if (found) goto stop;
         }
         continue;
@@ -433,7 +449,8 @@ int64_t ipu_intern_resolved(Table *t, const Frame *m, const int64_t *byte, const
     for (int64_t i = c.next; i < n; i++) {
         /* Word-aligned, with the word holding the NUL inside the file (what hash_text reads). */
         if (byte[i] < 0 || len[i] < 0 || (byte[i] & 7) || byte[i] / 8 + len[i] / 8 >= m->words) return OUT_OF_BOUNDS;
-        int64_t found = intern_one(t, m->file, byte[i], len[i], 0, &c, &codes[i]);
+        int64_t hint = -1;
+        int64_t found = intern_one(t, m->file, byte[i], len[i], 0, &c, &codes[i], &hint);
         if (found) {
             c.next = i;
             *out = c;
@@ -443,4 +460,32 @@ int64_t ipu_intern_resolved(Table *t, const Frame *m, const int64_t *byte, const
     c.next = n;
     *out = c;
     return 0;
+}
+
+/* The frame builder's two whole-column passes (called on ranges of rows, one range per thread). */
+
+/* codes[i] = table[codes[i]] for i in [0, n): dictionary codes moved to another numbering in place.
+ * Returns -1, or the first i whose code is not below k (the codes from i on are left as they were). */
+int64_t ipu_remap_codes(uint32_t *codes, int64_t n, const uint32_t *table, int64_t k) {
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t c = codes[i];
+        if ((int64_t)c >= k) return i;
+        codes[i] = table[c];
+    }
+    return -1;
+}
+
+/* For groups of counts[g] consecutive child rows (g in [0, n)), the owner of each child row
+ * (first_owner + g) and its position inside its group, written from owner[0] and position[0]. */
+void ipu_owner_positions(const int64_t *counts, int64_t n, int64_t first_owner, uint32_t *owner, uint32_t *position) {
+    for (int64_t g = 0; g < n; g++) {
+        uint32_t who = (uint32_t)(first_owner + g);
+        int64_t count = counts[g];
+        for (int64_t j = 0; j < count; j++) {
+            owner[j] = who;
+            position[j] = (uint32_t)j;
+        }
+        owner += count;
+        position += count;
+    }
 }

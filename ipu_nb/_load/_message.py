@@ -24,11 +24,14 @@ the budget, the field and where) having cost time and memory linear in its size:
   activity) is charged the peak bytes it costs through to the finished frames (the
   ``*_BYTES`` constants, measured by benchmarks/bench_hostile.py) as soon as its list's
   count is known, before anything of that size is allocated; every distinct text is
-  charged ``TEXT_VALUE_BYTES`` plus ``TEXT_BYTE_COST`` per byte before it is copied.
-  Temporaries are bounded separately, per batch. With the file itself mapped (at most
-  its size resident), a load peaks below about 3x the file size plus 300 MB for any
-  input, accepted or refused; realistic profiles charge a half (phase) to two thirds (step
-  granularity) of the budget.
+  charged ``TEXT_VALUE_BYTES`` plus ``TEXT_BYTE_COST`` per byte (the ``NUMPY_`` ones on
+  the numpy path) before it is copied. The charges are what rows and texts
+  really cost (the frames are built in place, without copies), so a valid file is refused
+  only when its frames would not fit either. Temporaries are bounded separately, per
+  batch. With the file itself mapped (at most its size resident), a load peaks below about
+  3x the file size plus 300 MB for any input, accepted or refused. A distinct text costs
+  far more than its bytes in the file (polars' categories alone about 123 bytes), so a file
+  made mostly of distinct short texts can still exceed the budget.
 
 Charges are exact and never refunded, so whether a file is refused does not depend on
 how its chunks interleave on the worker threads.
@@ -48,6 +51,8 @@ __all__ = [
     "ACTIVITY_BYTES",
     "ENTRY_BYTES",
     "MAX_SEGMENTS",
+    "NUMPY_TEXT_BYTE_COST",
+    "NUMPY_TEXT_VALUE_BYTES",
     "SAMPLE_BYTES",
     "TEXT_BYTE_COST",
     "TEXT_VALUE_BYTES",
@@ -72,16 +77,22 @@ BUDGET_SLACK = 4096
 #: Bytes of memory a file may decode to, per byte of file, plus an allowance for small files.
 MEMORY_PER_BYTE = 2
 MEMORY_SLACK = 64_000_000
-#: Peak bytes per output row, from the decoder's arrays through to the finished frames.
-#: (Measured on files of millions of rows of one kind: about 144, 114, 29 and 60-73 bytes.)
+#: Peak bytes per output row, from the decoder's arrays through to the finished frames: what a
+#: row really costs, so a dense valid file is not refused for memory it would never use.
+#: (Measured, frames built in place: about 144, 97, 16-29 and 60-73 bytes.)
 TILE_BYTES = 192
-SAMPLE_BYTES = 160
-ENTRY_BYTES = 40
+SAMPLE_BYTES = 104
+ENTRY_BYTES = 32
 ACTIVITY_BYTES = 96
-#: Peak bytes per distinct text, fixed and per byte of text: the interner's copy and the frames'
-#: (measured: about 130 bytes plus 2.2 per byte with the C interner, 165 plus 3.2 with numpy).
-TEXT_VALUE_BYTES = 224
-TEXT_BYTE_COST = 4
+#: Peak bytes per distinct text, fixed and per byte of text: the interner's copy and polars'
+#: categories (measured: 109-126 bytes for 12-byte texts with the C interner, of which polars'
+#: category registry alone is about 123 once the interner's table is freed; 2.2 per byte).
+TEXT_VALUE_BYTES = 128
+TEXT_BYTE_COST = 3
+#: The numpy text path's (`_text`) costs per distinct text: its Arrow dictionaries and Python
+#: bytes on top (measured: about 165 bytes plus 3.2 per byte).
+NUMPY_TEXT_VALUE_BYTES = 224
+NUMPY_TEXT_BYTE_COST = 4
 
 _M29 = np.uint64((1 << 29) - 1)
 _M30 = np.uint64((1 << 30) - 1)
@@ -123,8 +134,10 @@ def rows_of(what: str, count: np.ndarray, describe: Describe) -> str:
     return f"{what} ({int(count.sum()):,} rows from {describe(first)} on)"
 
 
-def text_memory(length: np.ndarray | int, values: int = 1) -> int:
-    """Memory charged for `values` new distinct texts of `length` bytes in all."""
+def text_memory(length: np.ndarray | int, values: int = 1, *, numpy: bool = False) -> int:
+    """Memory charged for `values` new distinct texts of `length` bytes in all (by the numpy path if `numpy`)."""
+    if numpy:
+        return values * NUMPY_TEXT_VALUE_BYTES + NUMPY_TEXT_BYTE_COST * int(np.sum(length))
     return values * TEXT_VALUE_BYTES + TEXT_BYTE_COST * int(np.sum(length))
 
 

@@ -227,7 +227,8 @@ class TextColumn:
         new = [value for value in dictionary if value not in index]
         if new:
             self.msg.charge_memory(
-                text_memory(sum(map(len, new)), len(new)), lambda: f"{self.what}: {describe(i)} (distinct texts)"
+                text_memory(sum(map(len, new)), len(new), numpy=True),
+                lambda: f"{self.what}: {describe(i)} (distinct texts)",
             )
         index.update(zip(new, range(known, known + len(new)), strict=True))
         if len(new) < len(dictionary) or known:
@@ -245,7 +246,7 @@ class TextColumn:
             if view == value:
                 target[0] = code
                 return
-        self.msg.charge_memory(text_memory(length), lambda: f"{self.what}: {describe(i)} (distinct texts)")
+        self.msg.charge_memory(text_memory(length, numpy=True), lambda: f"{self.what}: {describe(i)} (distinct texts)")
         value = bytes(view)
         code = self.index.setdefault(value, len(self.index))
         self._long.setdefault(digest, []).append((code, value))

@@ -35,6 +35,7 @@ from ._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ._intern import NATIVE, EntryLists, NativeTextColumn, count_entries
 from ._mapped import FileBytes, open_bytes
 from ._message import ACTIVITY_BYTES, ENTRY_BYTES, SAMPLE_BYTES, TILE_BYTES, Cancelled, Elements, Lists, Message
+from ._passes import EntryIds
 from ._text import TextColumn
 
 __all__ = ["BATCH_ROWS", "CHUNK_SAMPLES", "decode_bytes", "decode_file"]
@@ -68,18 +69,23 @@ def text_column_class(text_path: TextPath | type[TextColumns]) -> type[TextColum
 
 
 def decode_file(
-    path: str | Path, *, report: Report | None = None, text_path: TextPath | type[TextColumns] = "auto"
+    path: str | Path,
+    *,
+    report: Report | None = None,
+    text_path: TextPath | type[TextColumns] = "auto",
+    entry_ids: EntryIds | None = None,
 ) -> Columns:
     """Decode a profile file (memory-mapped and guarded, or read into memory: `_mapped`).
 
     A file truncated or rewritten while it loads is a `ProfileFormatError` saying so.
     `report(done, total)` is called in samples after each chunk; `text_path` chooses the
-    text interner (`text_column_class`).
+    text interner (`text_column_class`); `entry_ids`, if given, receives each metadata entry's
+    owner sample and position as chunks finish (for `build_profile`).
     """
     path = Path(path)
     with open_bytes(path) as file:
         try:
-            columns = _decode(file.buffer, str(path), report, file, text_column_class(text_path))
+            columns = _decode(file.buffer, str(path), report, file, text_column_class(text_path), entry_ids)
         except BaseException:
             file.check()  # a file that changed under the decoder explains whatever went wrong
             raise
@@ -128,7 +134,12 @@ _Result = tuple[_Chunk, tuple[int, int]]
 
 
 def _decode(
-    buffer: object, where: str, report: Report | None, file: FileBytes | None, text_column: type[TextColumns]
+    buffer: object,
+    where: str,
+    report: Report | None,
+    file: FileBytes | None,
+    text_column: type[TextColumns],
+    entry_ids: EntryIds | None = None,
 ) -> Columns:
     msg = Message(buffer, where)
     root_addr = np.array([msg.seg_start[0]], dtype=np.int64)
@@ -171,6 +182,8 @@ def _decode(
         try:
             for rows, (chunk, span) in zip(row_ranges, results, strict=True):
                 chunks.append(chunk)
+                if entry_ids is not None:
+                    entry_ids.extend(out["metadata_counts"][rows], rows.start)
                 if file is not None:
                     file.check()
                     file.release(*span)

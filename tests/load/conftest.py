@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import ipu_nb._load as load
-from ipu_nb._model.profile import Profile
+from ipu_nb._model.profile import ProfileData
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def decodes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     calls: list[Path] = []
     real = load._decode
 
-    def counting(path: Path, *args: object) -> Profile:
+    def counting(path: Path, *args: object) -> ProfileData:
         calls.append(path)
         return real(path, *args)  # type: ignore[arg-type]
 

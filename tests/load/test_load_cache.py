@@ -22,6 +22,7 @@ import pytest
 from builders import S, T, columns_from_tiles
 
 import ipu_nb._load as load
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _cache, _private, open_profile
 from ipu_nb._load._cache import (
     cache_entries,
@@ -35,11 +36,10 @@ from ipu_nb._load._cache import (
     store_cached,
     wait_for_writes,
 )
-from ipu_nb._model.profile import Profile
-from ipu_nb._write import write_columns
+from ipu_nb._model.profile import ProfileData
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
-FILES = (*(f"{name}.arrow" for name in FRAMES), "profile.json")
+FILES = (*(f"{name}.arrow" for name in FRAMES), "categories.arrow", "profile.json")
 FUZZ_CASES = int(os.environ.get("IPU_NB_CACHE_FUZZ_CASES", "300"))
 
 
@@ -65,7 +65,7 @@ def write_large(path: Path, tiles: int = 20, pad: int = 4096) -> Path:
     return path
 
 
-def assert_same(a: Profile, b: Profile) -> None:
+def assert_same(a: ProfileData, b: ProfileData) -> None:
     for name in FRAMES:
         assert getattr(a, name).schema == getattr(b, name).schema, name
         assert getattr(a, name).equals(getattr(b, name)), name
@@ -103,7 +103,7 @@ def cached_entry(path: Path, root: Path) -> Path:
 
 
 def forbid_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> Profile:
+    def refuse(*args: object, **kwargs: object) -> ProfileData:
         raise AssertionError("decoded although a cache entry should have been used")
 
     monkeypatch.setattr(load, "_decode", refuse)
@@ -123,7 +123,7 @@ def flip(file: Path, position: int, mask: int = 0x5A) -> None:
     file.write_bytes(bytes(data))
 
 
-def assert_replaced(path: Path, entry: Path, fresh: Profile) -> None:
+def assert_replaced(path: Path, entry: Path, fresh: ProfileData) -> None:
     """The damaged entry has been rewritten and now serves the fresh frames."""
     wait_for_writes()
     cached = load_cached(path, entry.name, entry.parent)
@@ -482,27 +482,31 @@ def test_cache_flip_fuzz_always_gives_the_fresh_frames(tmp_path: Path, cache_roo
     assert caught >= FUZZ_CASES * 0.9
 
 
-# --- never backed by the cache files ---------------------------------------------------
+# --- a live profile's mapped files outlive the cache's own removals ------------------------
 
-_USE_AFTER_TRUNCATION = textwrap.dedent(
+_USE_AFTER_REMOVAL = textwrap.dedent(
     """
     import sys
     from pathlib import Path
     import ipu_nb._load as load
-    from ipu_nb._load import open_profile
+    from ipu_nb._load import open_profile, _cache
     from ipu_nb._load._cache import cache_key
 
-    path, action = Path(sys.argv[1]), sys.argv[2]
+    path, action, root = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
     fresh = open_profile(path, cache=False)
     load._decode = None  # this open must be a cache hit
     profile = open_profile(path)
-    entry = Path(sys.argv[3]) / cache_key(path)
-    for arrow in entry.glob("*.arrow"):
-        if action == "truncate":
-            with open(arrow, "r+b") as handle:
-                handle.truncate(0)
-        else:
+    entry = root / cache_key(path)
+    if action == "delete":
+        for arrow in entry.glob("*.arrow"):
             arrow.unlink()
+    elif action == "clear":
+        _cache.clear_cache(root)
+    elif action == "evict":
+        _cache.evict(root, 0)
+    else:  # another process writes the same entry again: the old one is replaced by rename
+        assert _cache.store_cached(fresh, cache_key(path), root)
+    assert action in ("delete", "replace") or not entry.exists()
     for name in ("samples", "metadata", "exchange_activities", "tiles"):
         frame = getattr(profile, name)
         assert frame.equals(getattr(fresh, name)), name
@@ -514,12 +518,14 @@ _USE_AFTER_TRUNCATION = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("action", ["truncate", "delete"])
-def test_cache_files_truncated_under_a_live_profile(tmp_path: Path, cache_root: Path, action: str) -> None:
+@pytest.mark.parametrize("action", ["delete", "clear", "evict", "replace"])
+def test_cache_entry_removed_under_a_live_profile(tmp_path: Path, cache_root: Path, action: str) -> None:
+    # A reopened profile's frames are the mapped cache files: removing or replacing the entry
+    # (all the package ever does to one) unlinks them, and a mapped inode keeps its bytes.
     path = write_large(tmp_path / "big.capnp")
     cached_entry(path, cache_root)
     run = subprocess.run(
-        [sys.executable, "-c", _USE_AFTER_TRUNCATION, str(path), action, str(cache_root)],
+        [sys.executable, "-c", _USE_AFTER_REMOVAL, str(path), action, str(cache_root)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -531,14 +537,14 @@ def test_cache_files_truncated_under_a_live_profile(tmp_path: Path, cache_root: 
 def test_entry_vanishing_while_read_is_a_miss(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
     path = write(tmp_path / "p.capnp")
     entry = cached_entry(path, cache_root)
-    real = _cache._read_file
+    real = _cache._map_file
 
     def evicted_meanwhile(directory: int, name: str, size: int) -> object:
         if entry.exists():
             _cache.clear_cache(cache_root)  # another process evicts it between the manifest and the frames
         return real(directory, name, size)
 
-    monkeypatch.setattr(_cache, "_read_file", evicted_meanwhile)
+    monkeypatch.setattr(_cache, "_map_file", evicted_meanwhile)
     assert load_cached(path, entry.name, cache_root) is None
     assert not entry.exists()
 
@@ -742,12 +748,11 @@ def test_read_only_cache_still_serves_hits(tmp_path: Path, cache_root: Path, mon
 
 def test_write_failure_midway_leaves_nothing(tmp_path: Path, cache_root: Path, monkeypatch) -> None:
     path = write(tmp_path / "p.capnp")
-    import polars as pl
 
-    def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
+    def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
+    monkeypatch.setattr(_cache, "_write_arrow", full_disk)
     assert open_profile(path).sample_count == 16
     wait_for_writes()
     assert list(cache_root.iterdir()) == []

@@ -19,6 +19,7 @@ import polars as pl
 import pytest
 from builders import S, T, columns_from_tiles
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _private, open_profile
 from ipu_nb._load._cache import (
     CacheWarning,
@@ -30,10 +31,16 @@ from ipu_nb._load._cache import (
     store_cached,
     wait_for_writes,
 )
-from ipu_nb._model.profile import Profile
-from ipu_nb._write import write_columns
+from ipu_nb._model.profile import ProfileData
 
-FILES = ("samples.arrow", "metadata.arrow", "exchange_activities.arrow", "tiles.arrow", "profile.json")
+FILES = (
+    "samples.arrow",
+    "metadata.arrow",
+    "exchange_activities.arrow",
+    "tiles.arrow",
+    "categories.arrow",
+    "profile.json",
+)
 NOBODY = 65534
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="giving a file to another user (chown) takes root; run the suite as root to cover it"
@@ -52,7 +59,7 @@ def write(path: Path, tiles: int = 3) -> Path:
     return write_columns(columns_from_tiles([T(t, [S(i, i + 1 + t) for i in range(4)]) for t in range(tiles)]), path)
 
 
-def durations(profile: Profile) -> list[int]:
+def durations(profile: ProfileData) -> list[int]:
     return profile.samples.get_column("duration").to_list()
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _mapped, _wire
 from ipu_nb._load._errors import ProfileFormatError
 from ipu_nb._load._mapped import open_bytes
 from ipu_nb._synth.generate import generate_columns
-from ipu_nb._write import write_columns
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="truncating a mapped file is a POSIX matter")
 

@@ -34,13 +34,13 @@ import pytest
 from builders import S, T, columns_from_tiles, write_with_pycapnp
 from wire_words import Sample, profile
 
+from ipu_nb._io.capnp_writer import encode_columns
 from ipu_nb._load._errors import ProfileFormatError
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
 from ipu_nb._load._wire import decode_bytes
 from ipu_nb._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns
 from ipu_nb._synth.generate import generate_columns
-from ipu_nb._write import encode_columns
 
 #: Every test here runs with the C text interner and with the numpy path.
 

@@ -35,12 +35,12 @@ from hostile_inputs import (
     void_tiles,
 )
 
+from ipu_nb._io.capnp_writer import encode_columns, write_columns
 from ipu_nb._load import _wire
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._message import ACTIVITY_BYTES, ENTRY_BYTES, SAMPLE_BYTES, TILE_BYTES
 from ipu_nb._load._reference import decode_reference_bytes
 from ipu_nb._load._wire import decode_bytes
-from ipu_nb._write import encode_columns, write_columns
 
 MB = 1_000_000
 

@@ -27,20 +27,20 @@ from wire_words import (
     struct_word,
 )
 
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
 from ipu_nb._load._wire import decode_bytes, decode_file
-from ipu_nb._model.profile import Profile
+from ipu_nb._model.profile import ProfileData
 from ipu_nb._synth.generate import generate_columns
-from ipu_nb._write import write_columns
 
 #: Every test here runs with the C text interner and with the numpy path.
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
 
 
-def assert_same(a: Profile, b: Profile) -> None:
+def assert_same(a: ProfileData, b: ProfileData) -> None:
     for name in FRAMES:
         fa, fb = getattr(a, name), getattr(b, name)
         assert fa.schema == fb.schema, name
@@ -48,7 +48,7 @@ def assert_same(a: Profile, b: Profile) -> None:
     assert (a.clock_hz, a.schema_version, a.granularity) == (b.clock_hz, b.schema_version, b.granularity)
 
 
-def both(data: bytes, text_path: str = "auto") -> Profile:
+def both(data: bytes, text_path: str = "auto") -> ProfileData:
     """Decode with both decoders, assert identical frames, return the fast one."""
     fast = build_profile(decode_bytes(data, text_path=text_path))
     assert_same(fast, build_profile(decode_reference_bytes(data)))

@@ -14,10 +14,10 @@ from builders import S, T, columns_from_tiles, write_with_pycapnp
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from ipu_nb._io.capnp_writer import encode_columns, write_columns
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference
 from ipu_nb._model.columns import Columns, Strings
-from ipu_nb._write import encode_columns, write_columns
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
 
