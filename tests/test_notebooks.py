@@ -94,4 +94,8 @@ def test_notebook_runs_and_its_exports_are_valid(path, small_profile, tmp_path, 
         assert report.count('class="ipu-nb-spec"') == 6  # waterfall, heat-map, distribution, 3 superstep charts
         outputs = "".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
         assert "--scale-kernel=gelu_c16_to_a8=1.8" in outputs  # the pair came from the command line knob
+    if path.stem == "exchange":
+        assert {p.name for p in exports} == {"exchange-anatomy.svg", "exchange-anatomy.png"}
+        assert "estimatedExchangeIdleWorkCycles=" in text  # profile-inspect --semantics head, run for real
+        assert 'name="compute"' in text  # the newest runtime's text beside the default's table
     assert not (tmp_path / "ipu-nb-output").exists()  # nothing written to the default folder

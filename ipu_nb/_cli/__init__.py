@@ -48,6 +48,7 @@ _SUBCOMMAND_MODULES = (
     "trace",
     "demo",
     "cache",
+    "calibrate",
 )
 
 
@@ -111,7 +112,7 @@ def status(args: argparse.Namespace, message: str) -> None:
 
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="ipu-nb", description="Explore IPU cycle profiles: generate, query, render, demo.")
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"ipu-nb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)

@@ -136,7 +136,7 @@ def _cell(value: Any) -> str:
 
 def _text(fleet: Fleet, results: dict[Any, Any], header: str) -> str:
     """The table: label values, path (control characters escaped), then each group row as profile-query prints it."""
-    from .._fleet.text import path_text
+    from .._model.text import path_text
 
     names = [c for c in fleet.labels.columns if c != "path"]
     labels = {row["path"]: row for row in fleet.labels.iter_rows(named=True)}
@@ -151,7 +151,7 @@ def _text(fleet: Fleet, results: dict[Any, Any], header: str) -> str:
 
 def _json(fleet: Fleet, results: dict[Any, Any]) -> str:
     """Each profile's profile-query report (same keys and numbers), with its path and labels, and the errors."""
-    from .._fleet.text import path_text
+    from .._model.text import path_text
     from .._query.render import pretty_json
 
     labels = {row.pop("path"): row for row in fleet.labels.iter_rows(named=True)}

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _headless(args: argparse.Namespace, path: Path) -> int:
-    from .._load import open_profile
+    from .._profile import open_profile
     from .._query import query
 
     began = time.perf_counter()

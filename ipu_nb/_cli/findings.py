@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
 
 def run_findings(args: argparse.Namespace) -> int:
     """Run `profile-findings`; the output is built in full before any of it is written."""
-    from .. import open_profile
+    from .._profile import open_profile
     from .._supersteps.detectors import findings
 
     with query_errors():

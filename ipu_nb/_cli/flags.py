@@ -83,7 +83,7 @@ def _metadata_filter(text: str) -> tuple[str, str | None]:
         name, value = parse_metadata_filter(text)
     except QueryError as exc:
         raise argparse.ArgumentTypeError(exc.cli_message) from None
-    if not name:  # SPEC §3: an empty NAME is a usage error here (from Python it is a name an entry may have)
+    if not name:  # an empty NAME is a usage error on the command line only (docs/reference/query.md)
         raise argparse.ArgumentTypeError(f"--metadata needs a NAME or NAME=VALUE with a non-empty NAME, got {text!r}")
     return name, value
 

@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from .flags import add_profile_argument, add_query_flags, cli_query, query_errors, write_output
+from .head import add_inspect_semantics, route_semantics, run_head_inspect
 
 __all__ = ["register", "run_inspect", "run_query"]
 
@@ -27,6 +28,7 @@ def register(subparsers: Any) -> None:
     add_profile_argument(query)
     add_query_flags(query)
     query.set_defaults(func=run_query)
+    route_semantics(query)
 
     inspect = subparsers.add_parser(
         "profile-inspect",
@@ -38,12 +40,13 @@ def register(subparsers: Any) -> None:
         allow_abbrev=False,
     )
     add_profile_argument(inspect)
+    add_inspect_semantics(inspect)
     inspect.set_defaults(func=run_inspect)
 
 
 def run_query(args: argparse.Namespace) -> int:
     """Run `profile-query`; the output is built in full before any of it is written."""
-    from .. import open_profile
+    from .._profile import open_profile
     from .._query import query
 
     with query_errors():
@@ -54,8 +57,10 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    """Run `profile-inspect` (docs/reference/query.md#profile-inspect)."""
-    from .. import open_profile
+    """Run `profile-inspect` (docs/reference/query.md#profile-inspect; with --semantics head, `run_head_inspect`)."""
+    if args.semantics == "head":
+        return run_head_inspect(args)
+    from .._profile import open_profile
     from .._query import inspect_operations
     from .._query.render import inspect_text
 

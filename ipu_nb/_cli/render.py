@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from . import CliError, positive_int
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._profile import Profile
 
 __all__ = ["register", "run"]
 
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output.suffix.lower() not in (".html", ".htm"):
         raise CliError(f"the report is HTML: -o must end in .html, got {args.output}", exit_code=2)
     from .. import charts
-    from .._html.report import save_report
-    from .._load import open_profile
+    from .._profile import open_profile
     from .._query import Query, query
+    from .._report.report import save_report
     from .._supersteps import findings
 
     profile = open_profile(args.profile)

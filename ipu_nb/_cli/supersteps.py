@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 
 def run_supersteps(args: argparse.Namespace) -> int:
     """Run `profile-supersteps`; the output is built in full before any of it is written."""
-    from .. import open_profile
+    from .._profile import open_profile
     from .._supersteps.output import StepsReport, steps_json, steps_text
     from .._supersteps.source import filter_query
     from .._supersteps.structure import measure

@@ -1,4 +1,4 @@
-"""`ipu-nb export-trace PROFILE -o trace.json`: the profile as a Chrome/Perfetto trace (`ipu_nb._trace`)."""
+"""`ipu-nb export-trace PROFILE -o trace.json`: the profile as a Chrome/Perfetto trace (`ipu_nb._io.trace`)."""
 
 from __future__ import annotations
 
@@ -36,16 +36,16 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Export the trace and print a one-line summary (unless --quiet)."""
-    from .. import open_profile
+    from .._profile import open_profile
+    from .._profile.exports import export_trace
     from .._query import filters_only
-    from .._trace import write_trace
 
     target = output_path(args.output)
     with query_errors():
         q = filters_only(**query_filters(args))
     began = time.perf_counter()
     profile = open_profile(args.profile)
-    written = write_trace(profile, target, q)
+    written = export_trace(profile, target, q)
     if not args.quiet:
         seconds = time.perf_counter() - began
         size = written.path.stat().st_size / 1e6

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
 
 __all__ = ["inspect_operations"]
 
 
-def inspect_operations(profile: Profile) -> pl.DataFrame:
+def inspect_operations(profile: ProfileData) -> pl.DataFrame:
     """`profile-inspect`: per operation, over its distinct (phase, epoch) the maximum duration.
 
     The rules: docs/reference/query.md#profile-inspect.

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._model.profile import ProfileData
 
 __all__ = ["SEARCHED_COLUMNS", "contains", "search_mask"]
 
@@ -37,7 +37,7 @@ def _column_hits(samples: pl.DataFrame, column: str, text: str, case_sensitive: 
     return samples.get_column(column).is_in(hits.implode()).fill_null(False).to_numpy()
 
 
-def search_mask(profile: Profile, text: str, case_sensitive: bool = True) -> np.ndarray:
+def search_mask(profile: ProfileData, text: str, case_sensitive: bool = True) -> np.ndarray:
     """Per row of ``profile.samples``: whether its operation or kernel contains `text`.
 
     An empty `text` matches every sample (as an empty ``--operation-contains`` would).

@@ -213,7 +213,8 @@ def _fine(
         s.start[pos] = tl.raw(tl.sync_end[k], t_all)
         s.end[pos] = tl.raw(np.full(tiles, tl.exchange_end[k]), t_all)
         s.operation[pos] = vocab.code(exchange_op)
-        s.event_cycles[pos] = tl.send_cycles[k] + tl.receive_cycles[k]
+        if len(tr):
+            s.event_cycles[pos] = event_window(tl, k)
         moving = np.where(send_count + receive_count > 0, true, false).astype(np.uint32)
         head = ["active", "send_count", "receive_count", "send_bytes", "receive_bytes", "next_kernel", "next_role"]
         counts = [vocab.ints(a) for a in (send_count, receive_count, send_bytes, receive_bytes)]
@@ -301,27 +302,54 @@ def _transfer_lists(s: Samples, vocab: Vocab, tr: Transfers, pos: np.ndarray, ph
     s.extra(pos[tile], names.astype(np.uint32), values)
 
 
+#: Cycles from the start of a tile's sends to the start of its receives: the first words' latency.
+_RECEIVE_LAG = 8
+#: The longest partner-busy stretch: a tile waits at most this long for a late partner.
+_MAX_PARTNER_WAIT = 16
+#: Cycles of the window after the longest send or receive: every tile ends on an idle tail.
+_TAIL = 16
+
+
+def event_window(tl: Timeline, k: int) -> int:
+    """The scheduled exchange window of phase `k`: room for the longest wait, lag, transfer and tail.
+
+    It stays shorter than the measured exchange (`ipu_nb._synth.timeline` gives that the
+    longest transfer plus at least 48 cycles), so each phase has a boundary to measure.
+    """
+    longest = max(int(tl.send_cycles[k].max(initial=0)), int(tl.receive_cycles[k].max(initial=0)))
+    return longest + _MAX_PARTNER_WAIT + _RECEIVE_LAG + _TAIL
+
+
 def _exchange_activities(s: Samples, tl: Timeline, k: int, tr: Transfers, pos: np.ndarray) -> None:
-    """Schema ≥ 4: partner-busy wait, then sends (once per multicast tensor) and receives, back to back."""
-    begin = int(tl.transfer_start[k])
+    """Schema ≥ 4: per tile, a partner-busy wait, then its sends and, a few cycles later, its receives.
+
+    Offsets are cycles inside the phase's exchange window (`event_window`), as the newest
+    runtime reads them (docs/reference/workloads.md#generated-samples): a tile whose
+    sync returned early waits for its partners (at most `_MAX_PARTNER_WAIT`), then sends
+    (once per multicast tensor) back to back while its receives, also back to back, start
+    `_RECEIVE_LAG` cycles after its first send, so the two overlap; the rest of the window
+    is idle.
+    """
     receives = np.lexsort((np.arange(len(tr)), tr.destination))
     r_tile, r_len = tr.destination[receives], ceil4(tr.nbytes[receives])
     _, s_tile, s_bytes = unique_sends(tr)
     s_len = ceil4(s_bytes)
     involved = np.unique(np.concatenate([r_tile, s_tile]))
-    waiting = involved[tl.sync_end[k, involved] < begin]
+    arrival = tl.sync_end[k]
+    wait = np.minimum(arrival.max() - arrival, _MAX_PARTNER_WAIT)  # per logical tile
+    waiting = involved[wait[involved] > 0]
     tile = np.concatenate([waiting, s_tile, r_tile])
     kind = np.concatenate([np.full(len(waiting), 2), np.zeros(len(s_tile)), np.ones(len(r_tile))]).astype(np.int64)
-    length = np.concatenate([begin - tl.sync_end[k, waiting], s_len, r_len])
+    length = np.concatenate([wait[waiting], s_len, r_len])
     # per tile: the partner-busy wait, then sends, then receives (each kept in transfer order)
     order = np.argsort(tile * 3 + (kind + 1) % 3, kind="stable")
     tile, kind, length = tile[order], kind[order], length[order]
-    is_wait = kind == 2
     group = tile * 3 + kind
     offset = np.cumsum(length) - length
     lead = np.ones(len(group), dtype=bool)
     lead[1:] = group[1:] != group[:-1]
     offset = offset - np.repeat(offset[lead], np.diff(np.append(np.flatnonzero(lead), len(group))))
-    start = np.where(is_wait, tl.sync_end[k, tile], begin + offset)
-    end = np.where(is_wait, begin, begin + offset + length)
-    s.activities(pos[tile], kind, tl.raw(start, tile), tl.raw(end, tile))
+    begin = wait[tile] + np.where(kind == 1, _RECEIVE_LAG, 0)
+    start = np.where(kind == 2, 0, begin + offset)
+    end = start + length
+    s.activities(pos[tile], kind, start.astype(np.uint32), end.astype(np.uint32))

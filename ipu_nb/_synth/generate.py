@@ -174,7 +174,7 @@ def generate_profile(
 
 def write_profile(columns: Columns, path: str | os.PathLike[str], *, progress: bool | None = None) -> Path:
     """Write generated columns to `path`, with a tqdm bar on stderr for large profiles (or as `progress` says)."""
-    from .._write import write_columns
+    from .._io.capnp_writer import write_columns
 
     return write_columns(columns, path, progress=progress)
 

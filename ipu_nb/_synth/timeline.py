@@ -45,7 +45,6 @@ class Timeline:
     sync_end: np.ndarray  # int64 [K, T]
     exchange_end: np.ndarray  # int64 [K], common to all tiles
     compute: np.ndarray  # int64 [K, T] compute / idle cycles
-    transfer_start: np.ndarray  # int64 [K], when data starts to move
     send_cycles: list[np.ndarray]  # per k: int64 [T]
     receive_cycles: list[np.ndarray]
     skew: np.ndarray  # int64 [T]
@@ -106,7 +105,6 @@ def timeline(commands: list[Command], tiles: int, rng: np.random.Generator, base
         sync_end=sync_return[:, None] + jitter,
         exchange_end=exchange_end,
         compute=compute,
-        transfer_start=sync_return + jitter.max(axis=1) + 16,
         send_cycles=send_cycles,
         receive_cycles=receive_cycles,
         skew=skew,

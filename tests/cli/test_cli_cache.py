@@ -14,9 +14,9 @@ import pytest
 from builders import S, T, columns_from_tiles
 
 from ipu_nb._cli import main
+from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _cache, open_profile
 from ipu_nb._load._cache import cache_entries, cache_key, wait_for_writes
-from ipu_nb._write import write_columns
 
 
 def write(path: Path, tiles: int) -> Path:

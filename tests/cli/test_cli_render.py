@@ -23,7 +23,7 @@ from rendered import parse
 
 import ipu_nb
 from ipu_nb._cli import main
-from ipu_nb._html.sanitize import html_text, label
+from ipu_nb._markup.sanitize import html_text, label
 
 
 @pytest.fixture(scope="module")

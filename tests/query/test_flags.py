@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from ipu_nb._query import FILTERS, Query, QueryError, filters_only, make_query
+from ipu_nb._query.filters_codec import FILTER_KEYS, normalise_filters
 from ipu_nb._query.flags import MAX_METADATA_CONDITIONS, MAX_TEXT
-from ipu_nb._widget.filters import FILTER_KEYS, normalise_filters
 
 
 class _Unhashable:

@@ -100,12 +100,14 @@ def test_signatures_list_every_keyword_with_its_type_and_query_s_default(
 
 def test_query_lists_exactly_the_query_fields_and_help_shows_them() -> None:
     keyword_only = [p for p in inspect.signature(ipu_nb.query).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    assert {p.name for p in keyword_only} == {f.name for f in dataclasses.fields(Query)}
+    semantics = {"semantics", "shared_clock", "at_offset"}  # which runtime's query (docs/reference/head.md)
+    assert {p.name for p in keyword_only} == {f.name for f in dataclasses.fields(Query)} | semantics
     text = inspect.getdoc(ipu_nb.query) or ""
     assert "QueryWarning" in text
     shown = str(inspect.signature(ipu_nb.query))
     for piece in (
-        "*, kind: Optional[Literal['compute', 'exchange', 'synchronization', 'idle']] = None",
+        "*, semantics: 'Semantics' = 'ba7339c', shared_clock: 'bool' = False, at_offset: 'int | None' = None, ",
+        "None, kind: Optional[Literal['compute', 'exchange', 'synchronization', 'idle']] = None",
         "tiles: int | collections.abc.Iterable[int] | None = ()",
         "window: tuple[int, int] | collections.abc.Sequence[int] | None = None",
         "clip: bool = False",

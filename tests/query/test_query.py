@@ -319,9 +319,9 @@ def test_sample_ids_no_sample_can_have_are_not_samples() -> None:
 def test_public_api_and_html_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ipu_nb.query is query and ipu_nb.Query is Query and ipu_nb.QueryResult is _query.QueryResult
     result = query(profile_from_tiles([T(0, [S(0, 1)])]))
-    fake = types.ModuleType("ipu_nb._html.reprs")
+    fake = types.ModuleType("ipu_nb._query.repr_html")
     fake.query_result_html = lambda r: f"<b>{r.groups.height}</b>"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ipu_nb._html.reprs", fake)
+    monkeypatch.setitem(sys.modules, "ipu_nb._query.repr_html", fake)
     assert result._repr_html_() == "<b>1</b>"
     assert "1 groups" in repr(result)
 

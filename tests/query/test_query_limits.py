@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from query_properties import NAMES, TEXT, VALUES
 from query_properties import tiles as tiles_strategy
 
+from ipu_nb._model import index as _index
 from ipu_nb._query import QueryError, filter_mask, index_of, make_query, query
-from ipu_nb._query import index as _index
 from ipu_nb._query.flags import MAX_METADATA_CONDITIONS, MAX_TEXT
 
 # --------------------------------------------------------------------------- metadata against the reference

@@ -9,7 +9,7 @@ from cli_run import run_cli
 
 import ipu_nb
 from ipu_nb._demo import DEMO_FIGURES, DEMO_KNOBS, DEMO_SIZES, describe_demo
-from ipu_nb._write import encoded_size
+from ipu_nb._io.capnp_writer import encoded_size
 
 ROOT = Path(__file__).resolve().parents[2]
 

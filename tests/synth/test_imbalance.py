@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from builders import profile_of
 
 import ipu_nb
-from ipu_nb._load._frames import build_profile
 from ipu_nb._synth import imbalance
 from ipu_nb._synth.plan import spread
 from ipu_nb._synth.timeline import c600_physical_tiles, ceil4, unique_sends
@@ -23,7 +23,7 @@ from ipu_nb._synth.workloads import default_busy_tiles, plan
 @pytest.fixture(scope="module")
 def mlp256() -> ipu_nb.Profile:
     """256 tiles (222 busy, one straggler), one MLP layer: 33 compute phases."""
-    return build_profile(ipu_nb.generate_columns("mlp", tiles=256, layers=1, seed=5))
+    return profile_of(ipu_nb.generate_columns("mlp", tiles=256, layers=1, seed=5))
 
 
 def relative_compute(profile: ipu_nb.Profile) -> pl.DataFrame:
@@ -80,7 +80,7 @@ def test_a_partition_gives_about_one_tile_in_eight_an_extra_grain_or_two() -> No
 
 
 def test_memory_bound_kernels_have_a_tail_and_matrix_products_almost_none() -> None:
-    profile = build_profile(ipu_nb.generate_columns("mlp", tiles=512, layers=2, seed=2))
+    profile = profile_of(ipu_nb.generate_columns("mlp", tiles=512, layers=2, seed=2))
     rel = relative_compute(profile)
     per_kernel = (
         rel.group_by(pl.col("kernel").cast(pl.String))

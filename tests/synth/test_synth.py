@@ -355,22 +355,38 @@ def test_v2_marks_idle_phases_as_inactive_compute() -> None:
     np.testing.assert_array_equal(v2.start, v3.start)
 
 
-def test_v4_adds_exchange_activities_inside_exchanges() -> None:
+def test_v4_adds_exchange_activities_as_offsets_inside_each_exchange_window() -> None:
+    """Activities are cycles inside the window [0, exchangeEventCycles], as the newest runtime reads them."""
     v3, v4 = small(), small(schema_version=4)
     assert v3.activity_counts.sum() == 0 and not v3.exchange_event_cycles.any()
     p = build_profile(v4)
-    acts = p.exchange_activities.join(
-        p.samples.select("sample", "kind", pl.col("offset").alias("s0"), pl.col("duration").alias("d0")), on="sample"
+    samples = p.samples.select(
+        "sample", "kind", "phase", lasts=pl.col("duration"), window=pl.col("exchange_event_cycles").cast(pl.Int64)
     )
+    acts = p.exchange_activities.with_columns(pl.col("start", "end").cast(pl.Int64)).join(samples, on="sample")
     assert acts.height > 0
     assert set(acts["kind"].unique().to_list()) == {"send", "receive", "partnerBusy"}
     assert (acts["kind_right"] == "exchange").all()
-    assert (acts["offset"] >= acts["s0"]).all()
-    assert (acts["offset"] + acts["duration"] <= acts["s0"] + acts["d0"]).all()
+    assert ((acts["start"] >= 0) & (acts["start"] < acts["end"]) & (acts["end"] <= acts["window"])).all()
+    # every window is shorter than its exchange, and every tile's activities end before it does: an idle tail
+    tails = acts.group_by("sample").agg(pl.col("end").max(), pl.col("window").first(), pl.col("lasts").first())
+    assert ((tails["end"] < tails["window"]) & (tails["window"] < tails["lasts"])).all()
+    # sends and receives overlap on a tile that does both; partner-busy stretches open the window
+    both = acts.group_by("sample").agg(
+        send=pl.col("start").filter(pl.col("kind") == "send").min(),
+        receive=pl.col("start").filter(pl.col("kind") == "receive").min(),
+        send_end=pl.col("end").filter(pl.col("kind") == "send").max(),
+    )
+    overlapping = both.filter((pl.col("receive") > pl.col("send")) & (pl.col("receive") < pl.col("send_end")))
+    assert overlapping.height > 0
+    assert (acts.filter(pl.col("kind") == "partnerBusy")["start"] == 0).all()
     exchange = v4.kind == KINDS.index("exchange")
     moved = exchange & (v4.activity_counts > 0)
     assert (v4.exchange_event_cycles[moved] > 0).all()
     assert not v4.exchange_event_cycles[~exchange].any()
+    # one window per phase, on every tile of it
+    windows = samples.filter(pl.col("window") > 0).group_by("phase").agg(pl.col("window").n_unique())
+    assert (windows["window"] == 1).all()
 
 
 # --- determinism, knobs, files --------------------------------------------------------------------
