@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from .._model.vocabulary import COLOR_BYS
 from .._query import QueryError
-from .filters import normalise_filters
+from .._query.filters_codec import normalise_filters
 from .lod.blocks import MAX_BLOCK_BINS, MAX_LEVEL
-from .protocol import MAX_SAFE_INTEGER, REQUEST_TYPES, ReplyAddress
+from .protocol import MAX_SAFE_INTEGER, REQUEST_TYPES, FromFrontEnd, ReplyAddress
 
 __all__ = [
     "FIT_BY",
@@ -165,6 +165,13 @@ class Code:
 Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit | Code
 #: The ``type`` of every message the front end may send (`ipu_nb._widget.protocol.FromFrontEnd`).
 MESSAGE_TYPES = REQUEST_TYPES
+#: The keys each request must have, in the order its TypedDict lists them (the protocol's word on it).
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    get_args(get_type_hints(request)["type"])[0]: tuple(
+        k for k in request.__annotations__ if k in request.__required_keys__
+    )
+    for request in get_args(FromFrontEnd)
+}
 
 
 def _shown(value: Any) -> str:
@@ -232,6 +239,8 @@ def parse_message(content: Any, limits: Limits) -> Message:
     kind = content.get("type")
     if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
         raise MessageError(f"unknown message type {_shown(kind)}; expected one of {', '.join(MESSAGE_TYPES)}")
+    for name in _REQUIRED[kind]:
+        _field(content, name, kind)
     if kind == "window":
         start, end = check_range(_field(content, "start", kind), _field(content, "end", kind), "window", limits.end)
         labels = content.get("labels", False)

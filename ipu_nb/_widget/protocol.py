@@ -1,35 +1,51 @@
 """Every message between the widget's kernel side and its front end, typed once.
 
 Messages travel as anywidget custom messages: a JSON object with a ``type`` tag, plus
-binary buffers for bulk data (listed on each reply). ``*Request`` are what the front end
-sends (checked by `ipu_nb._widget.messages.parse_message` before anything acts on them);
-``*Reply`` and ``*Push`` are what the kernel sends. js/kernel/protocol.ts mirrors these as tagged
-unions and docs/widget-protocol.md describes them; the wire format is exactly this.
-(No ``from __future__ import annotations`` here: the TypedDicts' required keys are read at run time.)
+binary buffers for bulk data (`LAYOUTS` lists them, per message). ``*Request`` are what
+the front end sends (checked by `ipu_nb._widget.messages.parse_message` before anything acts
+on them); ``*Reply`` and ``*Push`` are what the kernel sends. This module is the source:
+``python -m ipu_nb._widget.protocol_gen`` writes the TypeScript types, the front end's checks
+and buffer layouts (js/kernel/generated.ts) and the message tables of docs/widget-protocol.md
+from it. (No ``from __future__ import annotations`` here: the generator and the tests read
+the TypedDicts' annotations and required keys at run time.)
 """
 
 import sys
-from typing import Any, Literal, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 from .._model.vocabulary import VocabularyInfo
+from .._query.filters_codec import MAX_SAFE_INTEGER
 
 if sys.version_info >= (3, 11):
-    from typing import NotRequired
-else:  # pragma: no cover - Python 3.10
-    from typing_extensions import NotRequired
+    from typing import NotRequired, TypedDict
+else:  # pragma: no cover - Python 3.10: typing's TypedDict does not read NotRequired
+    from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
+    "HIGHLIGHT_MATCHES",
+    "LAYOUTS",
+    "LOD_WINDOW",
     "MAX_SAFE_INTEGER",
+    "OVERVIEW_TILES",
+    "PACKED_WINDOW",
+    "RAW_WINDOW",
     "REPLY_TYPES",
     "REQUEST_TYPES",
+    "SEARCH_MATCHES",
+    "VARIANTS",
+    "Area",
     "AreaPush",
     "AreaSample",
     "AtSummary",
     "BlocksReply",
     "BlocksRequest",
+    "Buffer",
     "CodeReply",
     "CodeRequest",
+    "Dtype",
     "ErrorReply",
+    "Filters",
     "FindingRow",
     "FitReply",
     "FitRequest",
@@ -46,6 +62,7 @@ __all__ = [
     "HighlightPush",
     "HoverReply",
     "HoverRequest",
+    "Layout",
     "LodHeader",
     "OverviewPush",
     "PanelPush",
@@ -60,10 +77,57 @@ __all__ = [
     "VocabularyInfo",
     "WindowReply",
     "WindowRequest",
+    "Wire",
 ]
 
-MAX_SAFE_INTEGER = 2**53 - 1
-"""The largest integer a browser's Number holds exactly (``Number.MAX_SAFE_INTEGER``)."""
+
+@dataclass(frozen=True)
+class Wire:
+    """The JSON a field holds where Python builds it more loosely: ``Annotated[list[Any], Wire(tuple[str, int])]``.
+
+    Python code sees the first argument (it builds a list, JSON has no tuples); the front end's
+    types and checks follow `shape`, a fixed-length array here.
+    """
+
+    shape: Any
+
+
+def _tags(union: Any) -> tuple[str, ...]:
+    """The ``type`` tag of each message of `union`, in order."""
+    return tuple(get_args(get_type_hints(message)["type"])[0] for message in get_args(union))
+
+
+_Range = Annotated[list[int], Wire(tuple[int, int])]
+_NameCount = Annotated[list[Any], Wire(tuple[str, int])]
+_NameValue = Annotated[list[str], Wire(tuple[str, str])]
+_NameValueCount = Annotated[list[Any], Wire(tuple[str, str, int])]
+
+# ---- traits that messages carry ---------------------------------------------------------------
+
+
+class Filters(TypedDict):
+    """The ``filters`` trait as the front end holds it (`ipu_nb._query.filters_codec.normalise_filters`' form)."""
+
+    kind: str | None
+    kernel: str | None
+    operation: list[str]
+    """Exact operation names (any of them); the flame graph's focus sets one."""
+    operation_contains: str | None
+    tiles: list[int]
+    phases: list[int]
+    metadata: list[Annotated[list[Any], Wire(tuple[str, str | None])]]
+    """``[name, value]`` pairs, value None meaning "has an entry named name"."""
+    window: _Range | None
+    """Samples overlapping ``[start, end)`` (set from Python; the front end keeps it as it is)."""
+
+
+class Area(TypedDict):
+    """The ``selection`` trait: offsets ``[start, end)`` on physical tiles ``tiles`` (None: every tile)."""
+
+    start: int
+    end: int
+    tiles: list[int] | None
+
 
 # ---- from the front end -------------------------------------------------------------------
 
@@ -122,11 +186,11 @@ class BlocksRequest(TypedDict):
     bins: int
     blocks: list[int]
     labels: NotRequired[bool]
-    filters: dict[str, Any]
+    filters: Annotated[dict[str, Any], Wire(Filters)]
     color_by: str
     start: int
     end: int
-    showing: NotRequired[str]
+    showing: NotRequired[Literal["after", "baseline"]]
     """With a baseline: the profile shown (``"after"`` / ``"baseline"``); other answers are stale."""
 
 
@@ -167,7 +231,7 @@ FromFrontEnd = (
     | CodeRequest
 )
 #: The ``type`` tags of `FromFrontEnd`.
-REQUEST_TYPES: tuple[str, ...] = ("window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code")
+REQUEST_TYPES: tuple[str, ...] = _tags(FromFrontEnd)
 
 # ---- to the front end -----------------------------------------------------------------------
 
@@ -247,7 +311,7 @@ class FitReply(TypedDict):
 
     type: Literal["fit"]
     id: int | None
-    view: list[int] | None
+    view: _Range | None
 
 
 class SampleInfo(TypedDict):
@@ -272,7 +336,7 @@ class SampleInfo(TypedDict):
 class SampleDetail(SampleInfo):
     """`SampleInfo` plus the sample's metadata entries as ``[name, value]`` pairs in position order."""
 
-    metadata: list[list[str]]
+    metadata: list[_NameValue]
 
 
 class HoverReply(TypedDict):
@@ -293,10 +357,10 @@ class AtSummary(TypedDict):
     at: int
     count: int
     tiles: int
-    kinds: list[list[Any]]
-    operations: list[list[Any]]
-    kernels: list[list[Any]]
-    metadata: list[list[Any]]
+    kinds: list[_NameCount]
+    operations: list[_NameCount]
+    kernels: list[_NameCount]
+    metadata: list[_NameValueCount]
 
 
 class PanelPush(TypedDict):
@@ -314,7 +378,7 @@ class FlameNode(TypedDict):
     level: int
     value: int
     parent: int
-    path: dict[str, Any] | None
+    path: Annotated[dict[str, Any], Wire(dict[str, str | int])] | None
 
 
 class FlameMetadata(TypedDict):
@@ -397,8 +461,8 @@ class FindingRow(TypedDict):
     cycles: int
     ms: float
     share: float
-    filters: dict[str, Any]
-    view: list[int]
+    filters: Annotated[dict[str, Any], Wire(Filters)]
+    view: _Range
 
 
 class ReplyAddress(TypedDict, total=False):
@@ -440,8 +504,8 @@ class AreaPush(TypedDict):
     cycles. The groups and flame graph of the area come as `GroupsReply` / `FlamePush` with ``area``."""
 
     type: Literal["area"]
-    selection: dict[str, Any] | None
-    window: list[int] | None
+    selection: Annotated[dict[str, Any], Wire(Area)] | None
+    window: _Range | None
     tiles: list[int] | None
     count: int
     tiles_hit: int
@@ -482,18 +546,97 @@ ToFrontEnd = (
     | CodeReply
 )
 #: The ``type`` tags of `ToFrontEnd`.
-REPLY_TYPES: tuple[str, ...] = (
+REPLY_TYPES: tuple[str, ...] = _tags(ToFrontEnd)
+
+#: Replies whose TypeScript type is a union on one key, per value a header: ``WindowReply`` is a
+#: ``RawWindowReply`` (``mode: "raw"``, a `RawHeader`'s keys as it types them) or a
+#: ``LodWindowReply``; each variant leaves out the keys only the other headers have.
+VARIANTS: dict[str, tuple[str, tuple[type, ...]]] = {"WindowReply": ("mode", (RawHeader, LodHeader))}
+
+# ---- binary buffers ----------------------------------------------------------------------------
+
+#: A buffer's element type: unsigned or floating, of 8 to 64 bits, little-endian.
+Dtype = Literal["u8", "u16", "u32", "f32", "f64"]
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One binary buffer: little-endian `dtype` elements, as many as the product of the header's `length` keys.
+
+    An empty `length` is any length (the runs of packed cells); `only_with` names a header key
+    without which the buffer is not sent (a raw window's label indices come with ``labels``).
+    """
+
+    name: str
+    dtype: Dtype
+    length: tuple[str, ...]
+    doc: str
+    only_with: str | None = None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The buffers, in order, of a ``message`` whose header has the values `when` (and the keys `needs`)."""
+
+    name: str
+    message: str
+    when: tuple[tuple[str, Any], ...]
+    buffers: tuple[Buffer, ...]
+    needs: tuple[str, ...] = ()
+
+
+RAW_WINDOW = Layout(
+    "raw_window",
     "window",
-    "hover",
-    "panel",
-    "flame",
-    "overview",
-    "groups",
-    "error",
-    "blocks",
-    "search",
-    "fit",
-    "area",
-    "highlight",
-    "code",
+    (("mode", "raw"),),
+    (
+        Buffer("x0", "f32", ("count",), "start offset minus the header's `start` (may be negative)"),
+        Buffer("x1", "f32", ("count",), "end offset minus `start`"),
+        Buffer("row", "u16", ("count",), "timeline row"),
+        Buffer("flags", "u8", ("count",), "bits 0–4: colour class (legend index + 1); bit 7: matches the filters"),
+        Buffer("sample", "u32", ("count",), "sample id"),
+        Buffer("label", "u32", ("count",), "index into the header's `labels` (the operation names)", "labels"),
+    ),
 )
+"""A window of raw intervals (`RawHeader`): one entry per sample overlapping it, unclipped."""
+LOD_WINDOW = Layout(
+    "lod_window",
+    "window",
+    (("mode", "lod"), ("compressed", None)),
+    (Buffer("cells", "u8", ("rows", "bins"), "`class | level << 5` per (row, bin), row-major"),),
+)
+"""A summarised window (`LodHeader`) as it is: one byte a cell."""
+PACKED_WINDOW = Layout(
+    "packed_window",
+    "window",
+    (("mode", "lod"), ("compressed", "xor-runs")),
+    (
+        Buffer("gaps", "u8", (), "the zeros before each run, as counts (one byte below 255, else 255 and a u32)"),
+        Buffer("lengths", "u8", (), "the length of each run, as counts"),
+        Buffer("literals", "u8", (), "the runs' bytes"),
+    ),
+    ("runs",),
+)
+"""A summarised window packed by `ipu_nb._widget.lod.pack_cells`: each row XOR the row above, as ``runs`` runs."""
+_MATCHES = (
+    Buffer("start", "f64", ("sent",), "start offset"),
+    Buffer("end", "f64", ("sent",), "end offset"),
+    Buffer("row", "u16", ("sent",), "timeline row"),
+    Buffer("sample", "u32", ("sent",), "sample id"),
+)
+SEARCH_MATCHES = Layout("search_matches", "search", (), _MATCHES)
+"""The first ``sent`` matches of a search by offset, then timeline row."""
+HIGHLIGHT_MATCHES = Layout("highlight_matches", "highlight", (), _MATCHES)
+"""The first ``sent`` highlighted samples by offset, then timeline row (as a search's)."""
+OVERVIEW_TILES = Layout(
+    "overview_tiles",
+    "overview",
+    (),
+    (
+        Buffer("all", "f32", ("bins",), "active compute tiles per bin over the whole profile"),
+        Buffer("matching", "f32", ("bins",), "the same, of the samples matching the filters"),
+    ),
+)
+"""The overview's two curves."""
+#: Every message that carries buffers, by layout; a message matches at most one.
+LAYOUTS: tuple[Layout, ...] = (RAW_WINDOW, LOD_WINDOW, PACKED_WINDOW, SEARCH_MATCHES, HIGHLIGHT_MATCHES, OVERVIEW_TILES)

@@ -1,7 +1,8 @@
 // Run-time shape checks for what the kernel sends: each `Check<T>` returns its input as a
 // `T` or throws a `ShapeError` naming the path of the first field that is not one. A check
 // written against an interface (`record<SampleInfo>({...})`) must list every field of it
-// with a check of the right type, so tsc keeps checks and types in step.
+// with a check of the right type, so tsc keeps checks and types in step. The messages'
+// checks are generated from the Python protocol (generated.ts) out of these.
 
 export class ShapeError extends Error {}
 
@@ -21,6 +22,9 @@ export const string: Check<string> = (v, path) => (typeof v === "string" ? v : f
 
 export const boolean: Check<boolean> = (v, path) => (typeof v === "boolean" ? v : fail(path, "true or false", v));
 
+/** Any value (a field the protocol leaves open). */
+export const anything: Check<unknown> = (v) => v;
+
 export function literal<T extends string>(...values: T[]): Check<T> {
   return (v, path) =>
     values.includes(v as T) ? (v as T) : fail(path, values.map((x) => JSON.stringify(x)).join(" or "), v);
@@ -28,6 +32,22 @@ export function literal<T extends string>(...values: T[]): Check<T> {
 
 export function nullable<T>(check: Check<T>): Check<T | null> {
   return (v, path) => (v === null ? null : check(v, path));
+}
+
+/** A value passing one of `checks` (tried in order); the error gives what each one said. */
+export function oneOf<T extends unknown[]>(...checks: { [K in keyof T]: Check<T[K]> }): Check<T[number]> {
+  return (v, path) => {
+    const problems: string[] = [];
+    for (const check of checks) {
+      try {
+        return check(v, path);
+      } catch (error) {
+        if (!(error instanceof ShapeError)) throw error;
+        problems.push(error.message);
+      }
+    }
+    throw new ShapeError(`${path}: none of its shapes (${problems.join("; ")})`);
+  };
 }
 
 /** A field that may be absent (the kernel leaves out keys that do not apply). */
@@ -73,5 +93,19 @@ export function record<T>(shape: { [K in keyof T]-?: Check<T[K]> }): Check<T> {
     if (!isObject(v)) fail(path, "an object", v);
     for (const key of keys) shape[key](v[key], `${path}.${key}`);
     return v as T;
+  };
+}
+
+/** One of several object shapes, chosen by the value of its `key` (a tagged union). */
+export function tagged<T>(key: string, variants: Record<string, Check<T>>): Check<T> {
+  const tags = Object.keys(variants);
+  return (v, path) => {
+    if (!isObject(v)) fail(path, "an object", v);
+    const tag = v[key];
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; the bundle targets ES2020
+    if (typeof tag !== "string" || !Object.prototype.hasOwnProperty.call(variants, tag)) {
+      fail(`${path}.${key}`, tags.map((x) => JSON.stringify(x)).join(" or "), tag);
+    }
+    return variants[tag](v, path);
   };
 }

@@ -3,11 +3,11 @@
 // ignored, and side views held back while a request for what this view lacks is in flight
 // (requests.ts). Nothing thrown while applying a message escapes to the model's listener.
 
-import { type BlocksReply, type ErrorReply, type FromKernel, parseKernelMessage, type WindowReply } from "./protocol";
+import { type BlocksReply, type ErrorReply, parseKernelMessage, type ToFrontEnd, type WindowReply } from "./protocol";
 import type { BlockRequests, Deferred } from "./requests";
 
 /** Everything but block replies and the replies closing block requests: side views, hover, search, errors. */
-export type SideMessage = Exclude<FromKernel, WindowReply | BlocksReply>;
+export type SideMessage = Exclude<ToFrontEnd, WindowReply | BlocksReply>;
 
 export interface InboxHandlers {
   /** One block answering a request of this view (any of its requests: every block is worth keeping). */
@@ -17,7 +17,7 @@ export interface InboxHandlers {
   /** Every other message, in arrival order once released (errors are never held back). */
   side(msg: SideMessage, buffers: DataView[]): void;
   /** Applying a message of type `type` threw `error`. */
-  failed(type: FromKernel["type"], error: unknown): void;
+  failed(type: ToFrontEnd["type"], error: unknown): void;
 }
 
 /** The request types whose failure ends a block request of this view. */
@@ -77,7 +77,7 @@ export class Inbox {
     return this.requests.busy && !(this.requests.asked?.prefetch ?? true);
   }
 
-  private guard(type: FromKernel["type"], job: () => void): void {
+  private guard(type: ToFrontEnd["type"], job: () => void): void {
     try {
       job();
     } catch (error) {

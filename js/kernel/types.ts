@@ -1,24 +1,15 @@
-// Shapes shared by the front-end modules: the synced traits and the decoded windows
-// (the kernel's messages are in protocol.ts).
+// Shapes shared by the front-end modules: the synced traits and the decoded windows (the
+// kernel's messages, and the `filters` and `selection` traits they carry, are generated from
+// ipu_nb/_widget/protocol.py: generated.ts, re-exported by protocol.ts).
 
 import type { Vocabulary } from "../common/vocabulary";
 import type { FindingRow } from "../panels/findings";
+import type { Area, Filters } from "./generated";
+
+export type { Area, Filters } from "./generated";
 
 /** A metadata filter: (name, value), value null meaning "has an entry named name". */
-export type MetadataFilter = [name: string, value: string | null];
-
-export interface Filters {
-  kind: string | null;
-  kernel: string | null;
-  /** Exact operation names (any of them); the flame graph's focus sets one. */
-  operation: string[];
-  operation_contains: string | null;
-  tiles: number[];
-  phases: number[];
-  metadata: MetadataFilter[];
-  /** Samples overlapping `[start, end)` (set from Python; the front end keeps it as it is). */
-  window: [start: number, end: number] | null;
-}
+export type MetadataFilter = Filters["metadata"][number];
 
 /** The filters that select every sample. */
 export function noFilters(): Filters {
@@ -51,13 +42,6 @@ export interface Info {
   vocabulary: Vocabulary;
   /** The widget has a baseline profile (`ProfileWidget(after, baseline=before)`). */
   baseline?: boolean;
-}
-
-/** The `selection` trait: offsets `[start, end)` on physical tiles `tiles` (null: every tile). */
-export interface Area {
-  start: number;
-  end: number;
-  tiles: number[] | null;
 }
 
 /** The `tracks` trait: the timeline's row layout (js/timeline/tracks.ts `TrackChoice`, its tiles filter aside). */
