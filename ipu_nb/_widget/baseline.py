@@ -16,9 +16,9 @@ import polars as pl
 
 from .._compare import Comparison, compare
 from .._compare.align import check_clocks
-from .._model.profile import Profile
+from .._profile import Profile
 from .._query import Query, filter_mask
-from .filters import FILTER_KEYS
+from .._query.filters_codec import FILTER_KEYS
 from .flame import FLAME_KEYS
 from .protocol import FlameTree, GroupDelta
 
@@ -39,7 +39,7 @@ def baseline_profile(value: Any, after: Profile, *, allow_clock_mismatch: bool =
         The two clocks differ (without ``allow_clock_mismatch``): compare's own check and message.
     """
     if isinstance(value, (str, os.PathLike)):
-        from .._load import open_profile
+        from .._profile import open_profile
 
         value = open_profile(os.fspath(value))
     if not isinstance(value, Profile):

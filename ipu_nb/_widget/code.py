@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._query import Query
-from .filters import FILTER_KEYS
+from .._query.filters_codec import FILTER_KEYS
 from .selection import area_query
 
 __all__ = ["Baseline", "view_code"]

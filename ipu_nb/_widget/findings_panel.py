@@ -1,15 +1,25 @@
-"""The widget's findings panel (issue 14): `ipu_nb.findings` as rows the front end lists.
+"""The widget's findings panel: `ipu_nb.findings` as rows the front end lists, and the job computing them.
 
 Each row carries the widget state that shows its finding (its `Query` as the ``filters``
-trait and the offsets of the supersteps concerned), so a click applies exactly that.
+trait and the offsets of the supersteps concerned), so a click applies exactly that. The
+findings of each profile are computed once, in steps (`FindingSteps`), which the background
+job (`rows_job`) and ``ProfileWidget.findings`` share.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING
+
 from .._supersteps import Findings
 from .protocol import FindingRow
+from .side_views import on_main_thread
 
-__all__ = ["finding_rows"]
+if TYPE_CHECKING:
+    from .._profile import Profile
+
+__all__ = ["FindingSteps", "finding_rows", "rows_job"]
 
 
 def finding_rows(found: Findings) -> list[FindingRow]:
@@ -31,3 +41,66 @@ def finding_rows(found: Findings) -> list[FindingRow]:
             }
         )
     return rows
+
+
+class FindingSteps:
+    """The findings of each profile ("after", "baseline"), each computed once, one step at a time.
+
+    A step is the detectors' work up to their next yield; one thread at a time advances
+    them, so a caller wanting the findings now finishes the steps the background began.
+    """
+
+    def __init__(self, profile_of: Callable[[str], Profile]) -> None:
+        self._profile_of = profile_of
+        self._done: dict[str, Findings] = {}
+        self._under_way: dict[str, Generator[None, None, Findings]] = {}
+        self._lock = threading.Lock()
+
+    def step(self, which: str) -> Findings | None:
+        """Advance the findings of profile `which` by one step: the findings once done, else None."""
+        from .._supersteps.detectors import finding_steps
+
+        with self._lock:
+            found = self._done.get(which)
+            if found is not None:
+                return found
+            steps = self._under_way.get(which)
+            if steps is None:
+                steps = self._under_way[which] = finding_steps(self._profile_of(which))
+            try:
+                next(steps)
+            except StopIteration as done:
+                del self._under_way[which]
+                found = self._done[which] = done.value
+                return found
+            except BaseException:
+                del self._under_way[which]  # a failed one starts afresh on the next call
+                raise
+            return None
+
+    def steps(self, which: str) -> Generator[None, None, Findings]:
+        """The findings of profile `which`, yielding between their steps."""
+        while (found := self.step(which)) is None:
+            yield
+        return found
+
+    def of(self, which: str) -> Findings:
+        """The findings of profile `which`, now (the steps left run on this thread)."""
+        from .._supersteps.detectors import drained
+
+        return drained(self.steps(which))
+
+
+def rows_job(
+    findings: FindingSteps, showing: Callable[[], str], show: Callable[[list[FindingRow]], None]
+) -> Generator[None, None, None]:
+    """A `Background` job: the shown profile's findings in steps, then `show` of their rows on the main
+    thread, unless another profile is shown by then (its own job sends its rows)."""
+    which = showing()
+    rows = finding_rows((yield from findings.steps(which)))
+
+    def send() -> None:
+        if which == showing():
+            show(rows)
+
+    on_main_thread(send)

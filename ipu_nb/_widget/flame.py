@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .._model.profile import Profile
 from .._model.vocabulary import NO_KERNEL
+from .._profile import Profile
 from .._query import Query, index_of
 from .protocol import FlameMetadata, FlameNode, FlameTree
 

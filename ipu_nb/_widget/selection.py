@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from .._model.profile import Profile
+from .._profile import Profile
 from .._query import Query, check_metadata_key, index_of, make_query, query, window_samples
 from .._query.plan import aggregate, longest, with_ms
 from .._query.window import clip_to_window, clipped_cycles

@@ -17,7 +17,7 @@ from .._query.search import search_mask
 from .lod import TimelineFacts, TimelineIndex
 
 if TYPE_CHECKING:
-    from .._model.profile import Profile
+    from .._profile import Profile
     from .._query import ProfileIndex
 
 __all__ = ["MIN_FIT", "extent", "fit", "grid_position", "row_positions", "search_rows", "timeline_matches"]

@@ -1,17 +1,20 @@
 // The timeline's blocks on their way from the kernel: asked for on every change (what the view
 // lacks, then around it; at most one request in flight, requests.ts), kept in the block cache
-// under the state they were asked for, and how the kernel answered each state.
+// under the state they were asked for, and how the kernel answered each state. Every request
+// brings back the samples in the view it was made for; those counts are kept per state and
+// view, so the status line always says what the view shows (a view drawn wholly from the cache
+// whose count is not known yet asks for one block of it, to bring its count).
 
 import type { AnyModel } from "@anywidget/types";
-import type { Disposers } from "../common/disposers";
+import type { Disposers, Timer } from "../common/disposers";
 import { decodeWindow } from "../kernel/buffers";
 import type { BlocksReply, ToKernel, WindowReply } from "../kernel/protocol";
 import { BlockRequests, RequestHold } from "../kernel/requests";
 import { Trips } from "../kernel/trips";
 import type { Traits } from "../kernel/types";
-import { BLOCK_BINS } from "../timeline/levels";
+import { BLOCK_BINS, blocksIn, levelFor } from "../timeline/levels";
 import type { Painted } from "../timeline/painter";
-import { nextAsk } from "../timeline/prefetch";
+import { type Ask, nextAsk } from "../timeline/prefetch";
 import { BlockCache } from "../timeline/tilecache";
 import type { Timeline } from "../timeline/timeline";
 import type { Range } from "../timeline/view";
@@ -25,6 +28,8 @@ export interface BlockFlowHost {
   span(): number;
   /** The timeline's width in device pixels. */
   pixels(): number;
+  /** Nothing is left to ask for the current state and view (its count is known, or in the reply being taken in). */
+  settled(): void;
 }
 
 /** What the timeline does with a block of the current state as it arrives. */
@@ -42,17 +47,65 @@ export interface Refined {
   kernelMs: number;
 }
 
+/** Samples in a view, and of them those matching the filters (a `BlocksReply`'s). */
+export interface Counted {
+  count: number;
+  matched: number;
+}
+
+/** What a request was made for: the state, and the view its reply counts the samples of. */
+interface Made {
+  state: string;
+  view: string;
+}
+
+/** Counts kept (one per state and view seen lately). */
+const COUNTS_KEPT = 200;
+/**
+ * After a stale reply the state is asked for again this much later, doubling each time, at most
+ * `STALE_RETRIES` times: the trait update that makes the kernel agree may still wait behind
+ * earlier ones (the widget framework sends one at a time), with nothing else to say when it is in.
+ */
+export const STALE_RETRY_MS = 100;
+export const STALE_RETRIES = 8;
+
+/** `BlockRequests` noting which request's closing reply is being read (`receive`'s, as the inbox calls it). */
+class Requests extends BlockRequests {
+  reading: number | null = null;
+
+  override receive(id: number | null): boolean {
+    this.reading = id;
+    try {
+      return super.receive(id);
+    } finally {
+      this.reading = null;
+    }
+  }
+}
+
 export class BlockFlow {
   readonly cache = new BlockCache();
   readonly trips: Trips;
   readonly hold = new RequestHold();
-  readonly requests: BlockRequests;
-  /** The state each request was made for: its blocks are stored under it. */
-  private readonly asked = new Map<number, string>();
+  readonly requests: Requests;
+  /** The state and view each request was made for: its blocks are stored under the state. */
+  private readonly asked = new Map<number, Made>();
+  /** The samples in each state and view, as the replies counted them. */
+  private readonly counts = new Map<string, Counted>();
+  /**
+   * The request whose closing reply is being taken in: the request queue picks the next one as
+   * soon as it hears a request is over, before its reply is read (`done`: its count, or that it
+   * was stale), so the choice waits for that (at most until a microtask). A failed request has
+   * no reply to read: the next is chosen at once.
+   */
+  private closing: number | null = null;
   /** How the kernel answered each state, for the root's dataset. */
   private readonly answeredAs = new Map<string, Answer>();
   /** The kernel held other filters or colours than this state (a change on its way here): wait for it. */
   private refused: string | null = null;
+  /** Asks for the refused state again (`STALE_RETRY_MS`); how many times it has since it was last answered. */
+  private readonly retry: Timer;
+  private retries = 0;
   /** The latest request for what the view lacked: its round trip and kernel time, for the status line. */
   private latest: Refined = { roundTrip: null, kernelMs: 0 };
   private disposed = false;
@@ -63,19 +116,35 @@ export class BlockFlow {
     bag: Disposers,
   ) {
     this.trips = new Trips(root);
-    this.requests = new BlockRequests({
+    this.retry = bag.timer(() => {
+      this.refused = null;
+      this.request();
+    });
+    this.requests = new Requests({
       next: () => {
         const now = this.state();
-        return this.refused === now
-          ? null
-          : nextAsk(this.cache, now, host.view(), host.pixels(), host.span(), this.limit());
+        if (this.closing !== null || this.refused === now) return null;
+        return nextAsk(this.cache, now, host.view(), host.pixels(), host.span(), this.limit()) ?? this.countAsk();
       },
       send: (requestId, ask) => this.send(requestId, ask.level, ask.blocks),
       over: (requestId) => {
+        if (this.requests.reading === requestId) this.closing = requestId;
         this.cache.settle(requestId);
-        queueMicrotask(() => this.trips.inFlight(this.requests.busy || this.requests.holding));
+        queueMicrotask(() => {
+          this.taken(requestId);
+          this.trips.inFlight(this.requests.busy || this.requests.holding);
+        });
       },
-      log: this.trips,
+      log: {
+        changed: () => this.trips.changed(),
+        settled: () => {
+          if (this.closing !== null) return; // not settled: the choice waits for the reply (`taken`)
+          this.trips.settled();
+          host.settled();
+        },
+        sent: (id, ask) => this.trips.sent(id, ask),
+        held: () => this.trips.held(),
+      },
       hold: (ask) => this.hold.wait(ask),
       timer: (fn) => bag.timer(fn),
     });
@@ -99,6 +168,17 @@ export class BlockFlow {
     return this.latest;
   }
 
+  /** The samples in the current view for the current state, once a reply has counted them. */
+  counted(): Counted | undefined {
+    return this.counts.get(this.viewKey());
+  }
+
+  /** Whether request `id` was made for another state or view than the current ones (its failure matters no more). */
+  superseded(id: number | null | undefined): boolean {
+    const made = id === null || id === undefined ? undefined : this.asked.get(id);
+    return made !== undefined && (made.state !== this.state() || made.view !== this.viewKey());
+  }
+
   /** Ask for what the view lacks (or what is around it), unless the view is gone. */
   request(): void {
     if (!this.disposed) this.requests.request();
@@ -111,6 +191,8 @@ export class BlockFlow {
    */
   restate(): void {
     this.refused = null;
+    this.retries = 0;
+    this.retry.cancel();
     this.requestAfterSave();
   }
 
@@ -122,13 +204,35 @@ export class BlockFlow {
     return Math.max(this.host.model.get("info").span, 8);
   }
 
+  /** The range a request for the current view names: the samples its reply counts are those overlapping it. */
+  private viewRange(): [number, number] {
+    const [start, end] = this.host.view();
+    return [start, Math.min(end, this.limit())];
+  }
+
+  private viewKey(): string {
+    return `${this.state()}|${this.viewRange().join(",")}`;
+  }
+
+  /**
+   * When the cache holds all the view needs but its count is not known: one block of the view
+   * (a prefetch, so it waits for the picture), whose reply brings the count.
+   */
+  private countAsk(): Ask | null {
+    if (this.counted()) return null;
+    const [start, end] = this.viewRange();
+    const level = levelFor([start, end], this.host.pixels(), this.host.span());
+    const inView = blocksIn(level, start, end, this.limit());
+    return inView.length ? { level, blocks: [inView[inView.length >> 1]], prefetch: true } : null;
+  }
+
   private send(requestId: number, level: number, blocks: number[]): void {
     const model = this.host.model;
     const now = this.state();
-    this.asked.set(requestId, now);
+    this.asked.set(requestId, { state: now, view: this.viewKey() });
     if (this.asked.size > 200) this.asked.delete(this.asked.keys().next().value!);
     for (const k of blocks) this.cache.markPending(now, level, k, requestId);
-    const [start, end] = this.host.view();
+    const [start, end] = this.viewRange();
     this.host.send({
       type: "blocks",
       view: this.host.id,
@@ -141,7 +245,7 @@ export class BlockFlow {
       color_by: model.get("color_by"),
       showing: model.get("showing"),
       start,
-      end: Math.min(end, this.limit()),
+      end,
     });
   }
 
@@ -151,7 +255,7 @@ export class BlockFlow {
    * complete and it lies in the view.
    */
   receive(msg: WindowReply, buffers: DataView[], timeline: BlockView, draw: () => void): void {
-    const made = msg.id === null ? undefined : this.asked.get(msg.id);
+    const made = msg.id === null ? undefined : this.asked.get(msg.id)?.state;
     if (made === undefined || msg.level === undefined || msg.block === undefined) return;
     const began = performance.now();
     const data = { ...decodeWindow(msg, buffers), colorBy: msg.color_by };
@@ -186,18 +290,36 @@ export class BlockFlow {
   }
 
   /**
-   * A request is answered: its trip is recorded. Returns false when the kernel refused it as
-   * stale (it held another state: its blocks are not asked for again until the state changes).
+   * A request is answered: its trip is recorded, and the samples in the view it was made for.
+   * Returns false when the kernel refused it as stale (it held another state: its blocks are
+   * asked for again a little later, or at once when the state changes).
    */
   done(msg: BlocksReply): boolean {
     const trip = this.trips.answered(msg);
+    const made = msg.id === null ? undefined : this.asked.get(msg.id);
     if (msg.stale) {
-      this.refused = msg.id === null ? null : (this.asked.get(msg.id) ?? null);
+      this.refused = made?.state ?? null;
+      if (this.refused !== null && this.retries < STALE_RETRIES) this.retry.start(STALE_RETRY_MS * 2 ** this.retries++);
+      this.taken(msg.id);
       return false;
+    }
+    this.retries = 0;
+    if (made) {
+      this.counts.delete(made.view); // the latest last: the oldest go first
+      this.counts.set(made.view, { count: msg.count, matched: msg.matched });
+      if (this.counts.size > COUNTS_KEPT) this.counts.delete(this.counts.keys().next().value!);
     }
     if (trip && (!trip.prefetch || this.latest.roundTrip === null)) {
       this.latest = { roundTrip: trip.roundTripMs, kernelMs: msg.cost_ms.reduce((a, b) => a + b, 0) };
     }
+    this.taken(msg.id);
     return true;
+  }
+
+  /** The reply to request `id` is read (or none came): the next request may be chosen. */
+  private taken(id: number | null): void {
+    if (id === null || id !== this.closing) return;
+    this.closing = null;
+    this.request();
   }
 }

@@ -88,6 +88,7 @@ export class WidgetController implements PartsHost, Commands {
         view: () => this.view(),
         span: () => this.span(),
         pixels: () => this.parts.timeline.pixels(),
+        settled: () => this.onSettled(),
       },
       root,
       bag,
@@ -313,6 +314,14 @@ export class WidgetController implements PartsHost, Commands {
     this.drawSoon(); // the tiles filter changes the rows; the old state draws until the new one comes
   }
 
+  /** The profile's facts changed (the other profile is shown): the header, legend and timeline follow them. */
+  private onInfo(): void {
+    this.parts.header.render();
+    this.parts.legend.render();
+    this.blocks.request(); // the span, and so what the view may ask for, changed
+    this.drawSoon();
+  }
+
   /** The other profile is shown (`showing`): same view, rows and filters, its own blocks and side views. */
   private onShowing(): void {
     this.groupsDirty = true;
@@ -355,6 +364,7 @@ export class WidgetController implements PartsHost, Commands {
     bag.on(model, "change:filters", () => this.onFilters());
     bag.on(model, "change:color_by", () => this.onColour());
     bag.on(model, "change:showing", () => this.onShowing());
+    bag.on(model, "change:info", () => this.onInfo());
     bag.on(model, "change:finding_rows", () => parts.findings.render());
     bag.on(model, "change:at", () => parts.timeline.drawOverlay());
     bag.on(model, "change:selection", () => {
@@ -371,10 +381,26 @@ export class WidgetController implements PartsHost, Commands {
 
   private onDone(msg: BlocksReply): void {
     if (!this.blocks.done(msg)) return;
+    const cache = this.blocks.cache;
+    this.showStatus();
+    this.root.dataset.cacheBytes = String(cache.bytes);
+    this.root.dataset.cachedBlocks = String(cache.size);
+    if (this.groupsDirty) this.askGroups();
+  }
+
+  /** Nothing is left to ask for this view and state (the cache held it all): what waited for a reply goes now. */
+  private onSettled(): void {
+    this.showStatus();
+    if (this.groupsDirty) this.askGroups();
+  }
+
+  /** The status line, for the view and state shown (unchanged until a reply has counted their samples). */
+  private showStatus(): void {
+    const counted = this.blocks.counted();
+    if (!counted) return;
     const { cache, refined } = this.blocks;
     this.parts.status.view({
-      count: msg.count,
-      matched: msg.matched,
+      ...counted,
       filtered: this.blocks.answer(this.state())?.filtered ?? false,
       level: this.parts.timeline.level(),
       roundTripMs: refined.roundTrip,
@@ -382,12 +408,12 @@ export class WidgetController implements PartsHost, Commands {
       cached: cache.size,
       cacheBytes: cache.bytes,
     });
-    this.root.dataset.cacheBytes = String(cache.bytes);
-    this.root.dataset.cachedBlocks = String(cache.size);
-    if (this.groupsDirty) this.askGroups();
   }
 
   private onSideMessage(msg: SideMessage, buffers: DataView[]): void {
+    // A request for a view or state left meanwhile (a flip's new span refused its range): nothing to show.
+    if (msg.type === "error" && msg.request === "blocks" && msg.view === this.id && this.blocks.superseded(msg.id))
+      return;
     switch (msg.type) {
       case "panel":
         this.onPanel(msg);

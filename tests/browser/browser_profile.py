@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builders import S, T, profile_from_tiles
 
-from ipu_nb._model.profile import Profile
+from ipu_nb._profile import Profile
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

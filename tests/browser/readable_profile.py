@@ -6,7 +6,7 @@ from pathlib import Path
 
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 
-from ipu_nb._model.profile import Profile
+from ipu_nb._profile import Profile
 
 #: Far wider than a legend entry or a tooltip line.
 LONG_KERNEL = "gemm_f32_accumulate_large_rows_" + "x" * 200 + "_end"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chart_fixtures import HOSTILE, HOSTILE_KERNEL, NASTY_NAMES
 from rendered import vega_complaint
 
-from ipu_nb._html.sanitize import label
+from ipu_nb._markup.sanitize import label
 
 CELLS = [
     "import ipu_nb\nfrom ipu_nb import charts\nfrom chart_fixtures import hostile_profile\np = hostile_profile()",

@@ -12,7 +12,7 @@ import pytest
 from lab import OUTPUT, wait_window
 from readable_profile import BIDI_KERNEL, BIDI_OP, LONG_KERNEL, LONG_OP, TINY_OPS
 
-from ipu_nb._html.sanitize import label
+from ipu_nb._markup.sanitize import label
 
 pytestmark = pytest.mark.browser
 

@@ -24,6 +24,7 @@ CELLS = [
     "widget = ipu_nb.ProfileWidget(profile)\nwidget",
 ]
 GUTTER = 46
+FITTED = "from ipu_nb._widget.zoom import fitted"  # the view the kernel fits, as zoom_to would
 
 
 def opened(lab_page: Any) -> tuple[Any, Any]:
@@ -227,14 +228,14 @@ def test_search_steps_through_matches_and_zoom_to_fit_from_keys_and_python(lab_p
     assert nb.poll("widget.selected", lambda s: s == by_offset[0]) == by_offset[0]
     assert page.locator(".ipu-nb-find-count").inner_text().startswith("1 / ")
     # f: zoom to fit the selected search hit, as widget.zoom_to(sample=...) would.
-    expected = nb.kernel(f"widget._fit('sample', {by_offset[0]})")
+    expected = nb.kernel(f"fitted(widget._shown_now(), 'sample', {by_offset[0]})", FITTED)
     page.keyboard.press("f")
     assert nb.poll("widget.view", lambda v: v == expected) == expected
     # After a filter change f fits what the filters match; shift+f always does.
     last = int(dataset(page)["windowId"])
     nb.kernel("widget.filters", code="widget.filters = {'kernel': 'gemm_f32_init_large_rows'}")
     wait_window(page, last)
-    matching = nb.kernel("widget._fit('matching', None)")
+    matching = nb.kernel("fitted(widget._shown_now(), 'matching', None)", FITTED)
     page.keyboard.press("f")
     assert nb.poll("widget.view", lambda v: v == matching) == matching
     page.keyboard.press("0")

@@ -169,7 +169,7 @@ def test_flame_deltas_are_after_minus_before_on_each_path(widget, before, after,
     widget._handle_custom_msg({"type": "hello"}, [])
     for showing in ("after", "baseline"):
         widget.showing = showing
-        widget._send_flame()
+        widget._views.send("flame")
         push = widget.recorder.last("flame")
         assert len(push["deltas"]) == len(push["nodes"])
         checked = 0
@@ -182,13 +182,13 @@ def test_flame_deltas_are_after_minus_before_on_each_path(widget, before, after,
         assert checked > 5 and any(push["deltas"])
     # The added kernel is all delta; the area's flame graph has none (its cycles are clipped).
     widget.showing = "after"
-    widget._send_flame()
+    widget._views.send("flame")
     push = widget.recorder.last("flame")
     if not filters:
         added = next(i for i, n in enumerate(push["nodes"]) if n["name"] == HOSTILE)
         assert push["deltas"][added] == push["nodes"][added]["value"]
     widget.selection = {"start": 0, "end": 2_000, "tiles": None}
-    widget._send_flame()
+    widget._views.send("flame")
     assert "deltas" not in widget.recorder.last("flame")
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import ipu_nb
 from ipu_nb._query import Query, filter_mask, make_query
-from ipu_nb._widget.filters import FILTER_KEYS, empty_filters, filters_of, filters_query, normalise_filters
+from ipu_nb._query.filters_codec import FILTER_KEYS, empty_filters, filters_of, filters_query, normalise_filters
 from ipu_nb._widget.flame import flame_tree
 from ipu_nb._widget.widget import ProfileWidget
 
@@ -192,7 +192,7 @@ def test_a_widget_focused_on_an_operation_agrees_with_the_query_core(profile):
     assert widget.groups.equals(expected.groups)
     assert widget.groups.get_column("name").to_list() == ["gemm"]
     assert widget.filtered.equals(profile.filter(operation=["gemm"], kind="compute"))
-    tree = widget._flame()
+    tree = widget._answers.flame(widget._shown_now())
     assert tree["total"] == int(np.sum(widget.filtered.get_column("duration").to_numpy()))
     with pytest.raises(traitlets.TraitError, match="operation must be a string or a list of strings"):
         widget.filters = {"operation": [3]}

@@ -180,14 +180,14 @@ def test_the_first_picture_comes_before_the_index_and_is_its_picture(profile, he
     level = max(0, int(np.ceil(np.log2(span / 64))) - 1)  # the home view in two blocks of 64 bins
     message = blocks_message(widget, level, [0, 1], bins=64)
     early = _replies(widget, message)
-    assert not widget._build.ready  # answered while the index was still being sorted
+    assert not widget._shown_now().side.build.ready  # answered while the index was still being sorted
     if _native.NATIVE:  # read from the file's tile runs in place
-        assert isinstance(widget._build.early(), lod.FileRuns)
+        assert isinstance(widget._shown_now().side.build.early(), lod.FileRuns)
     assert [c["type"] for c, _ in early] == ["window", "window", "blocks"]
     assert [c["mode"] for c, _ in early[:2]] == [mode, mode]
     held.set()
-    widget._build.index(timeout=30)
-    widget._cache.clear()
+    widget._shown_now().side.build.index(timeout=30)
+    widget._answers.forget()
     assert _replies(widget, message) == early
 
 
@@ -207,7 +207,7 @@ def test_requests_needing_the_index_wait_for_it(profile, held):
     assert widget.selection_samples.height == 0  # nothing here needs the index
     _later(held)
     replies = _replies(widget, {"type": "hover", "view": "v", "id": 2, "row": row, "x": x})
-    assert widget._build.ready  # it waited
+    assert widget._shown_now().side.build.ready  # it waited
     assert [c["sample"]["sample"] for c, _ in replies if c["type"] == "hover"] == [expected]
     widget._handle_custom_msg({"type": "pick", "row": row, "x": x}, [])
     assert widget.selected == expected
@@ -218,7 +218,7 @@ def test_python_side_reads_wait_for_the_index(profile, held):
     widget = _widget(profile)
     _later(held)
     assert widget.zoom_to(sample=7) == widget.view
-    assert widget._build.ready
+    assert widget._shown_now().side.build.ready
     assert widget.search("gemm").height == profile.samples.filter(pl.col("kernel") == "gemm").height
 
 
@@ -234,8 +234,8 @@ def failing(request, monkeypatch):
 
 def test_a_failed_build_is_an_error_in_the_widget_not_a_hang(profile, failing):
     widget = _widget(profile)
-    widget._build.start_sorting()
-    assert widget._build._ready.wait(30)
+    widget._shown_now().side.build.start_sorting()
+    assert widget._shown_now().side.build._ready.wait(30)
     for message in (
         blocks_message(widget, 4, [0, 1], bins=64),
         {"type": "hover", "view": "v", "id": 3, "row": 1, "x": 100},

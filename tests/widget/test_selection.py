@@ -206,7 +206,7 @@ def test_selection_groups_equal_the_clipped_query(profile, data):
     ).groups
     assert_frame_equal(widget.selection_groups, expected)
     # The side panel's rows are its top 12.
-    widget._send_groups()
+    widget._views.send("groups")
     shown = [(r["name"], r["phase_cycles"], r["work_cycles"], r["sample_count"]) for r in widget.sent_groups]
     top = expected.head(12).select("name", "phase_cycles", "work_cycles", "sample_count").rows()
     assert shown == top

@@ -10,7 +10,7 @@ import pytest
 from builders import S, T, profile_from_tiles
 
 import ipu_nb._widget.lod as lod
-from ipu_nb._widget.filters import empty_filters
+from ipu_nb._query.filters_codec import empty_filters
 from ipu_nb._widget.lod import block_range, unpack_cells
 from ipu_nb._widget.messages import Blocks, Fit, Limits, MessageError, Search, parse_message
 from ipu_nb._widget.timeline import fit, grid_position
@@ -117,12 +117,12 @@ def test_summary_blocks_hold_the_cells_of_the_windows_they_stand_for(widget, pro
     widget._handle_custom_msg(blocks_message(widget, level, wanted, bins), [])
     replies = widget.recorder.of("window")
     assert [c["block"] for c, _ in replies] == wanted
-    mask = widget._sorted_mask
+    mask, index = widget._shown_now().matching.sorted_mask, widget._shown_now().side.index
     for content, buffers in replies:
         start, end = block_range(level, bins, content["block"])
         assert content["mode"] == "lod" and content["filtered"] is True
         cells = unpack_cells(content["rows"], content["bins"], content["runs"], buffers)
-        alone = lod.encode_window(lod.window(widget._index, start, end, bins, mask, "kind", raw_limit=3))
+        alone = lod.encode_window(lod.window(index, start, end, bins, mask, "kind", raw_limit=3))
         expected = unpack_cells(content["rows"], bins, alone[0]["runs"], alone[1])
         assert np.array_equal(cells, expected), content["block"]
         assert content["count"] == len(overlapping(profile, start, end))
@@ -191,7 +191,7 @@ def test_search_finds_operations_or_kernels_among_the_matching_samples(widget, p
 
 
 def test_search_sends_the_first_matches_by_offset_and_counts_them_all(widget, monkeypatch):
-    import ipu_nb._widget.widget as module
+    import ipu_nb._widget.pushes as module
 
     monkeypatch.setattr(module, "SEARCH_LIMIT", 4)
     widget._handle_custom_msg({"type": "search", "id": 1, "text": "", "case_sensitive": True}, [])

@@ -13,7 +13,7 @@ from builders import S, T, profile_from_tiles
 
 import ipu_nb
 from ipu_nb._query import Query, filter_mask, filter_samples
-from ipu_nb._widget.filters import filters_query, normalise_filters
+from ipu_nb._query.filters_codec import filters_query, normalise_filters
 from ipu_nb._widget.flame import flame_tree
 from ipu_nb._widget.lod import unpack_cells
 from ipu_nb._widget.widget import ProfileWidget
@@ -361,7 +361,7 @@ def test_side_views_on_the_worker_thread_follow_the_latest_state(profile):
     assert recorder.last("overview")[0]["filtered"] is False
     sent = len(recorder.sent)
     widget.close()
-    widget._side.submit("panel", widget._send_panel)  # closed: nothing more is sent
+    widget._views.send("panel")  # closed: nothing more is sent
     assert widget._side.wait() and len(recorder.sent) == sent
 
 

@@ -21,7 +21,7 @@ from widget_sent import Sent
 
 import ipu_nb
 from ipu_nb._query.flags import MAX_METADATA_CONDITIONS, MAX_TEXT
-from ipu_nb._widget import widget as _widget
+from ipu_nb._widget import shown as _shown
 from ipu_nb._widget.state import MAX_DEPTH, STATE_KEYS
 from ipu_nb._widget.widget import FRONT_END_WRITES, ProfileWidget
 
@@ -73,18 +73,20 @@ class _Before:
         self.state = json.dumps(widget.state, sort_keys=True)
         self.filtered = widget.filtered
         self.groups = widget.groups
-        self.filtered_key = widget._filtered[0]
-        self.mask = None if widget._mask is None else widget._mask.copy()
+        self.shown = widget._shown_now()
+        mask = self.shown.matching.mask
+        self.mask = None if mask is None else mask.copy()
 
     def assert_unchanged(self) -> None:
         w = self.widget
         assert json.dumps(w.state, sort_keys=True) == self.state
         assert_frame_equal(w.filtered, self.filtered)
         assert_frame_equal(w.groups, self.groups)
-        assert w._filtered[0] == self.filtered_key
-        assert (w._mask is None) == (self.mask is None)
+        shown = w._shown_now()  # the one value shown: the very same one, its mask unchanged
+        assert shown is self.shown
+        assert (shown.matching.mask is None) == (self.mask is None)
         if self.mask is not None:
-            assert (w._mask == self.mask).all()
+            assert (shown.matching.mask == self.mask).all()
         reopened = ProfileWidget(w.profile, state=w.state)  # the constructor takes the state back
         assert reopened.state == w.state
         assert_frame_equal(reopened.groups, self.groups)
@@ -174,7 +176,7 @@ def test_filters_whose_selection_fails_are_refused_before_they_are_set(
         raise pl.exceptions.ComputeError("the selection failed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(_widget, "filter_mask", fails)
+        patch.setattr(_shown, "filter_mask", fails)
         with pytest.raises(traitlets.TraitError, match="filters: the selection failed"):
             widget.filters = {"kind": "exchange"}
         with pytest.raises(traitlets.TraitError, match="the selection failed"), widget.hold_trait_notifications():

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from widget_sent import Sent
 
+from ipu_nb._widget import handlers, inspector
 from ipu_nb._widget.messages import (
     MAX_PIXELS,
     MAX_SAFE_INTEGER,
@@ -257,17 +258,17 @@ def test_any_exception_while_answering_becomes_an_error_reply(widget, monkeypatc
         def fail(*_args: Any, error: BaseException = error) -> Any:
             raise error
 
-        monkeypatch.setattr(widget, "window_answer", fail)
+        monkeypatch.setattr(widget._answers, "window", fail)
         reply = refused(widget, {"type": "window", "id": 11, "view": "v", "start": 0, "end": 900, "pixels": 9})
         assert reply["id"] == 11 and reply["view"] == "v" and type(error).__name__ in reply["message"]
-    monkeypatch.setattr(widget, "_describe", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(inspector, "describe", lambda *a, **k: 1 / 0)
     reply = refused(widget, {"type": "hover", "id": 12, "row": 1, "x": 150})
     assert reply["message"].startswith("ZeroDivisionError")
     assert reply["id"] == 12
 
 
 def test_side_view_failures_are_reported_not_raised(widget, monkeypatch):
-    monkeypatch.setattr(widget, "_at_summary", lambda: (_ for _ in ()).throw(pl.exceptions.PanicException("x")))
+    monkeypatch.setattr(inspector, "at_summary", lambda *a: (_ for _ in ()).throw(pl.exceptions.PanicException("x")))
     widget.sent.messages.clear()
     widget.at = 300  # the panel fails on the way out
     assert widget.sent.messages == [{"type": "error", "request": "panel", "message": "PanicException: x"}]
@@ -499,7 +500,7 @@ def test_a_stop_is_not_swallowed_as_an_error_reply(widget, monkeypatch, stop) ->
     def interrupted(*args: Any) -> None:
         raise stop()
 
-    monkeypatch.setattr(widget, "_answer_window", interrupted)
+    monkeypatch.setitem(handlers.HANDLERS, Window, interrupted)
     with pytest.raises(stop):
         widget._on_message(widget, GOOD["window"], [])
 
@@ -510,7 +511,7 @@ def test_a_polars_panic_still_becomes_an_error_reply(widget, monkeypatch) -> Non
     def panics(*args: Any) -> None:
         raise PanicException("boom")
 
-    monkeypatch.setattr(widget, "_answer_window", panics)
+    monkeypatch.setitem(handlers.HANDLERS, Window, panics)
     reply = refused(widget, GOOD["window"])
     assert "PanicException" in reply["message"]
 
@@ -525,7 +526,7 @@ def test_every_last_resort_catch_lets_a_stop_through(widget, monkeypatch, stop) 
         with pytest.raises(stop):
             widget.set_state({"at": 250})
     with monkeypatch.context() as patch:  # a side view (run inline here, as outside a kernel)
-        patch.setattr(widget, "_at_summary", stopped)
+        patch.setattr(inspector, "at_summary", stopped)
         with pytest.raises(stop):
             widget.at = 310
     with monkeypatch.context() as patch:  # the error reply itself fails to go out

@@ -1,0 +1,196 @@
+"""The answers the widget's kernel side keeps, each under the part of a `Shown` value it depends on.
+
+Windows and cache blocks are kept per side, filters and colouring (`Shown.drawing`), the flame
+graph and an area's samples per side and filters, the group table per side and query, the
+overview's background per side, the comparison with the baseline per query. A flip or a filter
+change asks under other keys, so nothing kept for what was shown before can answer; the caches
+are bounded (`Kept`), so nothing needs clearing either.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._compare import Comparison
+from .._query import Query, QueryError
+from . import lod
+from .baseline import comparison_of
+from .flame import flame_tree
+from .kept import Kept
+from .protocol import FlameTree, GroupRow
+from .selection import area_groups, selection_samples
+from .shown import Shown, Side, Sides
+
+__all__ = [
+    "ANSWERS_KEPT",
+    "GROUP_ROWS",
+    "OVERVIEW_BINS",
+    "WINDOW_PIXELS",
+    "Answers",
+    "compute_positions",
+    "selection_key",
+]
+
+ANSWERS_KEPT = 48
+"""Encoded window and block answers kept (each well under 2 MB)."""
+WINDOW_PIXELS = 8192
+"""Widest window answered; wider requests are answered at this width (summaries use fewer bins still)."""
+OVERVIEW_BINS = 1024
+GROUP_ROWS = 12
+"""Rows of the side panel's group table."""
+_GROUP_COLUMNS = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
+
+Encoded = tuple[dict[str, Any], list[bytes]]
+
+
+def selection_key(selection: dict[str, Any] | None) -> str:
+    """An area (the ``selection`` trait, normalised) as a key."""
+    return json.dumps(selection, sort_keys=True)
+
+
+class Answers:
+    """Computes the kernel's answers for a `Shown` value and keeps the costly ones (50-200 ms each on a
+    full-size profile) for the few values shown last."""
+
+    def __init__(self, sides: Sides, *, allow_clock_mismatch: bool = False) -> None:
+        self._sides = sides
+        self._allow_clock_mismatch = allow_clock_mismatch
+        # One bounded cache per kind of answer (benchmarks empty them to time the work again).
+        self.encoded: Kept[Encoded] = Kept(ANSWERS_KEPT)
+        self.flames: Kept[FlameTree] = Kept(8)
+        self.groups: Kept[tuple[str | None, list[GroupRow]]] = Kept(8)
+        self.areas: Kept[pl.DataFrame] = Kept(4)
+        self.overviews: Kept[np.ndarray] = Kept(2)
+        self.comparisons: Kept[Comparison] = Kept(4)
+
+    def forget(self) -> None:
+        """Drop everything kept (for benchmarks timing the work)."""
+        for kept in (self.encoded, self.flames, self.groups, self.areas, self.overviews, self.comparisons):
+            kept.forget()
+
+    def warm_up(self, shown: Shown, *, hurry: bool) -> None:
+        """Make what the front end asks for after its first picture of `shown` (the index, the overview, the
+        flame graph, the group table, the metadata order): about a second on a full-size profile."""
+        shown.side.build.index(hurry=hurry)
+        self.overview_active(shown.side)
+        self.flame(shown)
+        self.group_rows(shown, shown.query)
+        shown.side.lookup.metadata_of(np.zeros(0, dtype=np.int64))
+
+    # ---- the timeline -------------------------------------------------------------------------
+
+    def window(self, shown: Shown, start: int, end: int, pixels: int) -> Encoded:
+        """The encoded answer to a window request (checked numbers; wider than `WINDOW_PIXELS` answered at it), kept."""
+        pixels = min(pixels, WINDOW_PIXELS)
+
+        def make() -> Encoded:
+            windowed, matched = shown.matching.windowed()
+            return lod.encode_window(lod.window(windowed, start, end, pixels, matched, shown.color_by))
+
+        return self.encoded.get(("window", shown.drawing, start, end, pixels), make)
+
+    def blocks(
+        self, shown: Shown, level: int, bins: int, wanted: tuple[int, ...] | list[int]
+    ) -> Iterator[tuple[int, dict[str, Any], list[bytes], float]]:
+        """Encoded cache blocks `wanted` of `level`: (block, header, buffers, seconds spent), each as
+        soon as it is ready, those kept from before first, then the others as computed."""
+        missing = []
+        for k in wanted:
+            hit = self.encoded.peek(("block", shown.drawing, level, bins, k))
+            if hit is None:
+                missing.append(k)
+            else:
+                yield (k, *hit, 0.0)
+        if not missing:
+            return
+        windowed, matched = shown.matching.windowed()
+        for block in lod.blocks(windowed, level, bins, missing, matched, shown.color_by):
+            began = time.perf_counter()
+            header, buffers = lod.encode_window(block.answer)
+            self.encoded.put(("block", shown.drawing, level, bins, block.index), (header, buffers))
+            yield block.index, header, buffers, block.seconds + time.perf_counter() - began
+
+    def overview_active(self, side: Side) -> np.ndarray:
+        """Tile occupancy by compute over the whole profile of `side` (filter-independent)."""
+        return self.overviews.get(side.which, lambda: lod.overview(side.index, compute_positions(side), OVERVIEW_BINS))
+
+    # ---- the side views -----------------------------------------------------------------------
+
+    def flame(self, shown: Shown) -> FlameTree:
+        """The flame graph of the matching samples."""
+        matching = shown.matching
+        return self.flames.get(matching.key, lambda: flame_tree(shown.profile, matching.mask, matching.query))
+
+    def area_flame(self, shown: Shown, selection: dict[str, Any]) -> FlameTree:
+        """The flame graph of the area's matching samples, each counted with its cycles inside the area."""
+
+        def make() -> FlameTree:
+            frame = self.area_samples(shown, selection)
+            clipped = frame.with_columns(duration=pl.col("clipped_cycles").cast(pl.UInt32))
+            return flame_tree(shown.profile, None, shown.matching.query, samples=clipped)
+
+        return self.flames.get((shown.matching.key, selection_key(selection)), make)
+
+    def area_samples(self, shown: Shown, selection: dict[str, Any] | None) -> pl.DataFrame:
+        """`ProfileWidget.selection_samples` of `selection` for the matching samples."""
+        matching = shown.matching
+
+        def make() -> pl.DataFrame:
+            index = _built_index(matching.side) if selection is not None else None
+            return selection_samples(shown.profile, matching.query, selection, index, matching.mask)
+
+        return self.areas.get((matching.key, selection_key(selection)), make)
+
+    def group_rows(self, shown: Shown, q: Query, area: pl.DataFrame | None = None) -> tuple[str | None, list[GroupRow]]:
+        """Error (or None) and the top rows of ``query(profile, q).groups``; for an area's query,
+        aggregated from its samples `area` (`selection.area_groups`)."""
+        from .._query import query
+
+        key = dataclasses.replace(q, limit=GROUP_ROWS)
+
+        def make() -> tuple[str | None, list[GroupRow]]:
+            try:
+                if area is None:
+                    groups = query(shown.profile, key).groups
+                else:  # the columns below only
+                    groups = area_groups(shown.profile, key, area, percentiles=False)
+            except QueryError as error:
+                return (str(error), [])
+            rows: list[GroupRow] = [
+                {**row, "dimensions": {d["name"]: d["value"] for d in row["dimensions"]}}  # type: ignore[typeddict-item]
+                for row in groups.select(_GROUP_COLUMNS).iter_rows(named=True)
+            ]
+            return (None, rows)
+
+        return self.groups.get((shown.side.which, key, area is not None), make)
+
+    def comparison(self, q: Query) -> Comparison:
+        """``compare(baseline, after, ...)`` for `q`'s filters and grouping (`ValueError` without a baseline)."""
+        baseline, after = self._sides.profile("baseline"), self._sides.profile("after")
+        return self.comparisons.get(
+            q, lambda: comparison_of(baseline, after, q, allow_clock_mismatch=self._allow_clock_mismatch)
+        )
+
+
+def compute_positions(side: Side) -> np.ndarray:
+    """Positions of the timeline index holding compute samples of positive length."""
+    idx = side.index
+    return (idx.kind_class == lod.KIND_CLASSES.index("compute") + 1) & (idx.end > idx.start)
+
+
+def _built_index(side: Side) -> lod.TimelineIndex | None:
+    """The index to find an area's rows in (faster than a scan, the same frame): only once it is
+    built, so that no area waits for it, and None when it failed (the scan still answers)."""
+    if not side.build.ready:
+        return None
+    try:
+        return side.index
+    except lod.TimelineIndexError:
+        return None
