@@ -6,20 +6,9 @@ import type { Disposers } from "../common/disposers";
 import { clear, el } from "../common/dom";
 import { cycles } from "../common/format";
 import { displayText } from "../common/text";
-import type { Filters } from "../kernel/types";
+import type { FindingRow } from "../kernel/generated";
 
-/** One entry, as the kernel's `finding_rows` trait holds it. */
-export interface FindingRow {
-  rank: number;
-  category: string;
-  subject: string;
-  message: string;
-  cycles: number;
-  ms: number;
-  share: number;
-  filters: Filters;
-  view: [number, number];
-}
+export type { FindingRow };
 
 export interface FindingsHost {
   rows(): FindingRow[];
