@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,29 +31,32 @@ class CalibrationError(ValueError):
     """Profiles that cannot be calibrated together: none at all, or clocks that differ."""
 
 
-@dataclass(frozen=True, eq=False)
-class Calibration:
-    """Kernel-call measurements for a cost table, as the newest runtime's `profile-calibrate` collates them.
+class Calibration(pl.DataFrame):
+    """Kernel-call measurements for a cost table, as the newest runtime's `profile-calibrate` collates them:
+    a DataFrame (one row per (kernel, dimensions), in the runtime's order) that can write the runtime's file.
 
-    Attributes
-    ----------
-    measurements : pl.DataFrame
-        One row per (kernel, dimensions), in the runtime's order: ``kernel``, ``dimensions``
-        (a list of {name, value} in name order), ``samples``, ``minimum_cycles``,
-        ``median_cycles``, ``p95_cycles``, ``maximum_cycles``.
-    target, build_id : str
-        What the file says the cycles were measured on and with.
-    clock_hz : int
-        The profiles' clock.
-    profile_count : int
-        How many profiles were collated.
+    Its columns are ``kernel``, ``dimensions`` (a list of {name, value} in name order), ``samples``,
+    ``minimum_cycles``, ``median_cycles``, ``p95_cycles`` and ``maximum_cycles``; polars operations on it
+    return plain DataFrames. ``target`` and ``build_id`` say what the file says the cycles were measured
+    on and with, ``clock_hz`` is the profiles' clock and ``profile_count`` how many were collated.
     """
 
-    measurements: pl.DataFrame
     target: str
     build_id: str
     clock_hz: int
     profile_count: int
+
+    def __init__(self, measurements: pl.DataFrame, target: str, build_id: str, clock_hz: int, profile_count: int):
+        super().__init__(measurements)
+        self.target = target
+        self.build_id = build_id
+        self.clock_hz = clock_hz
+        self.profile_count = profile_count
+
+    @property
+    def measurements(self) -> pl.DataFrame:
+        """The measurements as a plain DataFrame (the same rows)."""
+        return pl.DataFrame(self)
 
     def to_json(self) -> str:
         """The database file's text, exactly as the runtime writes it (pretty, no trailing newline).
@@ -66,7 +68,7 @@ class Calibration:
         head = pretty_json(
             {"schemaVersion": 1, "target": self.target, "buildId": self.build_id, "clockHz": self.clock_hz}
         )
-        blocks = _measurement_blocks(self.measurements)
+        blocks = _measurement_blocks(self)
         listed = "[]" if not blocks else "[\n" + ",\n".join(blocks) + "\n  ]"
         return head.removesuffix("\n}\n") + f',\n  "measurements": {listed}\n}}'
 
@@ -80,15 +82,6 @@ class Calibration:
         out = Path(path)
         out.write_bytes(self.to_json().encode("utf-8"))
         return out
-
-    def _repr_html_(self) -> str:
-        return str(self.measurements._repr_html_())
-
-    def __repr__(self) -> str:
-        return (
-            f"<Calibration target={self.target!r} build_id={self.build_id!r}: {self.measurements.height} "
-            f"measurements from {self.profile_count} profile(s) at clockHz={self.clock_hz}>"
-        )
 
 
 def _json_strings(text: pl.Expr) -> pl.Expr:
@@ -167,7 +160,7 @@ def calibrate(
         No profile, or profiles whose clocks differ.
 
     >>> calibration = ipu_nb.calibrate([profile], build_id="b1")
-    >>> calibration.measurements.columns[:3], calibration.profile_count
+    >>> calibration.columns[:3], calibration.profile_count
     (['kernel', 'dimensions', 'samples'], 1)
     """
     if not isinstance(target, str) or not isinstance(build_id, str):

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return HeadFailure(f"Error: {exc}\n").report()
     calibration.write(args.output)
     write_output(
-        f"profiles={len(args.profiles)} measurements={calibration.measurements.height} "
+        f"profiles={len(args.profiles)} measurements={calibration.height} "
         f"output={printable(args.output)}\n"
     )
     return 0

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import head_reference as ref
+import polars as pl
 import pytest
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 from head_golden import EXTRA, TILES
@@ -56,7 +57,7 @@ def test_the_golden_database(tmp_path: Path) -> None:
     calibration = ipu_nb.calibrate(paths, build_id='build "7"')
     out = calibration.write(tmp_path / "db.json")
     assert out.read_bytes() == (GOLDEN / "head_calibration.json").read_bytes()
-    assert calibration.measurements.columns == [
+    assert calibration.columns == [
         "kernel",
         "dimensions",
         "samples",
@@ -65,10 +66,14 @@ def test_the_golden_database(tmp_path: Path) -> None:
         "p95_cycles",
         "maximum_cycles",
     ]
-    first = calibration.measurements.row(1, named=True)
+    first = calibration.row(1, named=True)
     assert first["dimensions"] == [{"name": "", "value": "x"}, {"name": "layer", "value": "1"}]
     assert (first["samples"], first["median_cycles"]) == (1, 150)
-    assert repr(calibration).startswith("<Calibration target='ipu21' build_id='build \"7\"': 4 measurements")
+    # The measurements are the DataFrame itself; polars operations on it give plain frames.
+    assert isinstance(calibration, pl.DataFrame) and calibration.height == 4
+    assert calibration.equals(calibration.measurements) and type(calibration.measurements) is pl.DataFrame
+    assert type(calibration.sort("samples")) is pl.DataFrame
+    assert (calibration.target, calibration.build_id) == ("ipu21", 'build "7"')
 
 
 def test_errors() -> None:
@@ -82,7 +87,7 @@ def test_errors() -> None:
     with pytest.raises(TypeError, match="strings"):
         ipu_nb.calibrate([fast], build_id=3)  # type: ignore[arg-type]
     empty = ipu_nb.calibrate([fast], target="ipu2", build_id="b")
-    assert isinstance(empty, Calibration) and empty.measurements.height == 1
+    assert isinstance(empty, Calibration) and empty.height == 1
     assert empty.to_json().startswith('{\n  "schemaVersion": 1,\n  "target": "ipu2",\n  "buildId": "b",\n')
     none = ipu_nb.calibrate([profile_from_tiles([T(0, [S(0, 5, kernel="")])])], build_id="b")
     assert none.to_json().endswith('"clockHz": 1500000000,\n  "measurements": []\n}')
