@@ -1,39 +1,8 @@
 """How untrusted profile strings are made safe for every place they are shown: the one source of these rules.
 
-Targets and their rules:
-
-- **Text a chart, a table or a report shows** (SVG/PNG/PDF through vl-convert, the
-  browser, HTML): `label`. XML 1.0 cannot hold most C0 controls or U+FFFE/U+FFFF
-  (vl-convert aborts the process on them); Vega's expression parser rejects U+2028
-  and U+2029 inside string literals ("Unexpected token ILLEGAL"); other controls,
-  noncharacters, bidi controls (marks, embeddings, overrides, isolates: a name
-  can make ``exe.lenrek_mmeg`` read as "gemm_kernel.exe") and invisible characters
-  (zero-width space, word joiner, soft hyphen, byte-order mark: ``ge\u200bmm`` would look
-  like ``gemm``) are invisible or reorder what is drawn. Each of
-  these becomes a visible ``\\u{hex}`` (as Rust writes it); a backslash run that
-  would make a literal ``\\u{`` look like one is doubled, so the escape is
-  injective. Labels are bounded (vl-convert's time to fit a drawn label grows
-  with its length, to minutes for a 200,000-character name): longer ones keep a
-  head and a digest of the whole.
-- **JSON inside an HTML ``<script>``**: `script_safe_json`.
-- **Markup**: `html_text` (label, then `html.escape`).
-- **Vega-Lite field names**: a profile string never names a field (`safe_field`):
-  Vega-Lite reads ``.``, ``[``, ``]``, quotes and ``\\`` in a field as an access
-  path, and names such as ``constructor`` break Vega's data flow, so the string
-  travels as a title or a value only.
-- **Vega expressions**: charts pass profile strings as data, never inside
-  ``sort`` arrays, ``calculate`` or filter strings. Encoding titles are code too:
-  Vega-Lite copies them into the marks' description and tooltip expressions
-  escaping ``"`` only, so a backslash in a title is read as a JavaScript escape
-  (``\\u{1}`` becomes U+0001, a trailing ``\\`` breaks the chart). Axis and legend
-  titles are therefore constants; a tooltip title from a profile string (it
-  appears in expressions only) is `tooltip_title`.
-- **Vega's own maps**: some Vega 6.1 operators key groups by plain JavaScript
-  objects, so a group named ``constructor`` breaks a stack and one named
-  ``__proto__`` vanishes from a facet. Such names are ordinary labels; the charts
-  do without stacking and facet on rank-prefixed keys instead.
-- **Any exported spec** (a chart not built here included): `safe_spec` labels
-  every string that still holds a character vl-convert or Vega cannot take.
+Labels for drawn text, JSON inside ``<script>``, escaped markup, Vega-Lite field names and titles, and a
+whole exported spec each have their function here; docs/reference/untrusted-text.md says why each rule is
+needed (what vl-convert, Vega and the browser would do with the raw string).
 """
 
 from __future__ import annotations
