@@ -87,16 +87,14 @@ def _decode_with(path: Path, decoder: Decoder, progress: bool | None, text_path:
 
         return build_profile(decode_reference(path), path=path)
     from .. import _progress
-    from ._passes import EntryIds
     from ._wire import decode_file, text_column_class
 
     text_column = text_column_class(text_path)  # "native" without the C library: an error, not a fallback
     try:
         large = path.stat().st_size > _progress.AUTO_PROGRESS_BYTES
         with _progress.progress_bar(progress, f"reading {path.name}", large=large) as report:
-            entry_ids = EntryIds()  # filled while the chunks decode
-            columns = decode_file(path, report=report, text_path=text_column, entry_ids=entry_ids)
-        return build_profile(columns, path=path, reuse=True, entry_ids=entry_ids.take())
+            columns = decode_file(path, report=report, text_path=text_column)
+        return build_profile(columns, path=path, reuse=True)
     except (ProfileFormatError, OSError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:

@@ -4,7 +4,8 @@ An entry is a directory named by `cache_key` (the profile's identity and a conte
 sample); it holds one Arrow IPC file per frame, ``categories.arrow`` (the distinct texts of
 the text columns) and ``profile.json``, a small manifest with the scalars, every file's
 size and XXH3-64 checksum, and a checksum of its own. Text (Categorical and Enum) columns
-are stored as their integer codes (`_columns`), so a reopen maps the files and hands their
+are stored as their integer codes (`_columns`), the metadata as the pair codes the loader
+holds (`_stored`: no long frame is built to write or to reopen), so a reopen maps the files and hands their
 columns to polars without copying them: in a process that has registered no other texts
 the codes are polars' own category ids already; elsewhere they are renumbered into new memory.
 
@@ -78,6 +79,7 @@ from ._private import (
     remove_tree,
     warn_once,
 )
+from ._stored import PAIRS_FRAME, assemble, embed_pairs, split_pairs, stored_frames
 
 __all__ = [
     "CACHE_FORMAT",
@@ -106,7 +108,7 @@ __all__ = [
 ]
 
 #: Bump when the entry layout or the decoder's output changes: old entries stop matching.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 #: The size cap when ``$IPU_NB_CACHE_SIZE`` is unset: about 15 full-size (1.2M-sample) profiles.
 DEFAULT_CACHE_SIZE = 4 << 30
 _FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
@@ -250,12 +252,19 @@ def _load_entry(entry: int, path: Path, key: str) -> ProfileData | None:
     texts = _read_arrow(mapped[_CATEGORIES])
     if texts.schema.names != ["value"] or texts.schema.types != [pa.string()]:
         return None
-    frames = decode_frames({name: _read_arrow(mapped[name]) for name in _FRAMES}, texts.column(0).combine_chunks())
+    tables = {name: _read_arrow(mapped[name]) for name in _FRAMES}
+    tables["metadata"], pairs = split_pairs(tables["metadata"])
+    if pairs is not None:
+        tables[PAIRS_FRAME] = pairs
+    frames = decode_frames(tables, texts.column(0).combine_chunks())
     if frames is None or any(_schema_text(frames[name]) != manifest["frames"][name]["schema"] for name in _FRAMES):
+        return None
+    profile_frames = assemble(frames)
+    if profile_frames is None:
         return None
     _touch(entry)
     return ProfileData(
-        **frames,
+        **profile_frames,  # type: ignore[arg-type]
         clock_hz=manifest["clock_hz"],
         schema_version=manifest["schema_version"],
         granularity=manifest["granularity"],
@@ -432,11 +441,14 @@ def _store_in(cache: CacheDir, profile: ProfileData, key: str, limit: int) -> bo
     try:
         tmp_fd = open_dir(tmp, cache.fd)
         frames: dict[str, dict[str, Any]] = {}
-        tables, texts = encode_frames({name: getattr(profile, name) for name in _FRAMES})
+        stored, pairs = stored_frames(profile)
+        tables, texts = encode_frames(stored if pairs is None else {**stored, PAIRS_FRAME: pairs})
+        if pairs is not None:
+            tables["metadata"] = embed_pairs(tables["metadata"], tables.pop(PAIRS_FRAME))
         for name in _FRAMES:
             size, checksum = _write_checksummed(tmp_fd, f"{name}.arrow", functools.partial(_write_arrow, tables[name]))
-            frames[name] = {"bytes": size, "xxh3_64": checksum, "schema": _schema_text(getattr(profile, name))}
-        del tables
+            frames[name] = {"bytes": size, "xxh3_64": checksum, "schema": _schema_text(stored[name])}
+        del tables, stored
         size, checksum = _write_checksummed(
             tmp_fd, f"{_CATEGORIES}.arrow", functools.partial(_write_arrow, pa.table({"value": texts}))
         )

@@ -10,9 +10,11 @@ import polars as pl
 import pyarrow.compute as pc
 
 from .._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from .._model.metadata import CompactMetadata, owner_ids, positions
 from .._model.profile import ProfileData
 from ._errors import ProfileFormatError
-from ._passes import THREADS, owner_positions, remap_codes
+from ._pairs import pair_codes
+from ._passes import THREADS, remap_codes
 
 __all__ = ["ACTIVITY_KIND_DTYPE", "KIND_DTYPE", "build_profile", "infer_granularity"]
 
@@ -63,17 +65,6 @@ def _as_categorical(columns: dict[str, np.ndarray]) -> pl.DataFrame:
     return frame.select(pl.all().cat.to(pl.Categorical))
 
 
-def _flag_owners(
-    flags: np.ndarray, owner: np.ndarray, names: np.ndarray, values: np.ndarray, name: int, value: int
-) -> None:
-    """Set ``flags[owner[i]]`` for every entry i whose name and value are `name` and `value` (a slice at a time)."""
-    step = 1 << 22
-    for lo in range(0, len(owner), step):
-        hit = names[lo : lo + step] == name
-        hit &= values[lo : lo + step] == value
-        flags[owner[lo : lo + step][hit]] = True
-
-
 def _enum(codes: np.ndarray, names: tuple[str, ...], dtype: pl.Enum, what: str) -> pl.Series:
     if len(codes) and int(codes.max()) >= len(names):
         bad = int(np.flatnonzero(codes >= len(names))[0])
@@ -90,32 +81,6 @@ def _wrapped_offset(counter: np.ndarray, base: np.ndarray) -> np.ndarray:
 def _u32(values: np.ndarray) -> np.ndarray:
     """`values` as uint32, without a copy when they already are (the frames may share them)."""
     return values.astype(np.uint32, copy=False)
-
-
-def _owner_ids(counts: np.ndarray) -> np.ndarray:
-    """Row id of the owner of each child row, for children grouped by owner."""
-    return np.repeat(np.arange(len(counts), dtype=np.uint32), counts)
-
-
-def _positions(counts: np.ndarray) -> np.ndarray:
-    """Index of each child row inside its owner's group.
-
-    A running sum of ones that drops back to 0 at each group's first row, in place: no
-    `np.repeat` temporary as large as the output (fresh pages are costly at 13M rows).
-    """
-    total = int(counts.sum())
-    if total >= 2**32:
-        starts = np.cumsum(counts) - counts
-        return (np.arange(total, dtype=np.int64) - np.repeat(starts, counts)).astype(np.uint32)
-    positions = np.ones(total, dtype=np.uint32)
-    sizes = counts[counts > 0]
-    if len(sizes):
-        firsts = np.cumsum(sizes[:-1])
-        positions[0] = 0
-        # 1 - (previous group's size), modulo 2**32: the running sum wraps back to 0.
-        positions[firsts] = (1 - sizes[:-1]).astype(np.int64).astype(np.uint32)
-        np.cumsum(positions, dtype=np.uint32, out=positions)
-    return positions
 
 
 def _code_of(strings: Strings, text: str) -> int | None:
@@ -144,6 +109,53 @@ def infer_granularity(samples: pl.DataFrame, metadata_names: set[str], max_per_t
     return "unknown"
 
 
+def _compact_metadata(c: Columns, categories: _Categories) -> CompactMetadata:
+    """The entries as pair codes into a table of their distinct (name, value) pairs, with each sample's first entry.
+
+    Past `pair_codes`' limit each entry keeps its own name and value codes (no pair codes).
+    """
+    counts = c.metadata_counts
+    starts = np.zeros(len(counts) + 1, dtype=np.uint64)
+    np.cumsum(counts, out=starts[1:])
+    if len(starts) and int(starts[-1]) < 2**32:
+        starts = starts.astype(np.uint32)
+    names, values = c.metadata_name, c.metadata_value
+    if len(names.codes) != len(values.codes) or int(starts[-1]) != len(names.codes):
+        raise ProfileFormatError(
+            f"{len(names.codes)} metadata names, {len(values.codes)} values, {int(starts[-1])} entries"
+        )
+    coded = pair_codes(names.codes, values.codes)
+    if coded is None:
+        pairs = {"name": categories.physical("name", names), "value": categories.physical("value", values)}
+        return CompactMetadata(starts, None, _as_categorical(pairs))
+    codes, pair_names, pair_values = coded
+    pairs = {
+        "name": categories.physical("name", Strings(pair_names, names.values)),
+        "value": categories.physical("value", Strings(pair_values, values.values)),
+    }
+    return CompactMetadata(starts, codes, _as_categorical(pairs))
+
+
+def _inactive_owners(metadata: CompactMetadata, names: Strings, values: Strings, n: int) -> np.ndarray:
+    """Per sample: whether some entry of it is ``active=false`` (bool[n])."""
+    flags = np.zeros(n, dtype=bool)
+    active, false = _code_of(names, "active"), _code_of(values, "false")
+    if active is None or false is None:
+        return flags
+    wanted = pl.Series(metadata.pairs.select((pl.col("name") == "active") & (pl.col("value") == "false")))
+    rows = np.flatnonzero(wanted.to_numpy())
+    if not len(rows):
+        return flags
+    if metadata.codes is None:
+        flags[metadata.owners(rows)] = True
+        return flags
+    step = 1 << 22
+    for lo in range(0, metadata.entry_count, step):
+        hit = np.flatnonzero(np.isin(metadata.codes[lo : lo + step], rows))
+        flags[metadata.owners(hit + lo)] = True
+    return flags
+
+
 def build_profile(
     columns: Columns,
     path: Path | None = None,
@@ -154,13 +166,14 @@ def build_profile(
     """Build the frames of docs/reference/format.md#frames from decoded columns.
 
     `reuse`: the frames may take over (and rewrite) the columns' arrays instead of copying
-    them, for a caller that drops `columns` afterwards (the loader). `entry_ids`: each
-    metadata entry's owner sample and position, when the decoder made them (`EntryIds`).
+    them, for a caller that drops `columns` afterwards (the loader). The metadata is held
+    compactly (`CompactMetadata`: no owner or position per entry), so `entry_ids` (each
+    entry's owner and position, `EntryIds`) is accepted and not needed.
     """
     c = columns
     n = c.sample_count
     counts = c.tile_sample_counts.astype(np.int64)
-    tile_index = _owner_ids(counts)
+    tile_index = owner_ids(counts)
     firsts = np.cumsum(counts) - counts
     has = counts > 0
     bases = np.zeros(len(counts), dtype=np.uint32)
@@ -171,33 +184,16 @@ def build_profile(
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         categories = _Categories(pool, reuse)
-        # The largest columns first: in a fresh process their codes are polars' ids already.
-        text = {
-            name: categories.physical(name, strings)
-            for name, strings in (
-                ("name", c.metadata_name),
-                ("value", c.metadata_value),
-                ("operation", c.operation),
-                ("kernel", c.kernel),
-            )
-        }
-        entries = len(c.metadata_name)
-        if entry_ids is not None and len(entry_ids[0]) == len(entry_ids[1]) == entries:
-            meta_sample, position = entry_ids
-        else:
-            meta_sample, position = owner_positions(c.metadata_counts, pool)
-        inactive = np.zeros(n, dtype=bool)
-        active, false = _code_of(c.metadata_name, "active"), _code_of(c.metadata_value, "false")
-        if active is not None and false is not None:
-            ids = categories.ids
-            _flag_owners(inactive, meta_sample, text["name"], text["value"], ids["name"][active], ids["value"][false])
-        meta_text = _as_categorical({"name": text["name"], "value": text["value"]})
-        step_text = _as_categorical({"operation": text["operation"], "kernel": text["kernel"]})
+        metadata = _compact_metadata(c, categories)
+        step_text = _as_categorical(
+            {
+                "operation": categories.physical("operation", c.operation),
+                "kernel": categories.physical("kernel", c.kernel),
+            }
+        )
         kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
-    metadata = pl.DataFrame(
-        {"sample": meta_sample, "position": position, "name": meta_text["name"], "value": meta_text["value"]}
-    )
     operation, kernel = step_text["operation"], step_text["kernel"]
+    inactive = _inactive_owners(metadata, c.metadata_name, c.metadata_value, n)
     inactive &= c.kind == STEP_KINDS.index("compute")
 
     samples = pl.DataFrame(
@@ -221,12 +217,12 @@ def build_profile(
     )
 
     act_counts = c.activity_counts.astype(np.int64)
-    act_sample = _owner_ids(act_counts)
+    act_sample = owner_ids(act_counts)
     act_base = base[act_sample] if len(act_sample) else np.zeros(0, dtype=np.uint32)
     exchange_activities = pl.DataFrame(
         {
             "sample": act_sample,
-            "position": _positions(act_counts),
+            "position": positions(act_counts),
             "kind": _enum(c.activity_kind, ACTIVITY_KINDS, ACTIVITY_KIND_DTYPE, "exchange activity kind"),
             "start": _u32(c.activity_start),
             "end": _u32(c.activity_end),
@@ -247,7 +243,7 @@ def build_profile(
     granularity = infer_granularity(samples, names, int(counts.max()) if len(counts) else 0)
     return ProfileData(
         samples=samples,
-        metadata=metadata,
+        metadata=metadata,  # type: ignore[arg-type]  # the field takes a CompactMetadata as it is
         exchange_activities=exchange_activities,
         tiles=tiles,
         clock_hz=int(c.clock_hz),

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IPU_INTERN_ABI 8
+#define IPU_INTERN_ABI 9
 
 /* The hot path (resolve, hash, look up) inlined into each loop; the cold one (a new text) not. */
 #if defined(__GNUC__)
@@ -488,4 +488,46 @@ void ipu_owner_positions(const int64_t *counts, int64_t n, int64_t first_owner, 
         owner += count;
         position += count;
     }
+}
+
+/* Metadata pair codes: each entry's (name code, value code) pair numbered in first-occurrence
+ * order, into a table of at most PAIRS pairs the caller owns (`keys`: 2 * PAIRS slots, zeroed
+ * before the first call; `pair_names`, `pair_values`: PAIRS each; *count pairs so far), so one
+ * table spans calls over consecutive ranges of entries. A slot holds the pair as name << 32 |
+ * value, plus one (0: empty), and its code beside it in `slot_codes`. Returns the rows coded:
+ * n, or fewer when the table is full (the caller keeps the entries' own codes instead). */
+#define PAIRS 65536
+int64_t ipu_pair_codes(const uint32_t *names, const uint32_t *values, int64_t n, uint16_t *codes, uint64_t *keys,
+                       uint16_t *slot_codes, uint32_t *pair_names, uint32_t *pair_values, int64_t *count) {
+    const uint64_t mask = 2 * PAIRS - 1;
+    int64_t pairs = *count;
+    uint64_t last = 0;
+    uint16_t last_code = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t key = ((uint64_t)names[i] << 32 | values[i]) + 1; /* never 0: a code is below 2**32 - 1 */
+        if (key == last) {
+            codes[i] = last_code;
+            continue;
+        }
+        uint64_t s = (key * UINT64_C(0x9E3779B97F4A7C15)) >> 47;
+        for (; keys[s & mask] && keys[s & mask] != key; s++) {
+        }
+        s &= mask;
+        if (!keys[s]) {
+            if (pairs >= PAIRS) {
+                *count = pairs;
+                return i;
+            }
+            keys[s] = key;
+            slot_codes[s] = (uint16_t)pairs;
+            pair_names[pairs] = names[i];
+            pair_values[pairs] = values[i];
+            pairs++;
+        }
+        codes[i] = slot_codes[s];
+        last = key;
+        last_code = codes[i];
+    }
+    *count = pairs;
+    return n;
 }

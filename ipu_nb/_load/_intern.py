@@ -30,7 +30,7 @@ from ._text import CodeBuffer, text_end, utf8
 __all__ = ["ABI", "LIBRARY", "NATIVE", "QUANTUM", "EntryLists", "NativeTextColumn", "count_entries"]
 
 #: Must equal IPU_INTERN_ABI in _intern.c: a library built from older source is not used.
-ABI = 8
+ABI = 9
 LIBRARY = Path(__file__).with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 #: Traversal bytes one C call may spend (about a millisecond of hashing), and memory-budget bytes.
 QUANTUM = 8 << 20
@@ -80,6 +80,7 @@ def _load() -> ctypes.CDLL | None:
         ("ipu_intern_resolved", _I, [_P, _P, _P, _P, _I, _P, _P]),
         ("ipu_remap_codes", _I, [_P, _I, _P, _I]),
         ("ipu_owner_positions", None, [_P, _I, _I, _P, _P]),
+        ("ipu_pair_codes", _I, [_P, _P, _I, _P, _P, _P, _P, _P, _P]),
         ("ipu_guard_add", _I, [_P, _I, _I]),
         ("ipu_guard_faults", _I, [_I]),
         ("ipu_guard_remove", None, [_I]),

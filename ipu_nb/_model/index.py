@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:
+    from .metadata import CompactMetadata
     from .profile import ProfileData
 
 __all__ = ["ProfileIndex", "global_code", "global_codes", "index_of", "int_extreme"]
@@ -92,6 +93,16 @@ def _find(codes: np.ndarray, wanted: np.ndarray) -> list[np.ndarray]:
     return [ordered[bounds[i] : bounds[i + 1]] for i in range(len(wanted))]
 
 
+def _meets_all(height: int, met: list[np.ndarray]) -> np.ndarray:
+    """Per row: whether it is among the rows of every one of `met` (the rows meeting each condition)."""
+    times = np.zeros(height, dtype=np.int32)  # per row: how many of the conditions it meets
+    for hit in met:
+        if not len(hit):  # no entry meets this condition
+            return np.zeros(height, dtype=bool)
+        times[hit] += 1  # buffered: a row listed twice counts once
+    return times == len(met)
+
+
 def _max_bits(series: pl.Series) -> int:
     return int_extreme(series).bit_length()
 
@@ -140,7 +151,8 @@ class ProfileIndex:
         """Bit width of the largest global code in the string column ``frame.column``."""
 
         def compute() -> int:
-            data: pl.DataFrame = getattr(self.profile, frame)
+            compact = self.profile.compact_metadata if frame == "metadata" else None
+            data: pl.DataFrame = compact.pairs if compact is not None else getattr(self.profile, frame)
             return _max_bits(data.select(global_codes(column, data.schema[column])).to_series())
 
         return self._fact(f"code_bits.{frame}.{column}", compute)
@@ -198,7 +210,10 @@ class ProfileIndex:
     # ---- metadata ------------------------------------------------------------------------
 
     def _metadata_order(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """Metadata owner ids in ascending order, and the row permutation that sorts them (None: sorted)."""
+        """Metadata owner ids in ascending order, and the row permutation that sorts them (None: sorted).
+
+        Only for metadata given as a frame: compact metadata is in that order, its owners implied by its starts.
+        """
 
         def compute() -> tuple[np.ndarray, np.ndarray | None]:
             meta = self.profile.metadata
@@ -218,6 +233,9 @@ class ProfileIndex:
         """``starts[i]:starts[i + 1]`` are sample id i's entries in sorted metadata order."""
 
         def compute() -> np.ndarray:
+            compact = self.profile.compact_metadata
+            if compact is not None:
+                return compact.starts
             owners, _ = self._metadata_order()
             ids = self.profile.samples.get_column("sample")
             size = max(int(ids.max()) + 1 if len(ids) else 0, int(owners[-1]) + 1 if len(owners) else 0)  # type: ignore[arg-type]
@@ -232,9 +250,28 @@ class ProfileIndex:
         entries = pl.col("name") == name
         if value is not None:
             entries = entries & (pl.col("value") == value)
+        compact = self.profile.compact_metadata
+        if compact is not None:
+            pairs = np.flatnonzero(compact.pairs.select(entries.fill_null(False)).to_series().to_numpy())
+            codes = compact.pair_rows()
+            return pairs if codes is None else np.sort(np.concatenate([np.zeros(0, np.int64), *_find(codes, pairs)]))
         _, order = self._metadata_order()
         hits = self.profile.metadata.select(entries.fill_null(False)).to_series().to_numpy()
         return np.flatnonzero(hits if order is None else hits[order])
+
+    def _owners(self, entries: np.ndarray) -> np.ndarray:
+        """The owner sample id of each of the given entries (indices in sorted metadata order)."""
+        compact = self.profile.compact_metadata
+        if compact is not None:
+            return compact.owners(entries)
+        owners, _ = self._metadata_order()
+        return owners[entries]
+
+    def metadata_dtype(self, column: str) -> pl.DataType:
+        """The dtype of ``profile.metadata[column]`` (without building a compact profile's long frame)."""
+        compact = self.profile.compact_metadata
+        frame = compact.pairs if compact is not None and column in ("name", "value") else self.profile.metadata
+        return frame.schema[column]
 
     def _metadata_codes(self) -> tuple[np.ndarray, tuple[np.ndarray, pl.Categories], tuple[np.ndarray, pl.Categories]]:
         """Per metadata entry (stored order): its sample id, and the codes of its name and of its value."""
@@ -260,6 +297,9 @@ class ProfileIndex:
         if not conditions:
             return np.ones(height, dtype=bool)
         nothing = np.zeros(height, dtype=bool)
+        compact = self.profile.compact_metadata
+        if compact is not None:
+            return self._compact_mask(compact, conditions)
         owners, (name_codes, names_in), (value_codes, values_in) = self._metadata_codes()
         values: dict[str, list[str]] = {}  # per wanted name, in order: the values its pair conditions want
         for name, value in conditions:
@@ -270,33 +310,55 @@ class ProfileIndex:
         wanted_values = _codes_of(values_in, [v for name in names for v in values[name]])
         if wanted_names is None or wanted_values is None:  # a name or value no entry has
             return nothing
-        times = np.zeros(height, dtype=np.int32)  # per row: how many of the conditions it meets
+        met: list[np.ndarray] = []
         at = 0
         for name, entries in zip(names, _find(name_codes, wanted_names), strict=True):
             rows = self.rows_of(owners[entries])
             wanted = wanted_values[at : at + len(values[name])]
             at += len(wanted)
-            met = [rows] if name in name_only else []
-            met += [rows[hits] for hits in _find(value_codes[entries], wanted)]
-            for hit in met:
-                hit = hit[hit >= 0]
-                if not len(hit):  # no entry meets this condition
-                    return nothing
-                times[hit] += 1  # buffered: a row listed twice counts once
-        return times == len(conditions)
+            hits = [rows] if name in name_only else []
+            hits += [rows[found] for found in _find(value_codes[entries], wanted)]
+            met += [hit[hit >= 0] for hit in hits]
+        return _meets_all(height, met)
+
+    def _compact_mask(self, compact: CompactMetadata, conditions: list[tuple[str, str | None]]) -> np.ndarray:
+        """`metadata_mask` over pair codes: each condition is the set of pairs meeting it, then the owners of
+        the entries holding one of those (one pass over the codes per condition)."""
+        height = self.profile.samples.height
+        met = []
+        for name, value in conditions:
+            test = pl.col("name") == name
+            if value is not None:
+                test = test & (pl.col("value") == value)
+            pairs = compact.pairs.select(test.fill_null(False)).to_series().to_numpy()
+            if not pairs.any():
+                return np.zeros(height, dtype=bool)
+            hit = pairs if compact.codes is None else pairs[compact.codes]
+            ids = np.flatnonzero(compact.any_per_owner(hit))
+            rows = self.rows_of(ids)
+            met.append(rows[rows >= 0])
+        return _meets_all(height, met)
 
     def first_values(self, key: str) -> pl.Series:
         """Per sample row, the value of its first entry named `key` by position (null when none), as ``_mvalue``."""
-        owners, order = self._metadata_order()
         found = self._entries_named(key, None)
-        first = found[np.r_[True, owners[found[1:]] != owners[found[:-1]]]] if len(found) else found
-        rows = self.rows_of(owners[first])
-        source = first if order is None else order[first]
+        owners = self._owners(found)
+        keep = np.r_[True, owners[1:] != owners[:-1]] if len(found) else np.zeros(0, dtype=bool)
+        first, rows = found[keep], self.rows_of(owners[keep])
+        compact = self.profile.compact_metadata
+        if compact is not None:
+            source = compact.pair_rows(first)
+            values = compact.pairs.get_column("value")
+        else:
+            _, order = self._metadata_order()
+            source = first if order is None else order[first]
+            values = self.profile.metadata.get_column("value")
         index = np.full(self.profile.samples.height, -1, dtype=np.int64)
+        assert source is not None
         index[rows[rows >= 0]] = source[rows >= 0]
         gather = pl.Series(index, dtype=pl.Int64)
         gather = gather.set(gather < 0, None)
-        return self.profile.metadata.get_column("value").gather(gather).alias("_mvalue")
+        return values.gather(gather).alias("_mvalue")
 
     def _entry_ranges(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per id, its first entry and entry count in sorted metadata order; and the offsets of a list per id."""
@@ -313,8 +375,10 @@ class ProfileIndex:
 
     def _entry_rows(self, lo: np.ndarray, counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Rows of ``profile.metadata`` holding the entries of the given ranges, in stored order."""
+        rows = np.repeat(lo.astype(np.int64) - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
+        if self.profile.compact_metadata is not None:
+            return rows
         _, order = self._metadata_order()
-        rows = np.repeat(lo - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
         return rows if order is None else order[rows]
 
     def entry_rows(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -325,7 +389,19 @@ class ProfileIndex:
     def metadata_of(self, ids: np.ndarray) -> pl.DataFrame:
         """The metadata entries (``profile.metadata`` rows) of the given sample ids, id by id in stored order."""
         rows, _ = self.entry_rows(ids)
-        return self.profile.metadata[pl.Series(rows, dtype=pl.Int64)]
+        compact = self.profile.compact_metadata
+        if compact is None:
+            return self.profile.metadata[pl.Series(rows, dtype=pl.Int64)]
+        owners = compact.owners(rows)
+        entries = compact.names_values(rows)
+        return pl.DataFrame(
+            [
+                pl.Series("sample", owners.astype(np.uint32)),
+                pl.Series("position", (rows - compact.starts[owners].astype(np.int64)).astype(np.uint32)),
+                entries.get_column("name"),
+                entries.get_column("value"),
+            ]
+        )
 
     def metadata_lists(self, ids: np.ndarray, *, strings: bool) -> pl.Series:
         """Each sample's metadata as a list of {name, value} in stored order (``metadata``).
@@ -335,12 +411,17 @@ class ProfileIndex:
         """
         import pyarrow as pa
 
-        _, order = self._metadata_order()
         lo, counts, offsets = self._entry_ranges(ids)
-        entries = self.profile.metadata.select("name", "value")
-        everything = order is None and offsets[-1] == entries.height and bool(np.all(lo == offsets[:-1]))
-        if not everything:
-            entries = entries[pl.Series(self._entry_rows(lo, counts, offsets), dtype=pl.Int64)]
+        compact = self.profile.compact_metadata
+        if compact is not None:
+            everything = offsets[-1] == compact.entry_count and bool(np.all(lo == offsets[:-1]))
+            entries = compact.names_values(None if everything else self._entry_rows(lo, counts, offsets))
+        else:
+            _, order = self._metadata_order()
+            entries = self.profile.metadata.select("name", "value")
+            everything = order is None and offsets[-1] == entries.height and bool(np.all(lo == offsets[:-1]))
+            if not everything:
+                entries = entries[pl.Series(self._entry_rows(lo, counts, offsets), dtype=pl.Int64)]
         if strings:
             entries = entries.select(pl.col("name").cast(pl.String), pl.col("value").cast(pl.String))
         struct = entries.select(pl.struct("name", "value").alias("metadata")).to_series().to_arrow()

@@ -7,12 +7,53 @@ those layers (``query``, ``filter``, ``to_trace``, ``to_parquet``, the HTML repr
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
 
 import polars as pl
 
+from .metadata import CompactMetadata
+
 __all__ = ["ProfileData"]
+
+_BUILDING = threading.Lock()  # one thread builds a profile's long metadata frame; others wait for it
+
+
+class _Metadata:
+    """The ``metadata`` field: given a frame or a `CompactMetadata`, read as the long frame.
+
+    A compact one is kept as it is (the query core reads its codes, `ProfileData.compact_metadata`)
+    and the frame is built from it on the first read, then kept.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._given = f"_{name}_given"
+        self._built = f"_{name}_built"
+
+    @overload
+    def __get__(self, profile: None, owner: Any = None) -> _Metadata: ...
+    @overload
+    def __get__(self, profile: ProfileData, owner: Any = None) -> pl.DataFrame: ...
+    def __get__(self, profile: ProfileData | None, owner: Any = None) -> pl.DataFrame | _Metadata:
+        if profile is None:
+            raise AttributeError("metadata")  # no default value for the dataclass field
+        given = profile.__dict__[self._given]
+        if not isinstance(given, CompactMetadata):
+            frame: pl.DataFrame = given
+            return frame
+        built = profile.__dict__.get(self._built)
+        if built is None:
+            with _BUILDING:
+                built = profile.__dict__.get(self._built)
+                if built is None:
+                    built = profile.__dict__[self._built] = given.frame()
+        return built
+
+    def __set__(self, profile: ProfileData, value: pl.DataFrame | CompactMetadata) -> None:
+        profile.__dict__[self._given] = value
+        profile.__dict__.pop(self._built, None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,13 +65,27 @@ class ProfileData:
     """
 
     samples: pl.DataFrame
-    metadata: pl.DataFrame
+    if TYPE_CHECKING:  # read as the long frame; also given a `CompactMetadata` (by the loader and the cache)
+        metadata: pl.DataFrame
+    else:
+        metadata: _Metadata = _Metadata()
     exchange_activities: pl.DataFrame
     tiles: pl.DataFrame
     clock_hz: int
     schema_version: int
     granularity: str
     path: Path | None = None
+
+    @property
+    def compact_metadata(self) -> CompactMetadata | None:
+        """The metadata as the loader holds it (codes, `CompactMetadata`), or None when it was given as a frame."""
+        given = self.__dict__["_metadata_given"]
+        return given if isinstance(given, CompactMetadata) else None
+
+    def metadata_source(self) -> pl.DataFrame | CompactMetadata:
+        """What the profile was given as ``metadata``: another profile can share it without building the frame."""
+        given: pl.DataFrame | CompactMetadata = self.__dict__["_metadata_given"]
+        return given
 
     @property
     def tile_count(self) -> int:

@@ -45,7 +45,9 @@ class Profile(ProfileData):
         ``exchange_event_cycles`` (u32) and ``inactive`` (compute samples whose metadata says ``active=false``;
         timelines draw them as idle).
     metadata : pl.DataFrame
-        Long form, one row per entry: ``sample``, ``position``, ``name``, ``value``.
+        Long form, one row per entry: ``sample``, ``position``, ``name``, ``value``. A loaded
+        profile holds its entries as codes (2 bytes an entry) and builds this frame on first use;
+        queries and filters never need it.
     exchange_activities : pl.DataFrame
         Newer writers' exchange activities: ``sample``, ``position``, ``kind``,
         ``start``, ``end``, ``offset``, ``duration`` (empty for older files).
@@ -69,7 +71,13 @@ class Profile(ProfileData):
         """
         if isinstance(data, cls):
             return data
-        return cls(**{field.name: getattr(data, field.name) for field in dataclasses.fields(ProfileData)})
+        given = {
+            field.name: getattr(data, field.name)
+            for field in dataclasses.fields(ProfileData)
+            if field.name != "metadata"
+        }
+        # A compact one stays compact, its frame unbuilt (the field takes either).
+        return cls(**given, metadata=data.metadata_source())  # type: ignore[arg-type]
 
     @keyword_signature(QueryFlags)
     def query(

@@ -63,7 +63,7 @@ def _group_columns(profile: ProfileData, lf: pl.LazyFrame, q: Query) -> tuple[pl
     bits = index_of(profile).code_bits("metadata", "value")
     missing = global_code(MISSING)
     bits = max(bits, missing.bit_length())
-    lf = lf.with_columns(gid=global_codes("_mvalue", profile.metadata.schema["value"]).fill_null(missing))
+    lf = lf.with_columns(gid=global_codes("_mvalue", index_of(profile).metadata_dtype("value")).fill_null(missing))
     name = pl.col("_src").cast(pl.String).fill_null(MISSING)
     return lf, pl.col("_mvalue").first(), bits, name
 

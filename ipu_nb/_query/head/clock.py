@@ -87,7 +87,7 @@ def _clock(profile: ProfileData, shared_clock: bool) -> HeadClock:
     ).filter(pl.Series(end > offset))
     data = ProfileData(
         samples=cropped,
-        metadata=profile.metadata,
+        metadata=profile.metadata_source(),  # type: ignore[arg-type]  # the field takes either
         exchange_activities=profile.exchange_activities,
         tiles=profile.tiles,
         clock_hz=profile.clock_hz,
