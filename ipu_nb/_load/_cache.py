@@ -1,38 +1,9 @@
-"""Decoded frames cached as Arrow IPC, so reopening a profile is near-instant.
+"""Decoded frames cached as Arrow IPC, so reopening a profile maps files instead of decoding it again.
 
-An entry is a directory named by `cache_key` (the profile's identity and a content
-sample); it holds one Arrow IPC file per frame, ``categories.arrow`` (the distinct texts of
-the text columns) and ``profile.json``, a small manifest with the scalars, every file's
-size and XXH3-64 checksum, and a checksum of its own. Text (Categorical and Enum) columns
-are stored as their integer codes (`_columns`), the metadata as the pair codes the loader
-holds (`_stored`: no long frame is built to write or to reopen), so a reopen maps the files and hands their
-columns to polars without copying them: in a process that has registered no other texts
-the codes are polars' own category ids already; elsewhere they are renumbered into new memory.
-
-Entries are untrusted on the way back in: the manifest is size-capped and type-checked,
-every byte of every file is checked against its checksum, as mapped, before anything parses
-it, every code against the number of texts, and any mismatch means "no entry" (the caller
-decodes the profile again and replaces it), never a wrong frame or a crash. The frames of
-a reopened profile stay backed by the mapped files. That is safe because nothing in this
-package ever changes a cache file after it is written: files are created new (``O_EXCL``)
-and never opened for writing again, and whole entries appear by rename and go by rename
-and unlink (replacement, eviction, `clear_cache`), never by truncating or rewriting a file,
-so a file a live profile maps keeps its bytes (an unlinked inode lives as long as it is
-mapped). Only something outside the package writing into or truncating an entry's file in
-place could change a live profile's pages (or, truncating, end the process with SIGBUS).
-
-Writes happen on a background thread (the first open does not wait for them) into a
-temporary directory that is renamed into place, so a reader never sees half an entry;
-failing to write (read-only directory, full disk) never fails the load. The cache is
-bounded: after each write, least-recently-used entries (a hit touches its entry) are
-evicted until the total fits `cache_size_limit` (``$IPU_NB_CACHE_SIZE``, default 4 GiB).
-Entries are removed by renaming them out of the way first, so concurrent processes
-reading, writing or evicting the same cache only ever see whole entries or none.
-
-Only the current user's own entries are served: `_private` opens every directory and file
-without following symbolic links and checks its owner, type and permissions, and keeps
-the entries of a shared cache directory in a private subdirectory. Only names of the key's
-shape are entries: evicting or clearing never touches anything else in the directory.
+An entry is a directory of Arrow IPC files (text columns and metadata as integer codes) and a checksummed
+manifest; a reopen verifies every mapped byte before use and treats any mismatch as no entry. Entries are
+written on a background thread, bounded in total size, and only the current user's own are served; why
+each rule is needed is in docs/reference/loader.md#the-cache-_cachepy.
 """
 
 from __future__ import annotations

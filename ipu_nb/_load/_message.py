@@ -1,40 +1,9 @@
 """Cap'n Proto framing and vectorised pointer resolution over one in-memory message.
 
-A `Message` holds numpy views of the whole file (as u8/u16/u32/u64) and the
-segment table; every object address is an absolute index into those views, so
-no bytes are copied. Each resolver takes arrays of pointer locations and checks
-every pointer the way the reference C++ reader does (kind, element size, bounds,
-far and double-far landing pads).
-
-Two budgets bound what any file can cost, and each is charged *before* the work or the
-allocation it pays for, so a hostile file is refused with a `ProfileFormatError` (naming
-the budget, the field and where) having cost time and memory linear in its size:
-
-- **Traversal** (`Message.traversal`, kept in bytes, spoken of in words): ``BUDGET_PER_WORD``
-  words per word of file plus ``BUDGET_SLACK``. Every struct costs its words, every list
-  its words (a list of zero-sized elements one word per element: that is how Cap'n Proto's
-  own reader bounds amplification), every far pointer its landing pad, and every text
-  pointer one word plus the text's bytes, *each time it is referenced*: texts shared by pointer
-  aliasing are legal, but hashing a text a million times is a million texts' work. The
-  C interner spends from allowances lent by this budget and stops before a text it
-  cannot pay for; a lookup in its table that probes past the first few slots pays a word
-  a probe (texts crafted to collide cannot make interning quadratic).
-- **Memory** (`Message.memory`, in bytes): ``MEMORY_PER_BYTE`` bytes per byte of file
-  plus ``MEMORY_SLACK``. Every output row (tile entry, sample, metadata entry, exchange
-  activity) is charged the peak bytes it costs through to the finished frames (the
-  ``*_BYTES`` constants, measured by benchmarks/bench_hostile.py) as soon as its list's
-  count is known, before anything of that size is allocated; every distinct text is
-  charged ``TEXT_VALUE_BYTES`` plus ``TEXT_BYTE_COST`` per byte (the ``NUMPY_`` ones on
-  the numpy path) before it is copied. The charges are what rows and texts
-  really cost (the frames are built in place, without copies), so a valid file is refused
-  only when its frames would not fit either. Temporaries are bounded separately, per
-  batch. With the file itself mapped (at most its size resident), a load peaks below about
-  3x the file size plus 300 MB for any input, accepted or refused. A distinct text costs
-  far more than its bytes in the file (polars' categories alone about 123 bytes), so a file
-  made mostly of distinct short texts can still exceed the budget.
-
-Charges are exact and never refunded, so whether a file is refused does not depend on
-how its chunks interleave on the worker threads.
+A `Message` holds numpy views of the whole file and checks every pointer the way the reference C++ reader
+does. Its two budgets, traversal and memory, are charged before the work they pay for, so a hostile file is
+refused (`ProfileFormatError`) at a cost linear in its size; docs/reference/loader.md#reading-a-file-_messagepy
+says what each charge covers.
 """
 
 from __future__ import annotations

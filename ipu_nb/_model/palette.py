@@ -6,18 +6,15 @@ greys the widget keeps for samples that do not match the filters.
 
 from __future__ import annotations
 
-from .vocabulary import KINDS
-
 __all__ = ["ACTIVITY_LABELS", "ACTIVITY_PALETTE", "KIND_PALETTE", "palette"]
 
-#: ``{kind: "#rrggbb"}`` for every kind, in `KINDS` order.
+#: ``{kind: "#rrggbb"}`` for every kind, in `ipu_nb._model.vocabulary.KINDS` order (a test holds them equal).
 KIND_PALETTE: dict[str, str] = {
     "compute": "#3478c6",
     "exchange": "#e87a2c",
     "synchronization": "#d63e52",
     "idle": "#96ba78",
 }
-assert tuple(KIND_PALETTE) == KINDS
 
 #: The newest runtime's report colours of what an exchange window holds (its renderer's table): a send
 #: (the colour of exchange too), a receive, both at once, a busy partner, an idle window, and the

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict, get_args
 
+from .palette import palette
+
 __all__ = [
     "COLOR_BYS",
     "GROUP_BYS",
@@ -124,10 +126,12 @@ class VocabularyInfo(TypedDict):
     color_bys: list[str]
     no_kernel: str
     missing: str
+    #: ``{kind: "#rrggbb"}``: `palette.KIND_PALETTE`, the colours the front end draws kinds in (and darkens from).
+    palette: dict[str, str]
 
 
 def widget_vocabulary() -> VocabularyInfo:
-    """The lists the widget's front end shows, sent in its ``info`` trait (so TypeScript copies none)."""
+    """The lists and kind colours the widget's front end shows, sent in its ``info`` trait (TypeScript copies none)."""
     return {
         "kinds": list(KINDS),
         "group_bys": list(GROUP_BYS),
@@ -135,4 +139,5 @@ def widget_vocabulary() -> VocabularyInfo:
         "color_bys": list(COLOR_BYS),
         "no_kernel": NO_KERNEL,
         "missing": MISSING,
+        "palette": palette(),
     }
