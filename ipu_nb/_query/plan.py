@@ -47,18 +47,19 @@ def _group_columns(profile: ProfileData, lf: pl.LazyFrame, q: Query) -> tuple[pl
     if gb == "tile":
         bits = index_of(profile).bits("tile")
         return lf.with_columns(gid=pl.col("tile").cast(pl.UInt64)), pl.lit(None), bits, pl.lit(None)
-    if gb in ("kernel", "operation"):
-        column = gb
-        bits = index_of(profile).code_bits("samples", column)
-        physical = global_codes(column, profile.samples.schema[column])
-        if gb == "kernel":
-            no_kernel = global_code(NO_KERNEL)
-            bits = max(bits, no_kernel.bit_length())
-            physical = pl.when(pl.col("kernel") == "").then(pl.lit(no_kernel, pl.UInt64)).otherwise(physical)
-            name = pl.col("_src").cast(pl.String).replace("", NO_KERNEL)
-        else:
-            name = pl.col("_src").cast(pl.String)
-        return lf.with_columns(gid=physical), pl.col(column).first(), bits, name
+    if gb == "kernel":
+        # Kernels are few, but their global codes are as wide as the operations' (one table for both):
+        # dense ids keep (gid, phase, epoch) in one sort key.
+        no_kernel = global_code(NO_KERNEL)
+        physical = global_codes("kernel", profile.samples.schema["kernel"])
+        physical = pl.when(pl.col("kernel") == "").then(pl.lit(no_kernel, pl.UInt64)).otherwise(physical)
+        dense, bits = _dense_ids(profile, "kernel", no_kernel)
+        name = pl.col("_src").cast(pl.String).replace("", NO_KERNEL)
+        return lf.with_columns(gid=pl.lit(dense).gather(physical)), pl.col("kernel").first(), bits, name
+    if gb == "operation":
+        bits = index_of(profile).code_bits("samples", "operation")
+        physical = global_codes("operation", profile.samples.schema["operation"])
+        return lf.with_columns(gid=physical), pl.col("operation").first(), bits, pl.col("_src").cast(pl.String)
     # metadata: the value of the first entry named KEY (by position), joined in by `query`
     bits = index_of(profile).code_bits("metadata", "value")
     missing = global_code(MISSING)
@@ -66,6 +67,19 @@ def _group_columns(profile: ProfileData, lf: pl.LazyFrame, q: Query) -> tuple[pl
     lf = lf.with_columns(gid=global_codes("_mvalue", index_of(profile).metadata_dtype("value")).fill_null(missing))
     name = pl.col("_src").cast(pl.String).fill_null(MISSING)
     return lf, pl.col("_mvalue").first(), bits, name
+
+
+def _dense_ids(profile: ProfileData, column: str, extra: int) -> tuple[pl.Series, int]:
+    """A table from each global code of ``samples[column]`` (and `extra`) to a dense id, and the ids' bit width.
+
+    Codes the profile does not hold (none reach the plan) would all share the one id past the dense ones.
+    """
+    distinct = index_of(profile).distinct(column)
+    codes = pl.DataFrame({column: distinct}).select(global_codes(column, distinct.dtype)).to_series().to_numpy()
+    codes = np.unique(np.append(codes, np.uint64(extra)))
+    table = np.full(int(codes[-1]) + 1, len(codes), dtype=np.uint64)
+    table[codes] = np.arange(len(codes), dtype=np.uint64)
+    return pl.Series(table), len(codes).bit_length()
 
 
 def _phase_bits(profile: ProfileData) -> tuple[int, int]:
