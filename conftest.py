@@ -14,13 +14,21 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from _pytest.doctest import DoctestItem
 from hypothesis import HealthCheck, settings
 
+
+class _Knobs(TypedDict):
+    tiles: int
+    phases: int
+    progress: bool
+
+
 #: The doctest profiles' generator knobs: small enough to generate in a second, with real kernels.
-DOCTEST_KNOBS: dict[str, object] = {"tiles": 16, "phases": 8, "progress": False}
+DOCTEST_KNOBS: _Knobs = {"tiles": 16, "phases": 8, "progress": False}
 
 
 # Hypothesis: "ci" (the default) runs each property's full example count; "quick" a tenth of it

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from ipu_nb._load._wire import TextPath
+
 sys.path.insert(0, str(Path(__file__).parent / "helpers"))
 
 
@@ -22,7 +24,7 @@ def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(params=["native", "numpy"])
-def text_path(request: pytest.FixtureRequest) -> str:
+def text_path(request: pytest.FixtureRequest) -> TextPath:
     """A loader test's ``text_path`` argument: once the C text interner, once the numpy path."""
     from ipu_nb._load import _intern
 

@@ -59,7 +59,12 @@ def lab_page(lab: Lab, browser: Any) -> Iterator[Any]:
             route.abort()
 
     page.route("**/*", guard)
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
     opened: list[Page] = []
 
     def open_notebook(cells: list[str]) -> Page:

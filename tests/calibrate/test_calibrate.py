@@ -8,6 +8,7 @@ from typing import Any
 import head_reference as ref
 import polars as pl
 import pytest
+from budget import examples
 from builders import S, T, columns_from_tiles, profile_from_tiles, write_with_pycapnp
 from head_golden import EXTRA, TILES
 from hypothesis import given, settings
@@ -41,7 +42,7 @@ def call(draw: Any) -> S:
 PROFILES = st.lists(st.builds(T, st.integers(0, 9), st.lists(call(), max_size=5)), max_size=3)
 
 
-@settings(max_examples=50)  # each example runs several polars plans per profile
+@settings(max_examples=examples(50))  # each example runs several polars plans per profile
 @given(profiles=st.lists(PROFILES, min_size=1, max_size=3), build_id=TEXT)
 def test_the_database_matches_the_reference(profiles: list[list[T]], build_id: str) -> None:
     calibration = ipu_nb.calibrate([profile_from_tiles(p) for p in profiles], build_id=build_id)

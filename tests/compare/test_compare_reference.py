@@ -11,10 +11,11 @@ from typing import Any
 
 import polars as pl
 import pytest
+from budget import examples
 from builders import S, T, profile_from_tiles, profile_of
 from compare_pairs import drop_kernel, rename_kernel, scale_kernel, split_kernel
 from compare_reference import FIELDS, compare_rows, groups_by_name, total_phase_cycles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ipu_nb
@@ -110,7 +111,7 @@ def _check(before_tiles: list[T], after_tiles: list[T], by: str, filters: dict[s
     assert s.matched_sample_count_before == sum(g["sampleCount"] for g in b.values())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150))
 @given(data=st.data(), by=st.sampled_from(ipu_nb._query.GROUP_BYS), filters=_FILTERS)
 def test_random_pairs_match_the_reference(data: st.DataObject, by: str, filters: dict[str, Any]) -> None:
     before = data.draw(_tiles())
@@ -118,7 +119,7 @@ def test_random_pairs_match_the_reference(data: st.DataObject, by: str, filters:
     _check(before, after, by, filters, data.draw(st.sampled_from([0, 3, 1_500_000_000])))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60))
 @given(data=st.data(), by=st.sampled_from(["kernel", "operation", "tile"]))
 def test_random_renames_match_the_reference(data: st.DataObject, by: str) -> None:
     before_tiles = data.draw(_tiles())

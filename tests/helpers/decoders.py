@@ -7,10 +7,10 @@ import pytest
 from ipu_nb._load._errors import ProfileFormatError
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
-from ipu_nb._load._wire import decode_bytes
+from ipu_nb._load._wire import TextPath, decode_bytes
 
 
-def fast_error(data: bytes, *fragments: str, text_path: str = "auto") -> str:
+def fast_error(data: bytes, *fragments: str, text_path: TextPath = "auto") -> str:
     """`data` is refused by the fast decoder (with `text_path`) in one line holding every fragment."""
     with pytest.raises(ProfileFormatError) as info:
         build_profile(decode_bytes(data, text_path=text_path))

@@ -53,7 +53,8 @@ def crop(tiles: Sequence[T], shared_clock: bool) -> int:
 def cropped_samples(tiles: Sequence[T], shared_clock: bool) -> tuple[list[dict[str, Any]], int]:
     """Every sample left with cycles after the crop (file order), and the profile span."""
     base, cut = origin(tiles), crop(tiles, shared_clock)
-    kept, span = [], 0
+    kept: list[dict[str, Any]] = []
+    span = 0
     for t in tiles:
         for s in t.samples:
             raw = raw_offset(s, base)
@@ -341,17 +342,19 @@ def calibration(profiles: Sequence[tuple[Sequence[T], int]], target: str, build_
                 cycles = -(-duration(s) // invocations)
                 groups.setdefault((s.kernel, tuple(sorted(dims.items()))), []).append(cycles)
     measurements = []
-    for (kernel, dims), cycles in sorted(groups.items(), key=lambda kv: (kv[0][0].encode(), _encoded(kv[0][1]))):
-        cycles.sort()
-        n = len(cycles)
+    for (kernel, dimensions), all_cycles in sorted(
+        groups.items(), key=lambda kv: (kv[0][0].encode(), _encoded(kv[0][1]))
+    ):
+        all_cycles.sort()
+        n = len(all_cycles)
         measurements.append(
             {
-                "key": {"kernel": kernel, "dimensions": dict(dims)},
+                "key": {"kernel": kernel, "dimensions": dict(dimensions)},
                 "samples": n,
-                "minimumCycles": cycles[0],
-                "medianCycles": cycles[(n - 1) * 50 // 100],
-                "p95Cycles": cycles[(n - 1) * 95 // 100],
-                "maximumCycles": cycles[-1],
+                "minimumCycles": all_cycles[0],
+                "medianCycles": all_cycles[(n - 1) * 50 // 100],
+                "p95Cycles": all_cycles[(n - 1) * 95 // 100],
+                "maximumCycles": all_cycles[-1],
             }
         )
     document = {

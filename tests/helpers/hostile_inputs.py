@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ipu_nb._load._message import MEMORY_PER_BYTE, MEMORY_SLACK
+from ipu_nb._load._wire import TextPath
 from ipu_nb._model.columns import Columns, Strings
 
 VOID, BIT, BYTE, TWO, FOUR, EIGHT, POINTER, COMPOSITE = range(8)
@@ -35,7 +36,7 @@ _U64 = np.uint64
 
 
 def rss_bound(size: int) -> int:
-    """The peak memory any load of a file of `size` bytes may reach, accepted or refused (issue 10)."""
+    """The peak memory any load of a file of `size` bytes may reach, accepted or refused."""
     return 3 * size + 300_000_000
 
 
@@ -67,7 +68,7 @@ print(json.dumps({**outcome, "seconds": seconds, "peak": peak}))
 """
 
 
-def load_in_subprocess(path: str, text_path: str = "native", timeout: float = 300, lift: bool = False) -> dict:
+def load_in_subprocess(path: str, text_path: TextPath = "native", timeout: float = 300, lift: bool = False) -> dict:
     """Load `path` in a fresh interpreter: {"accepted": [samples, entries, activities]} or
     {"refused": message}, with "seconds" and "peak" (peak resident bytes). `lift`: without
     the memory budget (to measure what a file costs)."""

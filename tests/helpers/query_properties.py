@@ -117,7 +117,7 @@ def check_against_reference(tile_list: list[T], clock_hz: int, flags: dict[str, 
     if flags.get("clip"):
         window = flags["window"]
         assert matched.get_column("clipped_cycles").to_list() == [
-            (lambda lo, hi: hi - lo)(*ref.inside(s, window)) for s in picked
+            hi - lo for lo, hi in (ref.inside(s, window) for s in picked)
         ]
     else:
         assert "clipped_cycles" not in matched.columns

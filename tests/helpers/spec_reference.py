@@ -151,7 +151,10 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
 
     def interval(s: Flat) -> tuple[int, int]:
         """What the statistics measure: the sample's interval, or with clip its part inside the window."""
-        return inside(s, window) if clip else (s.offset, s.offset + s.duration)
+        if not clip:
+            return (s.offset, s.offset + s.duration)
+        assert window is not None, "clip needs a window"
+        return inside(s, window)
 
     def length(s: Flat) -> int:
         lo, hi = interval(s)
@@ -161,7 +164,7 @@ def run(tiles: Sequence[T], clock_hz: int, q: dict[str, Any]) -> dict[str, Any]:
     for s in picked:
         name, dims = group_of(s, q)
         groups.setdefault(name, {"dims": dims, "samples": []})["samples"].append(s)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, g in groups.items():
         members: list[Flat] = g["samples"]
         by_phase: dict[tuple[int, int], list[tuple[int, int]]] = {}

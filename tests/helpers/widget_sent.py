@@ -15,8 +15,8 @@ class Sent:
     def __init__(self, widget: ProfileWidget) -> None:
         self.messages: list[dict[str, Any]] = []
         self.states: list[Any] = []
-        widget.send = lambda content, buffers=None: self.messages.append(content)  # type: ignore[method-assign]
-        widget.send_state = lambda key=None: self.states.append(key)  # type: ignore[method-assign]
+        widget.send = lambda content, buffers=None: self.messages.append(content)
+        widget.send_state = lambda key=None: self.states.append(key)
 
     def types(self) -> list[str]:
         return [m["type"] for m in self.messages]

@@ -197,9 +197,9 @@ def profile(
             if pc > 2 and s.metadata:
                 ml = w.composite(seg, len(s.metadata), 0, 2)
                 w.point(seg, ptr + 2, ml)
-                for m, (name, value) in enumerate(s.metadata):
-                    w.point(seg, ml.element(m), w.text(seg, name))
-                    w.point(seg, ml.element(m) + 1, w.text(seg, value))
+                for m, (entry_name, entry_value) in enumerate(s.metadata):
+                    w.point(seg, ml.element(m), w.text(seg, entry_name))
+                    w.point(seg, ml.element(m) + 1, w.text(seg, entry_value))
             if pc > 3 and s.activities:
                 al = w.composite(seg, len(s.activities), 2, 0)
                 w.point(seg, ptr + 3, al)

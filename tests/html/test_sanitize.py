@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import polars as pl
+from budget import examples
 from chart_fixtures import NASTY_NAMES, ORDINARY_NAMES, run_isolated, shows_safely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,7 +53,7 @@ _TRICKY = st.sampled_from(
 _TEXT = st.text(st.one_of(_TRICKY, st.characters()), max_size=40)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000))
 @given(_TEXT)
 def test_labels_are_safe_and_invertible(text):
     shown = label(text)
@@ -60,14 +61,14 @@ def test_labels_are_safe_and_invertible(text):
     assert unlabel(shown) == text
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000))
 @given(_TEXT, _TEXT)
 def test_different_texts_get_different_labels(a, b):
     if a != b:
         assert label(a) != label(b)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000))
 @given(st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=60))
 def test_text_without_escaped_characters_is_unchanged(text):
     if all(shows_safely(c) for c in text) and "\\u{" not in text:

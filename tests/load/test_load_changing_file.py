@@ -22,6 +22,7 @@ from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load import _mapped, _wire
 from ipu_nb._load._errors import ProfileFormatError
 from ipu_nb._load._mapped import open_bytes
+from ipu_nb._load._wire import TextPath
 from ipu_nb._synth.generate import generate_columns
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="truncating a mapped file is a POSIX matter")
@@ -78,7 +79,7 @@ def _run(script: str, *args: str, timeout: float = 120) -> subprocess.CompletedP
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("text_path", ["native", "numpy"])
 @pytest.mark.parametrize("keep", [0, 4096, 0.5])
-def test_truncated_while_loading(tmp_path: Path, profile_bytes: bytes, text_path: str, keep: float) -> None:
+def test_truncated_while_loading(tmp_path: Path, profile_bytes: bytes, text_path: TextPath, keep: float) -> None:
     path = tmp_path / "p.capnp"
     path.write_bytes(profile_bytes)
     size = int(keep * len(profile_bytes)) if isinstance(keep, float) else keep

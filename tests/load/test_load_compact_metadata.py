@@ -20,6 +20,7 @@ from ipu_nb import write_columns
 from ipu_nb._load import _pairs, _wire, open_profile
 from ipu_nb._load._cache import cache_key, load_cached, wait_for_writes
 from ipu_nb._load._stored import PAIRS_FRAME, assemble, stored_frames
+from ipu_nb._load._wire import TextPath
 from ipu_nb._model.columns import Columns, Strings
 from ipu_nb._model.index import index_of
 from ipu_nb._model.profile import ProfileData
@@ -71,7 +72,7 @@ def _check_long_frame(profile: ProfileData, path: Path) -> None:
 
 
 @pytest.mark.parametrize("text_path", ["native", "numpy"])
-def test_the_lazily_built_frame_equals_pycapnp(tmp_path: Path, small_chunks: None, text_path: str) -> None:
+def test_the_lazily_built_frame_equals_pycapnp(tmp_path: Path, small_chunks: None, text_path: TextPath) -> None:
     path = write_columns(columns_from_tiles(_tiles()), tmp_path / "p.capnp")
     profile = open_profile(path, cache=False, text_path=text_path)
     compact = profile.compact_metadata

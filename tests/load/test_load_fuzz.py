@@ -1,7 +1,7 @@
 """Mutation fuzzing: every mutated file is either a clean ProfileFormatError or pycapnp's exact answer.
 
 Mutations of valid files (bit flips, byte and word overwrites, truncation, splices within
-and across files, and aimed at the hostile families of issue 10: pointers re-aimed at
+and across files, and aimed at the hostile families of tests/helpers/hostile_inputs.py: pointers re-aimed at
 one object (aliasing), list counts raised (huge texts, long lists), list elements made
 void or bytes) are decoded by the fast decoder. It must never raise anything but
 `ProfileFormatError`, never hang, and whenever it accepts a file the pycapnp reference
@@ -38,7 +38,7 @@ from ipu_nb._io.capnp_writer import encode_columns
 from ipu_nb._load._errors import ProfileFormatError
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
-from ipu_nb._load._wire import decode_bytes
+from ipu_nb._load._wire import TextPath, decode_bytes
 from ipu_nb._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns
 from ipu_nb._synth.generate import generate_columns
 
@@ -188,7 +188,7 @@ def same_columns(a: Columns, b: Columns) -> bool:
     )
 
 
-def check(data: bytes, case: str, full_frames: bool, text_path: str = "auto") -> str:
+def check(data: bytes, case: str, full_frames: bool, text_path: TextPath = "auto") -> str:
     """Decode `data` both ways and return the outcome; fail the test on any forbidden outcome."""
     try:
         fast = decode_bytes(data, text_path=text_path)
@@ -219,7 +219,7 @@ def check(data: bytes, case: str, full_frames: bool, text_path: str = "auto") ->
     return "accepted"
 
 
-def run(cases: int, seed: int, files: list[bytes], text_path: str = "auto") -> dict[str, int]:
+def run(cases: int, seed: int, files: list[bytes], text_path: TextPath = "auto") -> dict[str, int]:
     rng = random.Random(seed)
     outcomes = {"accepted": 0, "rejected": 0}
     for i in range(cases):
@@ -234,12 +234,12 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
     return seeds(tmp_path_factory)
 
 
-def test_seeds_are_valid_and_agree(files: list[bytes], text_path: str) -> None:
+def test_seeds_are_valid_and_agree(files: list[bytes], text_path: TextPath) -> None:
     for i, data in enumerate(files):
         assert check(data, f"seed file {i}", full_frames=True, text_path=text_path) == "accepted"
 
 
-def test_fuzz_mutations(files: list[bytes], text_path: str) -> None:
+def test_fuzz_mutations(files: list[bytes], text_path: TextPath) -> None:
     outcomes = run(CASES, seed=20261130, files=files, text_path=text_path)
     print(outcomes)
     # Both outcomes must actually occur, or the mutations are not exercising the decoder.
@@ -249,6 +249,6 @@ def test_fuzz_mutations(files: list[bytes], text_path: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("IPU_NB_FUZZ_SLOW"), reason="set IPU_NB_FUZZ_SLOW=1 for 100,000 more cases")
-def test_fuzz_mutations_at_scale(files: list[bytes], text_path: str) -> None:
+def test_fuzz_mutations_at_scale(files: list[bytes], text_path: TextPath) -> None:
     outcomes = run(100_000, seed=7, files=files, text_path=text_path)
     assert outcomes["accepted"] and outcomes["rejected"], outcomes

@@ -1,4 +1,4 @@
-"""Hostile inputs cost time and memory linear in their size, accepted or refused (issue 10).
+"""Hostile inputs cost time and memory linear in their size, accepted or refused.
 
 Every family of `hostile_inputs` is crafted here (nothing is committed as a blob) and
 decoded with both text paths: each is refused with a one-line `ProfileFormatError` that
@@ -40,7 +40,7 @@ from ipu_nb._load import _wire
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._message import ACTIVITY_BYTES, ENTRY_BYTES, SAMPLE_BYTES, TILE_BYTES
 from ipu_nb._load._reference import decode_reference_bytes
-from ipu_nb._load._wire import decode_bytes
+from ipu_nb._load._wire import TextPath, decode_bytes
 
 MB = 1_000_000
 
@@ -73,14 +73,14 @@ REFUSALS = {
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("family", list(REFUSALS))
-def test_hostile_family_is_fast_error(family: str, text_path: str) -> None:
+def test_hostile_family_is_fast_error(family: str, text_path: TextPath) -> None:
     craft, fragments = REFUSALS[family]
     fast_error(craft(), *fragments, text_path=text_path)
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("size", [2 * MB, 16 * MB])
-def test_aliased_texts_stop_before_the_work(size: int, text_path: str) -> None:
+def test_aliased_texts_stop_before_the_work(size: int, text_path: TextPath) -> None:
     # Before the fix the C interner hashed every reference before charging any: 16 MB took
     # about 50 minutes. Charged before hashing, the refusal names the sample that ran out.
     message = fast_error(shared_step_text(size), "ProfileStep.operation", "traversal budget", text_path=text_path)
@@ -88,7 +88,7 @@ def test_aliased_texts_stop_before_the_work(size: int, text_path: str) -> None:
     fast_error(shared_metadata_name(size), "MetadataEntry.name", "traversal budget", text_path=text_path)
 
 
-def test_texts_shared_within_the_budget_are_read(text_path: str) -> None:
+def test_texts_shared_within_the_budget_are_read(text_path: TextPath) -> None:
     # Aliasing is legal Cap'n Proto: a few references to one text, each charged in full, still load.
     data = shared_step_text(400_000, text_fraction=0.01, samples=8)
     fast = build_profile(decode_bytes(data, text_path=text_path))
@@ -97,7 +97,7 @@ def test_texts_shared_within_the_budget_are_read(text_path: str) -> None:
     assert fast.samples.equals(reference.samples)
 
 
-def test_huge_unique_text_is_read(text_path: str) -> None:
+def test_huge_unique_text_is_read(text_path: TextPath) -> None:
     # One long text referenced once is what a file of its size can hold: read, not refused.
     columns = decode_bytes(shared_step_text(8 * MB, text_fraction=0.99, samples=2), text_path=text_path)
     assert columns.operation.to_list() == ["x" * int(8 * MB * 0.99)] * 2
@@ -106,7 +106,7 @@ def test_huge_unique_text_is_read(text_path: str) -> None:
 # -- allocation follows what the file holds ----------------------------------------------------
 
 
-def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyPatch, text_path: str) -> None:
+def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyPatch, text_path: TextPath) -> None:
     # Chunk 1 is all metadata, the rest has none: buffers must follow the rows, not extrapolate.
     monkeypatch.setattr(_wire, "CHUNK_SAMPLES", 64)
     monkeypatch.setattr(_wire, "BATCH_ROWS", 1000)  # and the first chunk's entries in several batches
@@ -123,7 +123,7 @@ def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyP
     assert np.array_equal(fast.metadata_counts, reference.metadata_counts)
 
 
-def test_entries_and_activities_in_batches_match_one(monkeypatch: pytest.MonkeyPatch, text_path: str) -> None:
+def test_entries_and_activities_in_batches_match_one(monkeypatch: pytest.MonkeyPatch, text_path: TextPath) -> None:
     samples = [
         S(i, i + 1, metadata=[(f"n{j}", f"v{i * j}") for j in range(i % 7)], activities=[("send", i, i + 1)] * (i % 5))
         for i in range(300)
@@ -142,7 +142,7 @@ def test_entries_and_activities_in_batches_match_one(monkeypatch: pytest.MonkeyP
 # -- peak memory, in a fresh interpreter ---------------------------------------------------------
 
 
-def _measure(tmp_path: Path, name: str, data: bytes, text_path: str = "native") -> tuple[dict, int]:
+def _measure(tmp_path: Path, name: str, data: bytes, text_path: TextPath = "native") -> tuple[dict, int]:
     path = tmp_path / f"{name}.capnp"
     path.write_bytes(data)
     del data
@@ -181,7 +181,7 @@ def test_peak_memory_is_bounded_by_the_file_size(tmp_path: Path, family: str) ->
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("text_path", ["native", "numpy"])
-def test_peak_memory_of_distinct_texts(tmp_path: Path, text_path: str) -> None:
+def test_peak_memory_of_distinct_texts(tmp_path: Path, text_path: TextPath) -> None:
     # Texts each distinct (a word apart inside one long run of bytes): refused before they are copied.
     result, _ = _measure(tmp_path, "overlapping", overlapping_texts(SIZE, text_fraction=0.7), text_path)
     assert "budget exceeded" in result["refused"]

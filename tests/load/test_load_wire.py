@@ -31,7 +31,7 @@ from ipu_nb._io.capnp_writer import write_columns
 from ipu_nb._load._errors import ProfileFormatError, UnsupportedSchemaVersionError
 from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference_bytes
-from ipu_nb._load._wire import decode_bytes, decode_file
+from ipu_nb._load._wire import TextPath, decode_bytes, decode_file
 from ipu_nb._model.profile import ProfileData
 from ipu_nb._synth.generate import generate_columns
 
@@ -48,7 +48,7 @@ def assert_same(a: ProfileData, b: ProfileData) -> None:
     assert (a.clock_hz, a.schema_version, a.granularity) == (b.clock_hz, b.schema_version, b.granularity)
 
 
-def both(data: bytes, text_path: str = "auto") -> ProfileData:
+def both(data: bytes, text_path: TextPath = "auto") -> ProfileData:
     """Decode with both decoders, assert identical frames, return the fast one."""
     fast = build_profile(decode_bytes(data, text_path=text_path))
     assert_same(fast, build_profile(decode_reference_bytes(data)))
@@ -73,7 +73,9 @@ MIXED = [
 
 @pytest.mark.parametrize("workload", ["mlp", "gemm", "attention"])
 @pytest.mark.parametrize("granularity", ["graph", "region", "phase", "step"])
-def test_every_granularity_matches_reference(tmp_path: Path, workload: str, granularity: str, text_path: str) -> None:
+def test_every_granularity_matches_reference(
+    tmp_path: Path, workload: str, granularity: str, text_path: TextPath
+) -> None:
     columns = generate_columns(workload, granularity, tiles=6, layers=1, phases=3, seed=1)
     path = write_columns(columns, tmp_path / "p.capnp")
     fast = build_profile(decode_file(path, text_path=text_path))
@@ -96,7 +98,7 @@ def test_every_granularity_matches_reference(tmp_path: Path, workload: str, gran
     ],
     ids=str,
 )
-def test_writer_layouts_match_reference(tmp_path: Path, layout: dict, text_path: str) -> None:
+def test_writer_layouts_match_reference(tmp_path: Path, layout: dict, text_path: TextPath) -> None:
     columns = columns_from_tiles(MIXED * 3, schema_version=4)
     data = write_columns(columns, tmp_path / "p.capnp", **layout).read_bytes()
     fast = both(data, text_path=text_path)
@@ -104,7 +106,7 @@ def test_writer_layouts_match_reference(tmp_path: Path, layout: dict, text_path:
     assert fast.exchange_activities.height == 3
 
 
-def test_pycapnp_written_multisegment_file_matches(tmp_path: Path, text_path: str) -> None:
+def test_pycapnp_written_multisegment_file_matches(tmp_path: Path, text_path: TextPath) -> None:
     tiles = [
         T(i, [S(j, j + i, "compute", f"op{j % 3}", metadata=[("k", str(j))]) for j in range(40)]) for i in range(12)
     ]
@@ -115,7 +117,7 @@ def test_pycapnp_written_multisegment_file_matches(tmp_path: Path, text_path: st
     assert fast.samples.get_column("inactive").to_list()[-2:] == [False, True]
 
 
-def test_older_smaller_step_reads_defaults(text_path: str) -> None:
+def test_older_smaller_step_reads_defaults(text_path: TextPath) -> None:
     # A v1-style step of one data word and one pointer: epoch, kind, kernel, metadata read as defaults.
     samples = [Sample(start=3, end=10, local_index=4, phase=2, kernel="dropped", metadata=(("a", "b"),))]
     data = profile([(5, samples)], version=1, step=(1, 1)).to_bytes()
@@ -131,7 +133,7 @@ def test_older_smaller_step_reads_defaults(text_path: str) -> None:
     assert fast.metadata.height == 0
 
 
-def test_newer_larger_step_and_version_5(text_path: str) -> None:
+def test_newer_larger_step_and_version_5(text_path: TextPath) -> None:
     samples = [Sample(1, 4, kind=0, event_cycles=77, activities=((2, 1, 3),), metadata=(("x", "y"),))]
     fast = both(profile([(1, samples)], version=5, step=(6, 9)).to_bytes(), text_path=text_path)
     assert fast.samples.get_column("exchange_event_cycles").to_list() == [77]
@@ -139,14 +141,14 @@ def test_newer_larger_step_and_version_5(text_path: str) -> None:
 
 
 @pytest.mark.parametrize("far", ["single", "double"])
-def test_far_and_double_far_hand_built(far: str, text_path: str) -> None:
+def test_far_and_double_far_hand_built(far: str, text_path: TextPath) -> None:
     samples = [Sample(i, i + 2, metadata=(("n", "é" * i),)) for i in range(4)]
     fast = both(profile([(3, samples), (4, []), (8, samples[:1])], far=far).to_bytes(), text_path=text_path)
     assert fast.tiles.get_column("sample_count").to_list() == [4, 0, 1]
     assert fast.metadata.get_column("value").to_list()[:3] == ["", "é", "éé"]
 
 
-def test_double_far_with_pad_in_a_third_segment(text_path: str) -> None:
+def test_double_far_with_pad_in_a_third_segment(text_path: TextPath) -> None:
     w = profile([(1, [])])
     w.segs.append([])
     w.segs.append([])
@@ -158,7 +160,7 @@ def test_double_far_with_pad_in_a_third_segment(text_path: str) -> None:
     assert both(w.to_bytes(), text_path=text_path).samples.get_column("start").to_list() == [42]
 
 
-def test_empty_profiles_and_null_lists(text_path: str) -> None:
+def test_empty_profiles_and_null_lists(text_path: TextPath) -> None:
     assert both(profile([]).to_bytes(), text_path=text_path).tile_count == 0
     w, _ = profile_root()
     empty = both(w.to_bytes(), text_path=text_path)  # tiles pointer null
@@ -167,12 +169,12 @@ def test_empty_profiles_and_null_lists(text_path: str) -> None:
     assert tiles.tiles.get_column("base").to_list() == [None, None]
 
 
-def test_null_texts_read_as_empty_strings(text_path: str) -> None:
+def test_null_texts_read_as_empty_strings(text_path: TextPath) -> None:
     fast = both(profile([(1, [Sample(operation=None, kernel=None)])]).to_bytes(), text_path=text_path)
     assert fast.samples.select("operation", "kernel").row(0) == ("", "")
 
 
-def test_zero_sized_structs(text_path: str) -> None:
+def test_zero_sized_structs(text_path: TextPath) -> None:
     w, prof = profile_root()
     tiles = w.composite(0, 2, 1, 1)
     w.point(0, prof.start + 2, tiles)
@@ -189,7 +191,7 @@ def test_zero_sized_structs(text_path: str) -> None:
 
 
 @pytest.mark.parametrize("es", [VOID, BYTE, TWO, FOUR, EIGHT, POINTER])
-def test_primitive_lists_read_as_struct_lists(es: int, text_path: str) -> None:
+def test_primitive_lists_read_as_struct_lists(es: int, text_path: TextPath) -> None:
     # Schema evolution: List(UInt32) may become List(struct whose @0 is UInt32); pycapnp accepts it too.
     w, prof = profile_root()
     width = {VOID: 0, BYTE: 1, TWO: 2, FOUR: 4, EIGHT: 8, POINTER: 8}[es]
@@ -210,7 +212,7 @@ def good() -> Words:
     return profile([(1, [Sample(1, 2, metadata=(("a", "b"),))]), (2, [Sample(3, 4)])])
 
 
-def test_unsupported_schema_versions_are_named(text_path: str) -> None:
+def test_unsupported_schema_versions_are_named(text_path: TextPath) -> None:
     for version in (0, 6, 1000):
         data = profile([], version=version).to_bytes()
         with pytest.raises(UnsupportedSchemaVersionError, match=f"version {version} "):
@@ -219,7 +221,7 @@ def test_unsupported_schema_versions_are_named(text_path: str) -> None:
         assert both(profile([], version=version).to_bytes(), text_path=text_path).schema_version == version
 
 
-def test_framing_errors(text_path: str) -> None:
+def test_framing_errors(text_path: TextPath) -> None:
     data = good().to_bytes()
     fast_error(b"", "empty file", text_path=text_path)
     fast_error(data[:4], "truncated", text_path=text_path)
@@ -243,7 +245,7 @@ def _find_text(words: np.ndarray, text: bytes) -> int:
     return raw.index(text + b"\0") // 8
 
 
-def test_pointer_errors_name_the_place(text_path: str) -> None:
+def test_pointer_errors_name_the_place(text_path: TextPath) -> None:
     base = good()
     data = base.to_bytes()
     words = _words(data)
@@ -277,7 +279,7 @@ def test_pointer_errors_name_the_place(text_path: str) -> None:
     reference_rejects(bad.tobytes())
 
 
-def test_text_errors(text_path: str) -> None:
+def test_text_errors(text_path: TextPath) -> None:
     words = _words(good().to_bytes())
     at = _find_text(words, b"op")
     no_nul = words.copy()
@@ -314,7 +316,7 @@ def test_text_errors(text_path: str) -> None:
     reference_rejects(empty.tobytes())
 
 
-def test_bit_lists_and_bad_composite_tags(text_path: str) -> None:
+def test_bit_lists_and_bad_composite_tags(text_path: TextPath) -> None:
     w, _ = profile_root()
     w.alloc(0, 2)
     bits = w.to_bytes()
@@ -331,7 +333,7 @@ def test_bit_lists_and_bad_composite_tags(text_path: str) -> None:
     reference_rejects(words.tobytes())
 
 
-def test_amplification_bombs_hit_the_budget(text_path: str) -> None:
+def test_amplification_bombs_hit_the_budget(text_path: TextPath) -> None:
     # Zero-sized struct lists and void lists claim huge counts with no bytes: charged, refused.
     for tag_count, kind in (((1 << 29) - 1, "composite"), ((1 << 29) - 1, "void")):
         w, prof = profile_root()
@@ -345,7 +347,7 @@ def test_amplification_bombs_hit_the_budget(text_path: str) -> None:
         reference_rejects(w.to_bytes())
 
 
-def test_composite_tag_count_beyond_the_list_limit(text_path: str) -> None:
+def test_composite_tag_count_beyond_the_list_limit(text_path: TextPath) -> None:
     # A tag claiming 2**29 zero-sized elements: Cap'n Proto caps lists at 2**29 - 1 elements. pycapnp's
     # guarded integer types silently wrap this to an empty list; we refuse it (a corrupt tag).
     w, prof = profile_root()
@@ -356,7 +358,7 @@ def test_composite_tag_count_beyond_the_list_limit(text_path: str) -> None:
     assert decode_reference_bytes(w.to_bytes()).tile_count == 0
 
 
-def test_shared_lists_loop_hits_the_budget(text_path: str) -> None:
+def test_shared_lists_loop_hits_the_budget(text_path: TextPath) -> None:
     # Every one of 4000 tile entries points at the same 500-sample list: 2M samples from ~40 kB.
     w, prof = profile_root()
     tiles = w.composite(0, 4000, 1, 1)
@@ -367,11 +369,11 @@ def test_shared_lists_loop_hits_the_budget(text_path: str) -> None:
     fast_error(w.to_bytes(), "TileProfile.samples", "traversal budget", text_path=text_path)
 
 
-def test_unknown_step_kind_is_an_error(text_path: str) -> None:
+def test_unknown_step_kind_is_an_error(text_path: TextPath) -> None:
     fast_error(profile([(1, [Sample(kind=9)])]).to_bytes(), "unknown step kind value 9", text_path=text_path)
 
 
-def test_decode_file_equals_decode_bytes(tmp_path: Path, text_path: str) -> None:
+def test_decode_file_equals_decode_bytes(tmp_path: Path, text_path: TextPath) -> None:
     path = tmp_path / "p.capnp"
     data = profile([(1, [Sample(1, 5, metadata=(("ü", "x" * 40),))])], far="double").to_bytes()
     path.write_bytes(data)
@@ -383,7 +385,7 @@ def test_decode_file_equals_decode_bytes(tmp_path: Path, text_path: str) -> None
         decode_file(tmp_path / "empty", text_path=text_path)
 
 
-def test_strings_of_every_length_and_repeats(text_path: str) -> None:
+def test_strings_of_every_length_and_repeats(text_path: TextPath) -> None:
     # Arrow inlines views of up to 12 bytes and keeps a prefix for longer ones: cover both sides.
     texts = ["x" * n for n in range(41)] + ["é" * n for n in range(1, 12)] + ["a\0b", "\t\n", "ab" * 7]
     samples = [
@@ -398,7 +400,9 @@ def test_strings_of_every_length_and_repeats(text_path: str) -> None:
     ]
 
 
-def test_texts_hashed_in_small_pieces_and_long_texts_alone(monkeypatch: pytest.MonkeyPatch, text_path: str) -> None:
+def test_texts_hashed_in_small_pieces_and_long_texts_alone(
+    monkeypatch: pytest.MonkeyPatch, text_path: TextPath
+) -> None:
     # The numpy path hashes a batch in pieces of PIECE_BYTES and a longer text on its own, by digest:
     # with tiny pieces every text goes one way or the other, in first-occurrence order either way.
     from ipu_nb._load import _text
@@ -410,7 +414,9 @@ def test_texts_hashed_in_small_pieces_and_long_texts_alone(monkeypatch: pytest.M
     assert fast.samples.get_column("operation").to_list() == texts + texts[::-1]
 
 
-def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text_path: str) -> None:
+def test_many_chunks_in_parallel_match_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text_path: TextPath
+) -> None:
     import ipu_nb._load._wire as wire
 
     columns = generate_columns("mlp", "phase", tiles=6, layers=1, phases=3, seed=2)
@@ -431,7 +437,7 @@ def test_many_chunks_in_parallel_match_one(monkeypatch: pytest.MonkeyPatch, tmp_
 
 @pytest.mark.timeout(60)
 def test_a_fault_in_the_first_chunk_stops_every_worker(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text_path: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text_path: TextPath
 ) -> None:
     # Later chunks wait for the first one's turn to intern their texts: its failure must wake them.
     import ipu_nb._load._wire as wire
@@ -449,7 +455,7 @@ def test_a_fault_in_the_first_chunk_stops_every_worker(
     )
 
 
-def test_error_names_the_sample_and_entry_past_empty_lists(text_path: str) -> None:
+def test_error_names_the_sample_and_entry_past_empty_lists(text_path: TextPath) -> None:
     samples = [
         Sample(metadata=()),
         Sample(metadata=(("a", "b"),)),

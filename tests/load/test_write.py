@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from budget import examples
 from builders import S, T, columns_from_tiles, write_with_pycapnp
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ipu_nb._io.capnp_writer import encode_columns, write_columns
@@ -466,7 +467,7 @@ def _refused(tiles: list[T], layout: tuple[int, int]) -> bool:
     return False
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60))
 @given(
     tiles=_tiles,
     far=st.sampled_from(["single", "double"]),

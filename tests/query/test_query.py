@@ -13,8 +13,9 @@ from unittest import mock
 import polars as pl
 import pytest
 import spec_reference as ref
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from query_properties import QUERIES, check_against_reference
 from query_properties import tiles as tiles_strategy
@@ -329,13 +330,13 @@ def test_public_api_and_html_hook(monkeypatch: pytest.MonkeyPatch) -> None:
 # --------------------------------------------------------------------------- property test
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(tiles=tiles_strategy(), clock_hz=st.sampled_from([0, 3, 1_500_000_000]), flags=QUERIES)
 def test_matches_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> None:
     check_against_reference(tiles, clock_hz, flags)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60))
 @given(tiles=tiles_strategy(), flags=QUERIES)
 def test_matches_reference_on_the_multi_column_sort_path(tiles: list[T], flags: dict[str, Any]) -> None:
     with mock.patch.object(_plan, "_KEY_BITS", 0):

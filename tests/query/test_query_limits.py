@@ -16,8 +16,9 @@ import numpy as np
 import polars as pl
 import pytest
 import spec_reference as ref
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from query_properties import NAMES, TEXT, VALUES
 from query_properties import tiles as tiles_strategy
@@ -46,7 +47,7 @@ def _own_conditions(tile_list: list[T], data: Any) -> list[tuple[str, str | None
     return [(name, data.draw(st.sampled_from([value, None]))) for name, value in picked]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300))
 @given(tile_list=tiles_strategy(), conditions=CONDITIONS, data=st.data())
 def test_metadata_conditions_match_a_plain_reference(
     tile_list: list[T], conditions: list[tuple[str, str | None]], data: Any
@@ -59,7 +60,7 @@ def test_metadata_conditions_match_a_plain_reference(
         assert picked == [i for i, hit in enumerate(expected) if hit]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100))
 @given(tile_list=tiles_strategy(), data=st.data())
 def test_metadata_conditions_hold_for_string_columns_shuffled_entries_and_ids_that_are_not_rows(
     tile_list: list[T], data: Any
@@ -85,7 +86,7 @@ def _pooled_tiles(draw: Any) -> list[T]:
     return [T(t, [S(i, i + 1, metadata=draw(entries)) for i in range(draw(st.integers(0, 8)))]) for t in range(3)]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(
     tile_list=_pooled_tiles(),
     conditions=st.lists(st.tuples(POOL_NAMES, st.one_of(st.none(), POOL_VALUES)), max_size=30),

@@ -14,8 +14,9 @@ import numpy as np
 import polars as pl
 import pytest
 import spec_reference as ref
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from query_properties import QUERIES, WINDOWS, check_against_reference, tiles
@@ -214,7 +215,7 @@ def _profile_and_edge_window(draw: Any) -> tuple[list[T], tuple[int, int]]:
     return tile_list, (start, end)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(case=_profile_and_edge_window(), flags=QUERIES, clip=st.booleans())
 def test_edge_windows_match_reference(case: tuple[list[T], tuple[int, int]], flags: dict[str, Any], clip: bool) -> None:
     tile_list, window = case
@@ -230,7 +231,7 @@ def _reference_area(tile_list: list[T], flags: dict[str, Any], window: tuple[int
     return [(s.index, (lambda lo, hi: hi - lo)(*ref.inside(s, window))) for s in picked]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150))
 @given(
     case=_profile_and_edge_window(),
     flags=QUERIES,
@@ -324,7 +325,7 @@ def test_window_samples_refuses_bad_tiles(profile: Any, area: Any) -> None:
         window_samples(profile, None, (0, 10), area)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60))
 @given(tile_list=tiles(), window=WINDOWS, flags=QUERIES)
 def test_clipped_query_aggregates_the_area(tile_list: list[T], window: tuple[int, int], flags: dict[str, Any]) -> None:
     """query(window=w, clip=True) counts the samples window_samples(w) returns; their clipped cycles are its work."""
@@ -336,7 +337,7 @@ def test_clipped_query_aggregates_the_area(tile_list: list[T], window: tuple[int
     assert result.groups.get_column("work_cycles").sum() == area.get_column("clipped_cycles").sum()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80))
 @given(tile_list=tiles(), window=WINDOWS, flags=QUERIES, clip=st.booleans())
 def test_an_aggregate_without_percentiles_is_the_rest_of_the_whole(
     tile_list: list[T], window: tuple[int, int], flags: dict[str, Any], clip: bool

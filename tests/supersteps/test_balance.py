@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 import superstep_reference as sref
 import superstep_strategies as strat
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from ipu_nb import tile_balance
 
@@ -45,7 +46,7 @@ def _check(tiles: list[T], flags: dict[str, Any]) -> None:
         assert ours == theirs
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(tiles=strat.PROFILES, flags=strat.FILTERS)
 def test_matches_reference(tiles: list[T], flags: dict[str, Any]) -> None:
     _check(tiles, flags)

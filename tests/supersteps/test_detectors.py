@@ -9,8 +9,9 @@ from typing import Any
 import polars as pl
 import pytest
 import superstep_strategies as strat
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from ipu_nb import Finding, Findings, Query, QueryError, findings, query, supersteps
 from ipu_nb._supersteps.detectors import CATEGORIES, drained, finding_steps
@@ -248,7 +249,7 @@ def _check_findings(profile: Any) -> None:
             assert abs(f.cycles - expected) <= 0.5 + 1e-9 * abs(expected), (f, expected)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120))
 @given(tiles=strat.PROFILES)
 def test_numbers_reproduce_on_random_profiles(tiles: list[T]) -> None:
     _check_findings(profile_from_tiles(tiles))

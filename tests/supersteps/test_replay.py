@@ -9,8 +9,9 @@ import polars as pl
 import pytest
 import superstep_reference as sref
 import superstep_strategies as strat
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipu_nb import QueryError, WhatIf, supersteps, what_if
@@ -20,7 +21,7 @@ def _kernels(tiles: list[T]) -> list[str]:
     return sorted({s.kernel for t in tiles for s in t.samples})
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(tiles=strat.PROFILES, flags=strat.FILTERS)
 def test_every_factor_at_one_reproduces_the_measured_supersteps(tiles: list[T], flags: dict[str, Any]) -> None:
     profile = profile_from_tiles(tiles)
@@ -36,7 +37,7 @@ def test_every_factor_at_one_reproduces_the_measured_supersteps(tiles: list[T], 
     assert result.estimated_cycles == result.measured_cycles == int(measured.get_column("span_cycles").sum())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(
     tiles=strat.PROFILES,
     factors=st.lists(st.sampled_from([0.0, 0.5, 0.8, 1.0, 1.25, 3.0]), min_size=5, max_size=5),

@@ -8,8 +8,9 @@ import polars as pl
 import pytest
 import superstep_reference as sref
 import superstep_strategies as strat
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 import ipu_nb
 from ipu_nb import Query, QueryError, query, supersteps
@@ -137,7 +138,7 @@ def check(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> pl.DataFrame:
     return steps
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250))
 @given(tiles=strat.PROFILES, clock_hz=strat.st.sampled_from([0, 7, 1_500_000_000]), flags=strat.FILTERS)
 def test_matches_reference(tiles: list[T], clock_hz: int, flags: dict[str, Any]) -> None:
     check(tiles, clock_hz, flags)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
 from builders import write_with_pycapnp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -474,7 +475,7 @@ def test_strings_are_dictionary_encoded_compactly() -> None:
         assert set(np.unique(column.codes).tolist()) == set(range(len(values)))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(
     workload=st.sampled_from(["mlp", "gemm", "attention"]),
     granularity=st.sampled_from(["graph", "region", "phase", "step"]),
