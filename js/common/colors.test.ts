@@ -1,6 +1,29 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { contrast, GREYS, KIND, LIGHT, PALETTE, parseColour, type RGB, textOn } from "./colors";
+import {
+  classColours,
+  contrast,
+  darkVariant,
+  GREYS,
+  kindColours,
+  LIGHT,
+  PALETTE,
+  parseColour,
+  type RGB,
+  textOn,
+  usePalette,
+} from "./colors";
+
+/** The kernel's kind palette as ipu_nb/_model/palette.py writes it (the one table the widget is sent). */
+function pythonPalette(): Record<string, string> {
+  const source = readFileSync("ipu_nb/_model/palette.py", "utf8");
+  const table = /KIND_PALETTE: dict\[str, str\] = \{([^}]*)\}/.exec(source)![1];
+  return Object.fromEntries([...table.matchAll(/"(\w+)":\s*"(#[0-9a-f]{6})"/gi)].map((m) => [m[1], m[2]]));
+}
+const KIND_HEX = pythonPalette();
+const KIND_LIGHT = Object.values(KIND_HEX).map((h) => parseColour(h)!);
+const KIND_DARK = KIND_LIGHT.map(darkVariant);
 
 /** CIE L*a*b* of an sRGB colour (D65), written out here as an independent reference. */
 function lab([r, g, b]: RGB): [number, number, number] {
@@ -49,10 +72,11 @@ test("'(no kernel)' and 'not matching' are clearly different greys in both theme
 test("sample colours stay apart from each other, the greys and the background in both themes", () => {
   const pairs = (list: readonly RGB[]) => list.flatMap((a, i) => list.slice(i + 1).map((b) => [a, b] as const));
   for (const [a, b] of pairs(PALETTE)) assert.ok(deltaE(a, b) >= 20, `kernel colours ${a} and ${b}`);
-  const kinds = Object.values(KIND);
-  for (const [a, b] of pairs(kinds)) assert.ok(deltaE(a, b) >= 35, `kind colours ${a} and ${b}`);
+  for (const kinds of [KIND_LIGHT, KIND_DARK]) {
+    for (const [a, b] of pairs(kinds)) assert.ok(deltaE(a, b) >= 35, `kind colours ${a} and ${b}`);
+  }
   for (const [name, t] of Object.entries(THEMES)) {
-    for (const c of [...PALETTE, ...kinds]) {
+    for (const c of [...PALETTE, ...(name === "dark" ? KIND_DARK : KIND_LIGHT)]) {
       for (const other of [t.grey, t.noKernel, ...t.backgrounds]) {
         assert.ok(deltaE(c, other) >= 20, `${name}: ${c} vs ${other}: ΔE ${deltaE(c, other).toFixed(1)}`);
       }
@@ -75,7 +99,34 @@ test("computed CSS colours parse, composited over what is below", () => {
 test("labels on a colour take whichever of black and white reads better", () => {
   assert.deepEqual(textOn([255, 255, 255]), [0, 0, 0]);
   assert.deepEqual(textOn([20, 20, 60]), [255, 255, 255]);
-  for (const c of [...PALETTE, ...Object.values(KIND)]) assert.ok(contrast(c, textOn(c)) >= 4.5, `${c}`);
+  for (const c of [...PALETTE, ...KIND_LIGHT, ...KIND_DARK]) assert.ok(contrast(c, textOn(c)) >= 4.5, `${c}`);
   assert.ok(contrast([0, 0, 0], [255, 255, 255]) > 20.9);
   assert.equal(LIGHT.dark, false);
+});
+
+test("the palette has every kind, and the widget draws kinds in it, darkened by one rule in the dark theme", () => {
+  assert.deepEqual(Object.keys(KIND_HEX).sort(), ["compute", "exchange", "idle", "synchronization"]);
+  usePalette({ ...KIND_HEX, bogus: "blue" });
+  try {
+    const light = kindColours(false);
+    const dark = kindColours(true);
+    assert.deepEqual(Object.keys(light).sort(), Object.keys(KIND_HEX).sort(), "a malformed entry is left out");
+    for (const [kind, hex] of Object.entries(KIND_HEX)) {
+      const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      assert.deepEqual(light[kind], rgb, kind);
+      // A quarter of the way to white, channel by channel (written out independently).
+      assert.deepEqual(
+        dark[kind],
+        rgb.map((c) => Math.round(c + (255 - c) / 4)),
+        kind,
+      );
+    }
+    // The kind legend's classes follow the palette (class 0 is the theme's "not matching" grey).
+    const classes = classColours("kind", ["exchange", "compute"], "(no kernel)");
+    assert.deepEqual(classes.slice(1, 3), [light.exchange, light.compute]);
+  } finally {
+    usePalette({});
+  }
+  assert.deepEqual(darkVariant([255, 255, 255]), [255, 255, 255]);
+  assert.deepEqual(darkVariant([0, 0, 0]), [64, 64, 64]);
 });

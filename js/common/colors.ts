@@ -8,12 +8,37 @@ import type { Disposers } from "./disposers";
 
 export type RGB = [number, number, number];
 
-export const KIND: Readonly<Record<string, RGB>> = {
-  exchange: [232, 122, 44],
-  compute: [52, 120, 198],
-  synchronization: [214, 62, 82],
-  idle: [150, 186, 120],
-};
+/**
+ * The kind colours of the light theme: the kernel's palette (`info.vocabulary.palette`,
+ * ipu_nb.palette()), set by `usePalette` when the vocabulary is read; empty before (then
+ * kinds take kernel colours). The dark theme's are `darkVariant`s of these.
+ */
+let kinds: Readonly<Record<string, RGB>> = {};
+
+/** Take the kind colours from the kernel's palette (`{kind: "#rrggbb"}`); entries that are not such colours are left out. */
+export function usePalette(palette: Readonly<Record<string, string>>): void {
+  const out: Record<string, RGB> = {};
+  for (const [kind, text] of Object.entries(palette)) {
+    if (/^#[0-9a-f]{6}$/i.test(text)) out[kind] = parseColour(text)!;
+  }
+  kinds = out;
+}
+
+/**
+ * A light-theme colour as the dark theme draws it: a quarter of the way to white in sRGB, so
+ * it keeps its hue and stands out from a dark plot as the original does from a light one.
+ */
+export function darkVariant([r, g, b]: RGB): RGB {
+  return [r, g, b].map((c) => Math.round(c + (255 - c) * DARK_LIFT)) as RGB;
+}
+const DARK_LIFT = 0.25;
+
+/** Each kind's colour in a theme (the current one by default): the palette's, or its `darkVariant`. */
+export function kindColours(dark: boolean = current.dark): Record<string, RGB> {
+  const out: Record<string, RGB> = {};
+  for (const [kind, rgb] of Object.entries(kinds)) out[kind] = dark ? darkVariant(rgb) : rgb;
+  return out;
+}
 
 // 31 chromatic colours for kernels, no two closer than ΔE*ab 24, none near grey or either
 // theme's plot background (greys are taken: "not matching" and "(no kernel)"). The first
@@ -102,8 +127,9 @@ export function grey(): RGB {
 /** RGB for each class index of a legend (index 0 = not matching); `noKernel` names the samples without a kernel. */
 export function classColours(mode: string, legend: string[], noKernel: string): RGB[] {
   const out: RGB[] = [current.grey];
+  const byKind = kindColours();
   legend.forEach((name, i) => {
-    if (mode === "kind") out.push(KIND[name] ?? PALETTE[i % PALETTE.length]);
+    if (mode === "kind") out.push(byKind[name] ?? PALETTE[i % PALETTE.length]);
     else if (name === noKernel) out.push(current.noKernel);
     else out.push(PALETTE[i % PALETTE.length]);
   });
@@ -111,9 +137,11 @@ export function classColours(mode: string, legend: string[], noKernel: string): 
   return out;
 }
 
-/** The colour of a step kind (a neutral grey for an unknown one). */
+/** The colour of a step kind in the current theme (a neutral grey for an unknown one). */
 export function kindColour(kind: string): RGB {
-  return KIND[kind] ?? current.noKernel;
+  const rgb = kinds[kind];
+  if (!rgb) return current.noKernel;
+  return current.dark ? darkVariant(rgb) : rgb;
 }
 
 export function css([r, g, b]: RGB, alpha = 1): string {

@@ -5,7 +5,7 @@ import { Controls } from "../panels/controls";
 import { crumbs } from "../panels/flame";
 import { Groups, groupFilter } from "../panels/groups";
 import { type FakeElement, installFakeDom } from "../testing/fake-dom";
-import { classColours, theme } from "./colors";
+import { classColours, kindColour, theme } from "./colors";
 import { Disposers } from "./disposers";
 import { kernelLabel, type Vocabulary, vocabularyOf } from "./vocabulary";
 
@@ -17,6 +17,7 @@ const words: Vocabulary = {
   color_bys: ["kind", "kernel", "phase"],
   no_kernel: "<none>",
   missing: "<absent>",
+  palette: { compute: "#102030", dma: "#405060" },
 };
 const none: Filters = {
   kind: null,
@@ -31,6 +32,7 @@ const none: Filters = {
 
 test("the vocabulary is read from info and checked", () => {
   assert.deepEqual(vocabularyOf({ tiles: 3, vocabulary: words }), words);
+  assert.deepEqual(kindColour("dma"), [64, 80, 96], "its palette colours the kinds");
   const warn = console.warn;
   const warnings: unknown[] = [];
   console.warn = (...args: unknown[]) => warnings.push(args);

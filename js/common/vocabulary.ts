@@ -2,7 +2,8 @@
 // colourings) and the placeholders it writes for a missing kernel or metadata value. They
 // arrive in the `info` trait (`info.vocabulary`) so that no list is copied here.
 
-import { arrayOf, record, string } from "../kernel/checks";
+import { arrayOf, record, recordOf, string } from "../kernel/checks";
+import { usePalette } from "./colors";
 
 export interface Vocabulary {
   kinds: string[];
@@ -13,6 +14,8 @@ export interface Vocabulary {
   no_kernel: string;
   /** The value metadata groups show for samples without an entry of the key. */
   missing: string;
+  /** Each kind's colour in the light theme, `{kind: "#rrggbb"}` (ipu_nb.palette()). */
+  palette: Record<string, string>;
 }
 
 const check = record<Vocabulary>({
@@ -22,15 +25,29 @@ const check = record<Vocabulary>({
   color_bys: arrayOf(string),
   no_kernel: string,
   missing: string,
+  palette: recordOf(string),
 });
 
 /** Offers nothing: what a kernel that sends no (or a broken) vocabulary gets. */
-const NONE: Vocabulary = { kinds: [], group_bys: [], sort_bys: [], color_bys: [], no_kernel: "", missing: "" };
+const NONE: Vocabulary = {
+  kinds: [],
+  group_bys: [],
+  sort_bys: [],
+  color_bys: [],
+  no_kernel: "",
+  missing: "",
+  palette: {},
+};
 
-/** `info.vocabulary`, checked; without a usable one the controls offer no choices (reported once). */
+/**
+ * `info.vocabulary`, checked; without a usable one the controls offer no choices (reported once).
+ * Its palette becomes the kind colours everything draws in (colors.ts `usePalette`).
+ */
 export function vocabularyOf(info: unknown): Vocabulary {
   try {
-    return check((info as { vocabulary?: unknown } | null)?.vocabulary, "info.vocabulary");
+    const words = check((info as { vocabulary?: unknown } | null)?.vocabulary, "info.vocabulary");
+    usePalette(words.palette);
+    return words;
   } catch (error) {
     if (!warned) console.warn(`ipu-nb widget: the kernel sent no usable vocabulary (${(error as Error).message})`);
     warned = true;

@@ -183,7 +183,8 @@ export function decodeWindow(header: WindowReply, buffers: Bytes[]): RawWindow |
   }
   const cells =
     header.compressed === "xor-runs"
-      ? unpackCells(header.rows, header.bins, header.runs ?? 0, buffers)
+      ? unpackCells(header.planes * header.rows, header.bins, header.runs ?? 0, buffers)
       : decodeBuffers(LAYOUTS.lod_window, header, buffers).cells;
-  return { mode: "lod", start: header.start, end: header.end, count: header.count, bins: header.bins, cells };
+  const { start, end, count, bins, classes } = header;
+  return { mode: "lod", start, end, count, bins, classes, cells };
 }

@@ -49,6 +49,8 @@ function setup() {
     end: 100,
     rows: 1,
     bins: 1,
+    planes: 1,
+    classes: [1],
     count,
     compressed: null,
     level: 3,

@@ -29,17 +29,19 @@ export class Legend {
     const colours = classColours(mode, names, this.words.no_kernel);
     const font = fontOf(this.root);
     names.forEach((name, i) => {
-      this.item(css(colours[i + 1]), name, font);
+      this.item(css(colours[i + 1]), name, font, mode === "kind" ? name : null);
     });
     this.item(css(grey()), "not matching filters", font);
     // docs/reference/format.md#inactive-compute
     if (mode === "kind") this.root.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
   }
 
-  private item(colour: string, name: string, font: string): void {
+  /** One swatch and its name; a kind's swatch carries `data-kind` (the colour drawn for it in this theme). */
+  private item(colour: string, name: string, font: string, kind: string | null = null): void {
     const item = el("span", "ipu-nb-legend-item");
     const swatch = el("span", "ipu-nb-swatch");
     swatch.style.background = colour;
+    if (kind !== null) swatch.dataset.kind = kind;
     const label = el("span", "ipu-nb-legend-name");
     setFittedText(label, name, LEGEND_NAME_PX, font);
     item.append(swatch, label);

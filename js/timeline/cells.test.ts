@@ -1,161 +1,187 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RawWindow } from "../kernel/types";
-import { cellsFromRaw, groupRows, mergeCell } from "./cells";
+import { cellsFromRaw, groupRows, type Shares } from "./cells";
 
-const cell = (cls: number, level: number) => cls | (level << 5);
-
-type Sample = [row: number, a: number, b: number, cls: number, matched: boolean];
-
-function raw(samples: Sample[], start = 0): RawWindow {
-  const n = samples.length;
-  const out: RawWindow = {
+/** A raw window of intervals `[x0, x1, row, class, matched]` relative to `start`. */
+function rawOf(start: number, items: [number, number, number, number, boolean][]): RawWindow {
+  return {
     mode: "raw",
     start,
-    end: start + 100,
-    count: n,
-    x0: new Float32Array(n),
-    x1: new Float32Array(n),
-    row: new Uint16Array(n),
-    flags: new Uint8Array(n),
-    sample: Uint32Array.from(samples.map((_, i) => i)),
+    end: 0,
+    count: items.length,
+    x0: Float32Array.from(items.map((i) => i[0])),
+    x1: Float32Array.from(items.map((i) => i[1])),
+    row: Uint16Array.from(items.map((i) => i[2])),
+    flags: Uint8Array.from(items.map((i) => i[3] | (i[4] ? 0x80 : 0))),
+    sample: Uint32Array.from(items.map((_, k) => k)),
     labels: null,
     labelIndex: null,
   };
-  samples.forEach(([row, a, b, cls, matched], i) => {
-    out.row[i] = row;
-    out.x0[i] = a - start;
-    out.x1[i] = b - start;
-    out.flags[i] = cls | (matched ? 0x80 : 0);
-  });
-  return out;
 }
 
-test("merged rows show the strongest cell: matching before grey, then the higher coverage", () => {
-  assert.equal(mergeCell(cell(0, 7), cell(2, 1)), cell(2, 1)); // coloured beats grey
-  assert.equal(mergeCell(cell(2, 3), cell(1, 5)), cell(1, 5));
-  assert.equal(mergeCell(cell(3, 4), 0), cell(3, 4)); // empty never wins
-  const cells = Uint8Array.from([cell(1, 2), 0, /* row 1 */ cell(2, 6), cell(0, 7), /* row 2 */ 0, cell(3, 1)]);
-  // Display rows: [row 2, row 0] merged, then [row 1].
-  const out = groupRows(cells, 2, Int32Array.from([0, 2, 3]), Int32Array.from([2, 0, 1]));
-  assert.deepEqual([...out], [cell(1, 2), cell(3, 1), cell(2, 6), cell(0, 7)]);
-});
-
-test("raw intervals re-binned as the kernel summarises: dominant class, coverage in sevenths rounded up", () => {
-  // Bins of 10 cycles from 100: bin 0 = [100, 110), …
-  const cells = cellsFromRaw(
-    raw(
-      [
-        [0, 100, 110, 1, true], // fills bin 0
-        [0, 110, 113, 2, true], // 30 % of bin 1 …
-        [0, 113, 120, 3, false], // … and 70 % filtered out: bin 1 shows class 2, 3/10 → level 3
-        [1, 95, 125, 4, true], // starts before the block: bins 0, 1 whole, half of bin 2
-        [1, 300, 310, 4, true], // beyond the 4 bins: nothing
-      ],
-      90,
-    ),
-    100,
-    10,
-    4,
-    2,
-  );
-  assert.deepEqual([...cells.subarray(0, 4)], [cell(1, 7), cell(2, 3), 0, 0]);
-  assert.deepEqual([...cells.subarray(4, 8)], [cell(4, 7), cell(4, 7), cell(4, 4), 0]);
-  // Only filtered-out samples: grey, with their whole coverage.
-  const grey = cellsFromRaw(raw([[0, 0, 5, 2, false]]), 0, 10, 1, 1);
-  assert.deepEqual([...grey], [cell(0, 4)]);
-});
-
-test("raw samples in any row order give the same cells", () => {
-  const samples: Sample[] = [
-    [1, 100, 130, 2, true],
-    [0, 105, 108, 1, false],
-    [1, 131, 140, 3, true],
-    [0, 110, 125, 4, true],
-  ];
-  const inOrder = cellsFromRaw(raw([samples[1], samples[3], samples[0], samples[2]]), 100, 10, 4, 2);
-  const shuffled = cellsFromRaw(raw(samples), 100, 10, 4, 2);
-  assert.deepEqual([...shuffled], [...inOrder]);
-  assert.ok(inOrder.some((c) => c !== 0));
-});
-
-/** Plain reference: each cell on its own, from every sample of its row (offsets relative to `origin`). */
-function referenceCells(
-  samples: Sample[],
-  origin: number,
-  start: number,
-  width: number,
-  bins: number,
-  rows: number,
-): number[] {
-  const out: number[] = [];
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < bins; c++) {
-      const [a, b] = [start + c * width, start + (c + 1) * width];
-      let cover = 0;
-      let matchedCover = 0;
-      let best = 0;
-      for (const [row, x0, x1, cls, matched] of samples) {
-        if (row !== r) continue;
-        // The kernel's offsets travel as f32 relative to the window's start.
-        const u = Math.fround(x0 - origin) + origin;
-        const v = Math.fround(x1 - origin) + origin;
-        const part = (Math.min(v, b) - Math.max(u, a)) / width;
-        if (part <= 0) continue;
-        cover += part;
-        if (matched) matchedCover += part;
-        const key = (matched ? (1 << 24) | cls : 0) | (Math.floor(part * 65535) << 8);
-        if (key > best) best = key;
-      }
-      const isMatched = best >= 1 << 24;
-      const shown = Math.min(1, isMatched ? matchedCover : cover);
-      out.push(cover > 0 ? (isMatched ? best & 31 : 0) | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5) : 0);
-    }
-  }
-  return out;
-}
-
-function random(seed: number): () => number {
+/** A small deterministic generator (the tests must not depend on Math.random). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
   return () => {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    return seed / 2 ** 32;
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
   };
 }
 
-test("re-binned raw intervals match a plain per-cell reference on random rows and samples", () => {
-  const rand = random(17);
-  const bins = 16;
-  const rows = 5;
-  const samples: Sample[] = [];
+/** Disjoint intervals per row, gaps between some, in row order (the kernel's). */
+function randomRaw(seed: number, rows: number): RawWindow {
+  const next = rng(seed);
+  const items: [number, number, number, number, boolean][] = [];
   for (let r = 0; r < rows; r++) {
-    if (r === 2) continue; // a row without samples
-    for (let k = 0; k < 6; k++) {
-      const a = 100 + rand() * 170;
-      samples.push([r, a, a + rand() * 40, 1 + Math.floor(rand() * 5), rand() < 0.7]);
+    let at = Math.floor(next() * 20);
+    while (at < 400) {
+      const d = 1 + Math.floor(next() * (next() < 0.5 ? 4 : 60));
+      items.push([at, at + d, r, 1 + Math.floor(next() * 4), next() < 0.7]);
+      at += d + (next() < 0.3 ? Math.floor(next() * 9) : 0);
     }
   }
-  const got = cellsFromRaw(raw(samples, 90), 110, 10, bins, rows);
-  assert.deepEqual([...got], referenceCells(samples, 90, 110, 10, bins, rows));
-  assert.ok(got.some((x) => x !== 0) && got.subarray(2 * bins, 3 * bins).every((x) => x === 0));
-});
+  return rawOf(0, items);
+}
 
-test("rows whose samples come by start (the kernel's order) match the reference, overlapping or not", () => {
-  const rand = random(5);
-  const bins = 24;
-  const rows = 40;
-  for (const overlap of [0, 0.3, 1]) {
-    const samples: Sample[] = [];
-    for (let r = 0; r < rows; r++) {
-      let at = 60 + rand() * 30; // some rows begin left of the window: clipped
-      for (let k = 0; k < 8; k++) {
-        const length = rand() < 0.2 ? rand() * 3 : rand() * 60; // some within one bin
-        samples.push([r, at, at + length, 1 + Math.floor(rand() * 5), rand() < 0.6]);
-        // Next start: at the end (adjacent), after a gap, or back inside this sample.
-        at += rand() < overlap ? length * rand() : length + (rand() < 0.3 ? 0 : rand() * 15);
+/** The exact share of each class in each cell, written out plainly: `{class: Float64Array(rows × bins)}`. */
+function exactShares(raw: RawWindow, start: number, width: number, bins: number, rows: number) {
+  const out = new Map<number, Float64Array>();
+  for (let i = 0; i < raw.count; i++) {
+    const cls = raw.flags[i] & 0x80 ? raw.flags[i] & 31 : 0;
+    const a = raw.x0[i] + raw.start;
+    const b = raw.x1[i] + raw.start;
+    if (!(b > a) || raw.row[i] >= rows) continue;
+    if (!out.has(cls)) out.set(cls, new Float64Array(rows * bins));
+    const grid = out.get(cls)!;
+    for (let j = 0; j < bins; j++) {
+      const lo = start + j * width;
+      const o = Math.max(0, Math.min(b, lo + width) - Math.max(a, lo)) / width;
+      grid[raw.row[i] * bins + j] += o;
+    }
+  }
+  return out;
+}
+
+function plane(cells: Shares, cls: number, rows: number, bins: number): Uint8Array {
+  const p = cells.classes.indexOf(cls);
+  return cells.planes.subarray(p * rows * bins, (p + 1) * rows * bins);
+}
+
+test("raw intervals re-binned: each class's share of each cell, within one 255th, never past a whole cell", () => {
+  for (let seed = 1; seed <= 6; seed++) {
+    const rows = 5;
+    const raw = randomRaw(seed, rows);
+    for (const [start, width, bins] of [
+      [0, 1, 400],
+      [0, 8, 50],
+      [3, 7, 40],
+      [100, 2.5, 64],
+    ]) {
+      const got = cellsFromRaw(raw, start, width, bins, rows);
+      const exact = exactShares(raw, start, width, bins, rows);
+      assert.deepEqual(
+        got.classes,
+        [...exact.keys()].sort((a, b) => a - b),
+      );
+      const total = new Float64Array(rows * bins);
+      for (const [cls, grid] of exact) {
+        const mine = plane(got, cls, rows, bins);
+        grid.forEach((share, k) => {
+          total[k] += share;
+          assert.ok(Math.abs(mine[k] - 255 * share) <= 1 + 1e-9, `seed ${seed} class ${cls} cell ${k}`);
+        });
+      }
+      for (let k = 0; k < rows * bins; k++) {
+        let sum = 0;
+        for (let p = 0; p < got.classes.length; p++) sum += got.planes[p * rows * bins + k];
+        assert.equal(sum, Math.floor(Math.min(total[k], 1) * 255 + 0.5), `seed ${seed} cell ${k}`);
       }
     }
-    const got = cellsFromRaw(raw(samples, 90), 100, 10, bins, rows);
-    assert.deepEqual([...got], referenceCells(samples, 90, 100, 10, bins, rows), `overlap ${overlap}`);
-    assert.ok(got.some((x) => x >> 5 === 7) && got.some((x) => x >> 5 > 0 && x >> 5 < 7));
+  }
+});
+
+test("a thin sync between long computes fills its own cell where it is one, and its fraction above", () => {
+  const raw = rawOf(0, [
+    [0, 4000, 0, 1, true],
+    [4000, 4200, 0, 3, true],
+    [4200, 8000, 0, 1, true],
+  ]);
+  const fine = cellsFromRaw(raw, 0, 200, 40, 1);
+  assert.equal(plane(fine, 3, 1, 40)[20], 255);
+  assert.equal(plane(fine, 1, 1, 40)[20], 0);
+  const coarse = cellsFromRaw(raw, 0, 1600, 5, 1);
+  assert.deepEqual([...plane(coarse, 3, 1, 5)], [0, 0, 32, 0, 0]);
+  assert.deepEqual([...plane(coarse, 1, 1, 5)], [255, 255, 223, 255, 255]);
+});
+
+test("rows out of order give the cells of the same rows in order", () => {
+  const raw = randomRaw(9, 4);
+  const order = Array.from({ length: raw.count }, (_, i) => i).reverse();
+  const shuffled: RawWindow = {
+    ...raw,
+    x0: Float32Array.from(order.map((i) => raw.x0[i])),
+    x1: Float32Array.from(order.map((i) => raw.x1[i])),
+    row: Uint16Array.from(order.map((i) => raw.row[i])),
+    flags: Uint8Array.from(order.map((i) => raw.flags[i])),
+  };
+  assert.deepEqual(cellsFromRaw(shuffled, 0, 8, 50, 4), cellsFromRaw(raw, 0, 8, 50, 4));
+});
+
+test("merged rows are the mean of their tiles' shares per class (conserving area), never past a whole cell", () => {
+  const rows = 6;
+  const bins = 50;
+  const cells = cellsFromRaw(randomRaw(4, rows), 0, 8, bins, rows);
+  // Display rows: [5, 0, 2], [1], [], [3, 4].
+  const offsets = Int32Array.from([0, 3, 4, 4, 6]);
+  const members = Int32Array.from([5, 0, 2, 1, 3, 4]);
+  const merged = groupRows(cells, bins, offsets, members);
+  assert.deepEqual(merged.classes, cells.classes);
+  const planes = cells.classes.length;
+  const shown = offsets.length - 1;
+  assert.equal(merged.planes.length, planes * shown * bins);
+  for (let d = 0; d < shown; d++) {
+    const group = [...members.subarray(offsets[d], offsets[d + 1])];
+    for (let i = 0; i < bins; i++) {
+      let sum = 0;
+      for (let p = 0; p < planes; p++) {
+        const got = merged.planes[(p * shown + d) * bins + i];
+        sum += got;
+        const mean = group.length
+          ? group.reduce((acc, r) => acc + cells.planes[(p * rows + r) * bins + i], 0) / group.length
+          : 0;
+        assert.ok(Math.abs(got - mean) <= 1, `row ${d} bin ${i} plane ${p}: ${got} vs ${mean}`);
+      }
+      assert.ok(sum <= 255);
+      const whole = group.length
+        ? group.reduce((acc, r) => {
+            let t = 0;
+            for (let p = 0; p < planes; p++) t += cells.planes[(p * rows + r) * bins + i];
+            return acc + t;
+          }, 0) / group.length
+        : 0;
+      assert.ok(Math.abs(sum - whole) <= 0.5 + 1e-9, "a merged cell covers what its tiles do on average");
+    }
+  }
+  // A display row of one tile is that tile's row, byte for byte.
+  for (let p = 0; p < planes; p++) {
+    assert.deepEqual(
+      [...merged.planes.subarray((p * shown + 1) * bins, (p * shown + 2) * bins)],
+      [...cells.planes.subarray((p * rows + 1) * bins, (p * rows + 2) * bins)],
+    );
+  }
+});
+
+test("the mean share of a region is kept by every step: re-binned coarser, then merged", () => {
+  const rows = 4;
+  const raw = randomRaw(12, rows);
+  const fine = cellsFromRaw(raw, 0, 1, 400, rows);
+  const coarse = cellsFromRaw(raw, 0, 16, 25, rows);
+  const merged = groupRows(coarse, 25, Int32Array.from([0, 4]), Int32Array.from([0, 1, 2, 3]));
+  for (const cls of fine.classes) {
+    const a = plane(fine, cls, rows, 400).reduce((s, v) => s + v, 0) / (rows * 400);
+    const b = plane(coarse, cls, rows, 25).reduce((s, v) => s + v, 0) / (rows * 25);
+    const c = plane(merged, cls, 1, 25).reduce((s, v) => s + v, 0) / 25;
+    assert.ok(Math.abs(a - b) <= 1 && Math.abs(b - c) <= 1, `class ${cls}: ${a} ${b} ${c}`);
   }
 });

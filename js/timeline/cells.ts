@@ -1,153 +1,141 @@
-// Cell grids: one byte per (timeline row, bin), `class | level << 5` as the kernel sends them
-// (docs/widget-protocol.md#window). Here: the cells of a raw block re-binned for any finer
-// block (so zooming into raw intervals needs no kernel), and rows merged for the track
-// layout (several tiles in one pixel row).
+// Cell grids: for each colour class present (a plane), each (timeline row, bin)'s share of
+// its cycles that class covers, in 255ths (docs/widget-protocol.md#window; the kernel's
+// lod/shares.py). Every step that combines cells adds shares, so a picture's mean colour is the
+// cycle-weighted mean of the class colours at every zoom. Here: the cells of a raw block
+// re-binned for any finer block (so zooming into raw intervals needs no kernel), and rows
+// averaged for the track layout (several tiles in one pixel row).
 
 import type { RawWindow } from "../kernel/types";
 
-/** How strongly a cell shows: matching (coloured) cells first, then the higher coverage. */
-const STRENGTH = new Uint8Array(256);
-for (let c = 0; c < 256; c++) STRENGTH[c] = (c >> 5 === 0 ? 0 : 8) + ((c & 31) !== 0 ? 8 : 0) + (c >> 5);
-
-/** The stronger of two cells: what a merged row shows where its tiles differ. */
-export function mergeCell(a: number, b: number): number {
-  return STRENGTH[b] > STRENGTH[a] ? b : a;
+/** Cells of `rows` × `bins`: plane `p` (`planes[p·rows·bins …]`) holds class `classes[p]`'s shares (class 0: not matching). */
+export interface Shares {
+  classes: number[];
+  planes: Uint8Array;
 }
 
 /**
- * The cells of the tiles `members[offsets[d]] … members[offsets[d + 1] - 1]` merged into
- * display row `d` (the strongest cell of each bin), for every display row: a grid of
- * `offsets.length - 1` rows.
+ * Exact shares of one cell (`sums[p]` for plane p, adding up to at most 1 unless samples
+ * overlap, then scaled to their cover) written as 255ths rounded cumulatively over the planes,
+ * as the kernel's `quantise`: each within one unit, and never more than 255 together.
  */
-export function groupRows(cells: Uint8Array, bins: number, offsets: Int32Array, members: Int32Array): Uint8Array {
+function writeCell(sums: Float64Array, at: number, stride: number, planes: number, out: Uint8Array, step = 1): void {
+  let total = 0;
+  for (let p = 0; p < planes; p++) total += sums[p * step];
+  const scale = total > 1 ? 1 / total : 1;
+  let cum = 0;
+  let before = 0;
+  for (let p = 0; p < planes; p++) {
+    cum += sums[p * step] * scale;
+    const level = Math.floor(Math.min(cum, 1) * 255 + 0.5);
+    out[p * stride + at] = level - before;
+    before = level;
+  }
+}
+
+/**
+ * The cells of the tiles `members[offsets[d]] … members[offsets[d + 1] - 1]` averaged into
+ * display row `d` (each class's mean share over them, rounded cumulatively over the planes so
+ * a cell never passes 255), for every display row: a grid of `offsets.length - 1` rows.
+ */
+export function groupRows(cells: Shares, bins: number, offsets: Int32Array, members: Int32Array): Shares {
+  const planes = cells.classes.length;
   const rows = offsets.length - 1;
-  const out = new Uint8Array(rows * bins);
+  const inRows = planes ? cells.planes.length / planes / bins : 0;
+  const out = new Uint8Array(planes * rows * bins);
+  const cum = new Uint32Array(bins);
+  const before = new Uint32Array(bins);
   for (let d = 0; d < rows; d++) {
+    const n = offsets[d + 1] - offsets[d];
+    if (n === 0) continue;
     const o = d * bins;
-    const first = members[offsets[d]] * bins;
-    out.set(cells.subarray(first, first + bins), o);
-    for (let m = offsets[d] + 1; m < offsets[d + 1]; m++) {
-      const src = members[m] * bins;
+    if (n === 1) {
+      const src = members[offsets[d]] * bins;
+      for (let p = 0; p < planes; p++) {
+        const base = p * inRows * bins + src;
+        out.set(cells.planes.subarray(base, base + bins), p * rows * bins + o);
+      }
+      continue;
+    }
+    cum.fill(0);
+    before.fill(0);
+    for (let p = 0; p < planes; p++) {
+      for (let m = offsets[d]; m < offsets[d + 1]; m++) {
+        const src = p * inRows * bins + members[m] * bins;
+        for (let i = 0; i < bins; i++) cum[i] += cells.planes[src + i];
+      }
+      const dst = p * rows * bins + o;
       for (let i = 0; i < bins; i++) {
-        const c = cells[src + i];
-        if (STRENGTH[c] > STRENGTH[out[o + i]]) out[o + i] = c;
+        const level = Math.floor(cum[i] / n + 0.5);
+        out[dst + i] = level - before[i];
+        before[i] = level;
       }
     }
   }
-  return out;
+  return { classes: cells.classes, planes: out };
 }
 
 /**
  * Cells of `rows` × `bins` for the bins of `width` cycles from `start`, made from raw
- * intervals the way the kernel summarises (lod/summaries.py): each cell holds the class of
- * the sample overlapping it most (a matching one first, class 0 when only filtered-out
- * samples touch it) and its coverage in sevenths rounded up (of matching samples for a
- * coloured cell, of all samples for a grey one).
+ * intervals the way the kernel summarises (lod/shares.py): each class's share of each cell
+ * (a sample not matching the filters counts for class 0), the planes the classes present in
+ * ascending order.
  */
-export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins: number, rows: number): Uint8Array {
-  const out = new Uint8Array(rows * bins);
-  // Raw blocks list their samples row by row (the kernel's index order): one row's sums at a time.
-  const cover = new Float64Array(bins);
-  const matchedCover = new Float64Array(bins);
-  const best = new Int32Array(bins);
-  const shift = raw.start - start;
+export function cellsFromRaw(raw: RawWindow, start: number, width: number, bins: number, rows: number): Shares {
   const { x0, x1, row: rowOf, flags: flagsOf, count } = raw;
-  // In the kernel's order a row's samples also come by start: then a bin inside one sample
-  // that no other sample of its row reaches is covered by it alone, and its cell is known.
-  const byStart = startsInOrder(raw);
+  const slotOf = (f: number) => ((f & 0x80) !== 0 ? f & 31 : 0);
+  const present = new Set<number>();
+  for (let i = 0; i < count; i++) if (rowOf[i] < rows && x1[i] > x0[i]) present.add(slotOf(flagsOf[i]));
+  const classes = [...present].sort((a, b) => a - b);
+  const planeOf = new Int32Array(32);
+  classes.forEach((c, p) => {
+    planeOf[c] = p;
+  });
+  const planes = classes.length;
+  const out = new Uint8Array(planes * rows * bins);
+  if (!planes) return { classes, planes: out };
+  const order = Array.from({ length: count }, (_, i) => i);
+  let sorted = true;
+  for (let i = 1; i < count && sorted; i++) sorted = rowOf[i] >= rowOf[i - 1];
+  if (!sorted) order.sort((a, b) => rowOf[a] - rowOf[b] || a - b);
+  // One row's sums at a time: plane-major for that row, `bins` a plane.
+  const sums = new Float64Array(planes * bins);
+  const stride = rows * bins;
+  const shift = raw.start - start;
   let current = -1;
-  // The bins the current row's samples touched: a row is written and reset over those only.
   let lo = bins;
   let hi = -1;
-  // The last bin the current row's earlier samples reached.
-  let reach = -1;
   const flush = () => {
     if (current < 0 || hi < lo) return;
-    const o = current * bins;
-    for (let c = lo; c <= hi; c++) {
-      if (cover[c] > 0) {
-        const matched = best[c] >= 1 << 24;
-        const shown = Math.min(1, matched ? matchedCover[c] : cover[c]);
-        out[o + c] = (matched ? best[c] & 31 : 0) | (Math.max(1, Math.ceil(shown * 7 - 1e-6)) << 5);
-      }
-    }
-    cover.fill(0, lo, hi + 1);
-    matchedCover.fill(0, lo, hi + 1);
-    best.fill(0, lo, hi + 1);
+    for (let c = lo; c <= hi; c++) writeCell(sums.subarray(c), current * bins + c, stride, planes, out, bins);
+    for (let p = 0; p < planes; p++) sums.fill(0, p * bins + lo, p * bins + hi + 1);
     lo = bins;
     hi = -1;
   };
-  const add = (c: number, part: number, matched: boolean, tag: number) => {
-    if (part <= 0) return;
-    cover[c] += part;
-    if (matched) matchedCover[c] += part;
-    const key = tag | (Math.floor(part * 65535) << 8);
-    if (key > best[c]) best[c] = key;
-  };
-  for (let i = 0; i < count; i++) {
+  for (const i of order) {
     const row = rowOf[i];
     if (row >= rows) continue;
     if (row !== current) {
-      if (row < current) return cellsFromRawAnyOrder(raw, start, width, bins, rows);
       flush();
       current = row;
-      reach = -1;
     }
     let u = (x0[i] + shift) / width;
     let v = (x1[i] + shift) / width;
     if (u < 0) u = 0;
     if (v > bins) v = bins;
     if (!(v > u)) continue;
-    const flags = flagsOf[i];
-    const matched = (flags & 0x80) !== 0;
-    const tag = matched ? (1 << 24) | (flags & 31) : 0;
-    const last = Math.min(Math.ceil(v), bins) - 1;
+    const base = planeOf[slotOf(flagsOf[i])] * bins;
     const first = Math.floor(u);
+    const last = Math.min(Math.ceil(v), bins) - 1;
     if (first < lo) lo = first;
     if (last > hi) hi = last;
-    add(first, Math.min(v, first + 1) - u, matched, tag);
-    if (last > first) {
-      // The bins between the first and the last are covered whole.
-      const next = i + 1 < count && rowOf[i + 1] === row ? Math.floor(Math.max(0, (x0[i + 1] + shift) / width)) : bins;
-      if (byStart && reach <= first && next >= last) {
-        // No other sample of the row reaches them: full coverage of this sample's class.
-        out.fill((matched ? flags & 31 : 0) | (7 << 5), current * bins + first + 1, current * bins + last);
-      } else {
-        for (let c = first + 1; c < last; c++) add(c, 1, matched, tag);
-      }
-      add(last, v - last, matched, tag);
+    if (last === first) {
+      sums[base + first] += v - u;
+      continue;
     }
-    if (last > reach) reach = last;
+    sums[base + first] += first + 1 - u;
+    for (let c = first + 1; c < last; c++) sums[base + c] += 1;
+    sums[base + last] += v - last;
   }
   flush();
-  return out;
-}
-
-/** Whether each row's samples come by start offset (rows in any order). */
-function startsInOrder(raw: RawWindow): boolean {
-  for (let i = 1; i < raw.count; i++) {
-    if (raw.row[i] === raw.row[i - 1] && raw.x0[i] < raw.x0[i - 1]) return false;
-  }
-  return true;
-}
-
-/** `cellsFromRaw` for samples in any row order: whole-grid sums (more memory, same cells). */
-function cellsFromRawAnyOrder(raw: RawWindow, start: number, width: number, bins: number, rows: number): Uint8Array {
-  const sorted = Array.from({ length: raw.count }, (_, i) => i).sort((a, b) => raw.row[a] - raw.row[b] || a - b);
-  const pick = <T extends Float32Array | Uint16Array | Uint8Array | Uint32Array>(a: T): T => {
-    const b = new (a.constructor as { new (n: number): T })(raw.count);
-    sorted.forEach((j, i) => {
-      b[i] = a[j];
-    });
-    return b;
-  };
-  const ordered: RawWindow = {
-    ...raw,
-    x0: pick(raw.x0),
-    x1: pick(raw.x1),
-    row: pick(raw.row),
-    flags: pick(raw.flags),
-    sample: pick(raw.sample),
-  };
-  return cellsFromRaw(ordered, start, width, bins, rows);
+  return { classes, planes: out };
 }

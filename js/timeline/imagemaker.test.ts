@@ -30,12 +30,12 @@ class FakeWorker implements WorkerLike {
 }
 
 const job = (bins: number): ImageJob => ({
-  cells: new Uint8Array(bins),
+  cells: { classes: [1], planes: new Uint8Array(bins) },
   bins,
   rows: 1,
   offsets: Int32Array.from([0, 1]),
   members: Int32Array.from([0]),
-  palette: new Uint32Array(256),
+  palette: new Uint8Array(96),
 });
 
 function setUp() {

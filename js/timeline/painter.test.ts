@@ -17,7 +17,8 @@ const lod = (): WindowData & LodWindow => ({
   end: 0,
   count: 1,
   bins: BLOCK_BINS,
-  cells: new Uint8Array(BLOCK_BINS * ROWS).fill(0xe1),
+  classes: [1],
+  cells: new Uint8Array(BLOCK_BINS * ROWS).fill(255),
   colorBy: "kind",
 });
 

@@ -101,7 +101,14 @@ function jobOf(entry: CacheEntry, level: number, index: number, t: ImageSpec): I
     };
   }
   const lod = data as LodWindow;
-  return { cells: lod.cells, bins: lod.bins, rows: t.rows, offsets, members, palette };
+  return {
+    cells: { classes: lod.classes, planes: lod.cells },
+    bins: lod.bins,
+    rows: t.rows,
+    offsets,
+    members,
+    palette,
+  };
 }
 
 /** The image of `entry` for block `index` of `level` if it is made, else null. */

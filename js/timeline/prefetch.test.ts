@@ -11,6 +11,7 @@ const lod = (): WindowData => ({
   end: 1,
   count: 1,
   bins: 1,
+  classes: [1],
   cells: new Uint8Array(1),
   colorBy: "kind",
 });

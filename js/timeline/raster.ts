@@ -1,22 +1,18 @@
-// Cell grids as pixels: one pixel per cell, rows top to bottom, the colour of the cell's
-// class and an opacity from its coverage level. Each cached block is turned into an image
+// Cell grids as pixels: one pixel per cell, rows top to bottom, the classes' colours mixed by
+// their shares of the cell: colour Σ sₖ·cₖ / Σ sₖ at opacity Σ sₖ, so that drawn over the plot's
+// background b the pixel is Σ sₖ·cₖ + (1 − Σ sₖ)·b in sRGB, exactly the cycle-weighted mean of
+// the class colours with gaps as background. Each cached block is turned into an image
 // once per track layout; drawing a view is then a few scaled copies of those images.
 // The pixels are made by `blockPixels` from a self-contained `ImageJob`, on the page or in
 // the raster worker (rasterworker.ts, imagemaker.ts).
 
 import type { RawWindow } from "../kernel/types";
-import { cellsFromRaw, groupRows } from "./cells";
+import { cellsFromRaw, groupRows, type Shares } from "./cells";
 
-/** RGBA word (little-endian ABGR) for each cell byte `class | level << 5`; level 0 is transparent. */
-export function cellPalette(colours: [number, number, number][]): Uint32Array {
-  const table = new Uint32Array(256);
-  for (let c = 0; c < 256; c++) {
-    const level = c >> 5;
-    if (level === 0) continue;
-    const [r, g, b] = colours[c & 31];
-    const a = Math.round(255 * (0.3 + (0.7 * level) / 7));
-    table[c] = ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
-  }
+/** The RGB of each of the 32 colour classes, three bytes a class (plain data for the worker). */
+export function cellPalette(colours: [number, number, number][]): Uint8Array {
+  const table = new Uint8Array(32 * 3);
+  for (let c = 0; c < 32; c++) table.set(colours[c] ?? [0, 0, 0], c * 3);
   return table;
 }
 
@@ -29,15 +25,16 @@ export interface RawCells {
 
 /** Everything one block image is made from (plain data: it may travel to a worker). */
 export interface ImageJob {
-  /** The kernel's cells of the block (`rows` × `bins`), or the raw intervals to re-bin. */
-  cells: Uint8Array | RawCells;
+  /** The kernel's cells of the block (`rows` × `bins` a plane), or the raw intervals to re-bin. */
+  cells: Shares | RawCells;
   bins: number;
   /** Kernel rows (tiles) in the grid. */
   rows: number;
   /** The track layout: display row d shows kernel rows members[offsets[d]] … members[offsets[d + 1] - 1]. */
   offsets: Int32Array;
   members: Int32Array;
-  palette: Uint32Array;
+  /** `cellPalette` of the colour mode. */
+  palette: Uint8Array;
 }
 
 /** The image of a job: `width` × `height` RGBA pixels (one per bin and display row). */
@@ -64,25 +61,61 @@ export class PixelScratch {
 
 /** The `rows` × `bins` grid `cells` coloured by `palette` (`cellPalette`): one RGBA word per cell, in `scratch` if given. */
 export function gridPixels(
-  cells: Uint8Array,
+  cells: Shares,
   bins: number,
   rows: number,
-  palette: Uint32Array,
+  palette: Uint8Array,
   scratch?: PixelScratch,
 ): Pixels {
   const width = Math.max(bins, 1);
   const height = Math.max(rows, 1);
   const pixels = scratch ? scratch.take(width * height) : new Uint32Array(width * height);
-  const n = Math.min(cells.length, pixels.length);
-  for (let i = 0; i < n; i++) pixels[i] = palette[cells[i]];
-  if (scratch) pixels.fill(0, n);
+  const planes = cells.classes.length;
+  const stride = rows * bins;
+  const n = Math.min(stride, pixels.length);
+  const pr = Int32Array.from(cells.classes, (c) => palette[c * 3]);
+  const pg = Int32Array.from(cells.classes, (c) => palette[c * 3 + 1]);
+  const pb = Int32Array.from(cells.classes, (c) => palette[c * 3 + 2]);
+  // A cell one class covers whole is that class's opaque colour.
+  const pure = Uint32Array.from(cells.classes, (_, p) => ((255 << 24) | (pb[p] << 16) | (pg[p] << 8) | pr[p]) >>> 0);
+  const { planes: shares } = cells;
+  for (let i = 0; i < n; i++) {
+    let a = 0;
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    let whole = -1;
+    for (let p = 0, at = i; p < planes; p++, at += stride) {
+      const s = shares[at];
+      if (s === 0) continue;
+      if (s === 255) {
+        whole = p;
+        break;
+      }
+      a += s;
+      r += s * pr[p];
+      g += s * pg[p];
+      b += s * pb[p];
+    }
+    if (whole >= 0) {
+      pixels[i] = pure[whole];
+      continue;
+    }
+    if (a === 0) {
+      pixels[i] = 0;
+      continue;
+    }
+    const k = 1 / a;
+    pixels[i] = ((a << 24) | (((b * k + 0.5) | 0) << 16) | (((g * k + 0.5) | 0) << 8) | ((r * k + 0.5) | 0)) >>> 0;
+  }
+  pixels.fill(0, n);
   return { pixels, width, height };
 }
 
-/** A job's pixels: its cells (re-binned from raw intervals if need be), rows merged for the layout, coloured. */
+/** A job's pixels: its cells (re-binned from raw intervals if need be), rows averaged for the layout, coloured. */
 export function blockPixels(job: ImageJob, scratch?: PixelScratch): Pixels {
   const cells =
-    job.cells instanceof Uint8Array
+    "planes" in job.cells
       ? job.cells
       : cellsFromRaw(
           { ...job.cells.window, mode: "raw", end: 0, labels: null, labelIndex: null },

@@ -3,12 +3,13 @@ import { test } from "node:test";
 import type { LodWindow, RawWindow, WindowData } from "../kernel/types";
 import { BlockCache, dataBytes } from "./tilecache";
 
-const lod = (bins = 4, rows = 2, fill = 0xe1): WindowData & LodWindow => ({
+const lod = (bins = 4, rows = 2, fill = 255): WindowData & LodWindow => ({
   mode: "lod",
   start: 0,
   end: bins,
   count: 1,
   bins,
+  classes: [1],
   cells: new Uint8Array(bins * rows).fill(fill),
   colorBy: "kind",
 });

@@ -7,17 +7,21 @@ import random
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
 from builders import S, T, profile_from_tiles
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ipu_nb._widget.lod import (
     GREY,
     KIND_CLASSES,
-    LodWindow,
     RawWindow,
+    ShareWindow,
     build_index,
     encode_window,
     overview,
     pack_cells,
+    summarise,
     unpack_cells,
     window,
 )
@@ -90,8 +94,7 @@ def test_summary_matches_brute_force(seed, overlap):
 def assert_summary_matches_brute(profile, index, start, end, bins, rng):
     matched_ids = {i for i in range(profile.sample_count) if rng.random() < 0.5}
     mask = np.isin(index.sample, list(matched_ids))
-    got = window(index, start, end, bins, mask, raw_limit=0)
-    assert isinstance(got, LodWindow)
+    got = summarise(index, start, end, bins, mask)
     cover, mcover, best = brute(profile, start, end, bins, matched_ids)
     np.testing.assert_allclose(got.coverage, cover, atol=1e-6)
     np.testing.assert_allclose(got.matched_coverage, mcover, atol=1e-6)
@@ -113,7 +116,7 @@ def assert_summary_matches_brute(profile, index, start, end, bins, rng):
             top = max(o for ok, o, _ in entries if ok)
             allowed = {kind_class(s) for ok, o, s in entries if ok and o >= top - 1 / 65535}
             assert got.cls[r, j] in allowed, (r, j, entries)
-    unfiltered = window(index, start, end, bins, None, raw_limit=0)
+    unfiltered = summarise(index, start, end, bins, None)
     np.testing.assert_array_equal(unfiltered.coverage, got.coverage)
     assert unfiltered.matched_coverage is unfiltered.coverage
     for r, j in zip(*np.nonzero(unfiltered.coverage), strict=True):
@@ -194,17 +197,21 @@ def test_kernel_classes_rank_by_total_duration():
     assert got.cls.tolist() == [2, 1, 3]  # raw intervals in offset order: small, big, no kernel
 
 
-def test_encode_packs_class_and_coverage_level():
+def test_encode_packs_each_class_share_as_a_plane():
     profile = profile_from_tiles([T(0, [S(0, 10, kind="exchange"), S(10, 15, kind="idle")])])
     index = build_index(profile.samples, profile.tiles)
     answer = window(index, 0, 20, 2, None, raw_limit=0)
+    assert isinstance(answer, ShareWindow)
     header, buffers = encode_window(answer)
     assert header["mode"] == "lod" and header["bins"] == 2 and header["rows"] == 1
     assert header["compressed"] == "xor-runs"
-    cells = unpack_cells(1, 2, header["runs"], buffers).ravel()
+    exchange, idle = (1 + KIND_CLASSES.index(kind) for kind in ("exchange", "idle"))
+    assert header["classes"] == sorted([exchange, idle]) and header["planes"] == 2
+    cells = unpack_cells(2, 2, header["runs"], buffers).ravel()
     assert encode_window(answer, compress=False)[1][0] == cells.tobytes()
-    # Cell 0: exchange (class 1) fully covered (level 7); cell 1: idle (class 4) half covered (level 4).
-    assert cells.tolist() == [1 | 7 << 5, 4 | 4 << 5]
+    # Cell 0: exchange covers it whole; cell 1: idle covers half of it (the rest is background).
+    planes = dict(zip(header["classes"], cells.reshape(2, 2).tolist(), strict=True))
+    assert planes == {exchange: [255, 0], idle: [0, 128]}
     raw_header, raw = encode_window(window(index, 5, 20, 2, None))
     assert raw_header["mode"] == "raw" and raw_header["count"] == 2
     assert np.frombuffer(raw[0], "<f4").tolist() == [-5.0, 5.0]
@@ -251,8 +258,6 @@ def test_packed_cells_round_trip_and_stay_small():
 
 # ---- offsets far outside the profile: the row keys (row << 40 | offset) never collide ------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from ipu_nb._widget.lod import samples_at  # noqa: E402
 
@@ -273,7 +278,7 @@ def indexed(request):
     return profile, build_index(profile.samples, profile.tiles)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(data=st.data())
 def test_any_int64_window_lists_exactly_its_samples(indexed, data):
     profile, index = indexed
@@ -285,7 +290,7 @@ def test_any_int64_window_lists_exactly_its_samples(indexed, data):
     expected = overlapping(profile, start, max(end, start + 1))
     assert sorted(got.sample.tolist()) == expected
     summary = window(index, start, end, 7, None, raw_limit=0)  # raw only when nothing overlaps
-    assert (summary.sample_count if isinstance(summary, LodWindow) else len(summary.sample)) == len(expected)
+    assert (summary.sample_count if isinstance(summary, ShareWindow) else len(summary.sample)) == len(expected)
 
 
 @pytest.mark.parametrize("shift", [0, 2**32, 2**40, 2**41 + 3, 2**62])

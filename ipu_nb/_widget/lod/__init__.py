@@ -4,8 +4,9 @@
 (`IndexBuild`), into the `index`; until it is ready its file-order columns answer the
 same windows (`runs.FileRuns` when the file lists them tile by tile, as the runtime
 writes them, read in place; else `UnsortedSamples`). `summaries` answers
-a window with raw intervals or per-cell summaries, and the overview; `cells` makes summaries
-in their wire form (one byte a cell), in one C pass for the cache blocks; `blocks` answers the
+a window with raw intervals or per-cell summaries, and the overview; `shares` makes the summaries
+the front end draws (each colour class's share of each cell), in one C pass for the cache blocks;
+`cells` the dominant class and coverage level of each cell in one byte; `blocks` answers the
 front end's cache blocks (a level and block index each); `codec` turns an answer into the
 JSON header and binary buffers the front end decodes.
 """
@@ -34,6 +35,7 @@ from .index import (
     samples_at,
 )
 from .runs import FileRuns
+from .shares import ShareWindow, quantise, share_window
 from .summaries import MAX_BINS, RAW_LIMIT, LodWindow, RawWindow, overview, summarise, window
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "IndexBuild",
     "LodWindow",
     "RawWindow",
+    "ShareWindow",
     "TimelineFacts",
     "TimelineIndex",
     "TimelineIndexError",
@@ -65,7 +68,9 @@ __all__ = [
     "file_runs",
     "overview",
     "pack_cells",
+    "quantise",
     "samples_at",
+    "share_window",
     "sorted_index",
     "summarise",
     "summary_cells",

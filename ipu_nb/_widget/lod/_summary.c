@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define IPU_SUMMARY_ABI 3
+#define IPU_SUMMARY_ABI 4
 #define IPU_SUMMARY_CHUNK 65536
 
 /* floor and ceil of the non-negative, finite values met here (no libm to link). */
@@ -280,6 +280,95 @@ int64_t ipu_block_cells(int64_t count, const int64_t *pos, const double *start_f
         if (stream_add(&s, start_f[p], end_f[p], row[p], cls[i], ok ? ok[i] != 0 : 1)) return -1;
     }
     stream_close(&s);
+    return 0;
+}
+
+/* ---- Shares, streamed (lod/shares.py `share_window`) ----
+ *
+ * The same walk as `ipu_block_cells`, but each cell keeps how much of it every plane (colour
+ * class) covers: the open cell sums its pieces per plane, whole cells are their owner's plane
+ * at 255. A closed cell's shares are rounded cumulatively over the planes, as `shares.quantise`
+ * does: plane p gets round(255 * (s_0 + ... + s_p)) - round(255 * (s_0 + ... + s_(p-1))). */
+
+#define IPU_MAX_PLANES 256
+
+struct share_stream {
+    struct cells w;       /* the window; only start, width, bins and clip_start are used */
+    uint8_t *out;         /* planes * rows * bins shares, zeroed by the caller */
+    int64_t rows, planes, row, open;
+    double sum[IPU_MAX_PLANES];
+};
+
+static void share_close(struct share_stream *s) {
+    if (s->open < 0) return;
+    int64_t cells = s->rows * s->w.bins, at = s->row * s->w.bins + s->open;
+    double cum = 0.0;
+    int64_t before = 0;
+    for (int64_t p = 0; p < s->planes; p++) {
+        cum += s->sum[p];
+        double c = cum < 1.0 ? cum : 1.0;
+        int64_t level = (int64_t)floor_nonneg(c * 255.0 + 0.5);
+        s->out[p * cells + at] = (uint8_t)(level - before);
+        before = level;
+        s->sum[p] = 0.0;
+    }
+    s->open = -1;
+}
+
+static int share_add(struct share_stream *s, double start_f, double end_f, int64_t row, uint8_t slot) {
+    const struct cells *w = &s->w;
+    struct cut c = cut_of(w, start_f, end_f, 0, 1);
+    if (row < 0 || row >= s->rows || slot >= s->planes || c.a < 0 || c.a >= w->bins || c.b < c.a ||
+        c.b >= w->bins)
+        return -1;
+    if (row != s->row) {
+        if (row < s->row) return -1;
+        share_close(s);
+        s->row = row;
+    } else if (s->open > c.a) {
+        return -1;
+    }
+    if (s->open != c.a) {
+        share_close(s);
+        s->open = c.a;
+    }
+    s->sum[slot] += c.first;
+    if (c.b == c.a) {
+        s->sum[slot] += c.last; /* 0: the sample stays in one cell */
+        return 0;
+    }
+    share_close(s);
+    uint8_t *plane = s->out + slot * s->rows * w->bins + row * w->bins;
+    for (int64_t k = c.a + 1; k < c.b; k++) plane[k] = 255;
+    s->open = c.b;
+    s->sum[slot] += c.last;
+    return 0;
+}
+
+/*
+ * count, pos, start_f, end_f, row   as `ipu_block_cells`; slot   each candidate's plane (uint8)
+ * start, width, bins, clip_start    the window; rows, planes   the grid
+ * out       planes * rows * bins shares (uint8), zeroed by the caller
+ * Returns 0, or -1 when the candidates are not in the index's order (then `out` is partly written).
+ */
+int64_t ipu_block_shares(int64_t count, const int64_t *pos, const double *start_f, const double *end_f,
+                         const int64_t *row, const uint8_t *slot, double start, double width, int64_t bins,
+                         int clip_start, int64_t rows, int64_t planes, uint8_t *out) {
+    if (planes < 0 || planes > IPU_MAX_PLANES) return -1;
+    struct share_stream s;
+    struct cells w = {start, width, bins, clip_start, 0, NULL, NULL, NULL, NULL};
+    s.w = w;
+    s.out = out;
+    s.rows = rows;
+    s.planes = planes;
+    s.row = -1;
+    s.open = -1;
+    for (int64_t p = 0; p < IPU_MAX_PLANES; p++) s.sum[p] = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t p = pos ? pos[i] : i;
+        if (share_add(&s, start_f[p], end_f[p], row[p], slot[i])) return -1;
+    }
+    share_close(&s);
     return 0;
 }
 

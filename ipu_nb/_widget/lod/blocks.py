@@ -3,8 +3,9 @@
 The front end (js/timeline/levels.ts, js/timeline/tilecache.ts) keeps what it is sent per level and block,
 so a pan or zoom draws from what it holds while the kernel refines. A block with few
 samples is sent raw (and then serves every finer level too); the others are summaries of
-``B`` cells a row. Neighbouring summary blocks of one request are computed in one pass
-over their samples and cut apart, which costs about what one of them alone would.
+``B`` cells a row (`shares.share_window`: each class's share of each cell). Neighbouring summary
+blocks of one request are computed in one pass over their samples and cut apart, which costs
+about what one of them alone would.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cells import CellWindow, summary_cells
 from .index import Windowed, count
+from .shares import ShareWindow, share_window
 from .summaries import RawWindow, window
 
 __all__ = ["BLOCK_RAW_LIMIT", "MAX_BLOCK_BINS", "MAX_LEVEL", "MAX_RUN", "Block", "block_range", "blocks"]
@@ -38,7 +39,7 @@ class Block:
     """One block's answer and what it cost to compute (seconds, its share of a shared pass)."""
 
     index: int
-    answer: RawWindow | CellWindow
+    answer: RawWindow | ShareWindow
     seconds: float
 
 
@@ -46,12 +47,6 @@ def block_range(level: int, bins: int, index: int) -> tuple[int, int]:
     """``[start, end)`` of block `index` of `level`, `bins` bins of ``2**level`` cycles."""
     width = bins << level
     return index * width, (index + 1) * width
-
-
-def _cut(run: CellWindow, part: int, bins: int, start: int, end: int, count: int) -> CellWindow:
-    """Block `part` of a summary computed for several neighbouring blocks at once."""
-    cells = run.cells[:, part * bins : (part + 1) * bins]
-    return CellWindow(start=start, end=end, bins=bins, cells=cells, sample_count=count)
 
 
 def blocks(
@@ -78,11 +73,11 @@ def blocks(
         first = pending[0][0]
         start = block_range(level, bins, first)[0]
         end = block_range(level, bins, pending[-1][0])[1]
-        run = summary_cells(index, start, end, bins * len(pending), matched, color_by)
+        run = share_window(index, start, end, bins * len(pending), matched, color_by)
         share = (time.perf_counter() - began) / len(pending)
         for part, (k, overlapping) in enumerate(pending):
             a, b = block_range(level, bins, k)
-            yield Block(k, _cut(run, part, bins, a, b, overlapping), share)
+            yield Block(k, run.cut(part * bins, bins, a, b, overlapping), share)
         pending.clear()
 
     for k in wanted:

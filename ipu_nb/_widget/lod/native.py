@@ -16,10 +16,10 @@ import numpy as np
 
 from ..._load._intern import LIBRARY
 
-__all__ = ["NATIVE", "Candidates", "accumulate", "block_cells"]
+__all__ = ["NATIVE", "Candidates", "accumulate", "block_cells", "block_shares"]
 
 #: Must equal IPU_SUMMARY_ABI in _summary.c: a library built from older source is not used.
-ABI = 3
+ABI = 4
 _P, _I, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
 
 
@@ -35,6 +35,8 @@ def _load() -> ctypes.CDLL | None:
         lib.ipu_summarise_disjoint.argtypes = [_I, _P, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _P, _P, _P, _P]
         lib.ipu_block_cells.restype = _I
         lib.ipu_block_cells.argtypes = [_I, _P, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _I, _P]
+        lib.ipu_block_shares.restype = _I
+        lib.ipu_block_shares.argtypes = [_I, _P, _P, _P, _P, _P, _D, _D, _I, ctypes.c_int, _I, _I, _P]
     except (OSError, AttributeError):
         return None
     return lib
@@ -135,4 +137,45 @@ def block_cells(candidates: Candidates, start: float, width: float, bins: int, r
         return None
     out = np.zeros((rows, bins), dtype=np.uint8)
     done = _LIB.ipu_block_cells(*candidates.window(start, width, bins), rows, _address(out, np.uint8))
+    return out if done == 0 else None
+
+
+def block_shares(
+    start_f: np.ndarray,
+    end_f: np.ndarray,
+    row: np.ndarray,
+    pos: np.ndarray | slice,
+    slot: np.ndarray,
+    start: float,
+    width: float,
+    bins: int,
+    rows: int,
+    planes: int,
+) -> np.ndarray | None:
+    """`shares.share_window`'s planes (``planes`` × ``rows`` × ``bins`` u8) in one pass; None if C could not.
+
+    The candidates (``start_f``/``end_f``/``row`` at `pos`, a slice meaning all in order; `slot`
+    each one's plane) must come in the index's order, by row then start, never overlapping
+    within a row: else None too.
+    """
+    if _LIB is None or planes > 256:
+        return None
+    at = None if isinstance(pos, slice) else np.ascontiguousarray(pos, dtype=np.int64)
+    slots = np.ascontiguousarray(slot, dtype=np.uint8)
+    out = np.zeros((planes, rows, bins), dtype=np.uint8)
+    done = _LIB.ipu_block_shares(
+        len(slots),
+        _address(at, np.int64),
+        _address(np.ascontiguousarray(start_f, dtype=np.float64), np.float64),
+        _address(np.ascontiguousarray(end_f, dtype=np.float64), np.float64),
+        _address(np.ascontiguousarray(row, dtype=np.int64), np.int64),
+        _address(slots, np.uint8),
+        float(start),
+        float(width),
+        bins,
+        int(start > 0),
+        rows,
+        planes,
+        _address(out, np.uint8),
+    )
     return out if done == 0 else None

@@ -4,9 +4,11 @@ The front end asks for a window ``[start, end)`` of per-tile offsets drawn ``pix
 wide; with the `TimelineIndex` each answer is a handful of vectorised operations:
 
 - few samples in the window: the raw intervals (`RawWindow`);
-- otherwise one cell per (row, pixel bin) holding the colour class of the sample
-  covering most of the cell (a matching sample beats a filtered-out one) and the
-  exact fraction of the cell covered (`LodWindow`).
+- otherwise one cell per (row, pixel bin) holding each colour class's share of it
+  (`shares.ShareWindow`), what the front end draws.
+
+`summarise` answers the same cells as the colour class of the sample covering most of
+each (a matching sample beats a filtered-out one) and the exact fraction covered (`LodWindow`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from . import native as _native
 from .index import GREY, TimelineIndex, UnsortedSamples, Windowed, positions
 from .runs import FileRuns
+from .shares import ShareWindow, share_window
 
 __all__ = ["MAX_BINS", "RAW_LIMIT", "LodWindow", "RawWindow", "overview", "summarise", "window"]
 
@@ -68,8 +71,8 @@ def window(
     matched: np.ndarray | None,
     color_by: str = "kind",
     raw_limit: int = RAW_LIMIT,
-) -> RawWindow | LodWindow:
-    """Answer one timeline request.
+) -> RawWindow | ShareWindow:
+    """Answer one timeline request: raw intervals, or each class's share of each cell (`share_window`).
 
     Parameters
     ----------
@@ -91,24 +94,25 @@ def window(
     start, end = int(start), int(end)
     if end <= start:
         end = start + 1
+    bins = max(1, min(int(pixels), MAX_BINS))
     if isinstance(index, FileRuns):
-        return _runs_window(index, start, end, pixels, matched, color_by, raw_limit)
+        return _runs_window(index, start, end, bins, matched, color_by, raw_limit)
     pos = positions(index, start, end)
     classes = index.classes(color_by)[pos]
     count = len(classes)
+    if count > raw_limit:
+        return share_window(index, start, end, bins, matched, color_by)
     ok = np.ones(count, dtype=bool) if matched is None else matched[pos]
-    if count <= raw_limit:
-        return RawWindow(
-            start=start,
-            end=end,
-            sample=index.sample[pos],
-            row=index.row[pos],
-            x0=index.start[pos],
-            x1=index.end_f[pos].astype(np.int64),  # exact: offsets are below 2**40
-            cls=classes,
-            matched=ok,
-        )
-    return _summarise(index, pos, classes, ok, start, end, max(1, min(int(pixels), MAX_BINS)))
+    return RawWindow(
+        start=start,
+        end=end,
+        sample=index.sample[pos],
+        row=index.row[pos],
+        x0=index.start[pos],
+        x1=index.end_f[pos].astype(np.int64),  # exact: offsets are below 2**40
+        cls=classes,
+        matched=ok,
+    )
 
 
 def summarise(
@@ -130,12 +134,12 @@ def summarise(
 
 
 def _runs_window(
-    index: FileRuns, start: int, end: int, pixels: int, matched: np.ndarray | None, color_by: str, raw_limit: int
-) -> RawWindow | LodWindow:
+    index: FileRuns, start: int, end: int, bins: int, matched: np.ndarray | None, color_by: str, raw_limit: int
+) -> RawWindow | ShareWindow:
     """`window` from the file-order runs: the same answer as the index's, with no copy of the columns."""
-    count, good, _ = index.select(start, end, matched)
+    count = index.count(start, end)
     if count > raw_limit:
-        return _summarise_runs(index, count, good, matched, color_by, start, end, max(1, min(int(pixels), MAX_BINS)))
+        return share_window(index, start, end, bins, matched, color_by)
     pos = index.positions(start, end)
     offset = index.take("offset", pos)
     return RawWindow(
