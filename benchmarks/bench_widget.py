@@ -324,6 +324,55 @@ def first_draw_breakdown(profile: ipu_nb.Profile) -> None:
     widget.close()
 
 
+def open_latencies(profile: ipu_nb.Profile) -> dict[str, float]:
+    """The kernel's part of opening a widget, as in a kernel (side views and findings on their threads):
+    seconds from construction to the first picture's closing reply and to each side panel's first message.
+
+    The front end's opening is played as the kernel gets it: the first picture's blocks, the hello, the
+    group table's request; a user reading (no move) after that.
+    """
+    from ipu_nb._widget import widget as module
+    from ipu_nb._widget.handlers import handle
+
+    arrived: dict[str, float] = {}
+    began = time.perf_counter()
+
+    class Recorder(ProfileWidget):
+        def _push(self, message: Any, buffers: list[bytes] | None = None) -> None:
+            arrived.setdefault(str(message.get("type")), time.perf_counter() - began)
+
+    original = module.in_kernel
+    module.in_kernel = lambda: True
+    try:
+        widget = Recorder(profile)
+    finally:
+        module.in_kernel = original
+    widget.observe(lambda _: arrived.setdefault("findings", time.perf_counter() - began), "finding_rows")
+    span = widget._shown_now().side.facts.span
+    level, wanted = home_blocks(span)
+    blocks = {"type": "blocks", "view": "bench", "id": 1, "level": level, "bins": BINS, "blocks": wanted}
+    blocks |= {"labels": False, "filters": widget.filters, "color_by": "kind", "start": 0, "end": span}
+    handle(widget, blocks)  # the page sends it first: the kernel answers it before the hello
+    handle(widget, {"type": "hello"})
+    handle(widget, {"type": "groups", "id": 2})
+    deadline = time.perf_counter() + 600
+    while not {"flame", "groups", "findings"} <= arrived.keys() and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    widget.close()
+    return {"first picture": arrived.get("blocks", float("nan"))} | {
+        name: arrived.get(name, float("nan")) for name in ("overview", "flame", "groups", "panel", "findings")
+    }
+
+
+def print_open_latencies(profile: ipu_nb.Profile) -> None:
+    """`open_latencies`, one line."""
+    times = open_latencies(profile)
+    print(
+        f"opening, kernel side ({profile.sample_count:,} samples; seconds from the constructor, load"
+        f" {os.getloadavg()[0]:.1f}): " + ", ".join(f"{name} {s:.2f}" for name, s in times.items())
+    )
+
+
 def python_side(profile: ipu_nb.Profile, repeat: int) -> None:
     from ipu_nb._widget import lod
 
@@ -423,6 +472,7 @@ def settle(page: Any, timeout: float) -> None:
 
 
 PARTS = ("actions", "cold", "burst")
+"""What a browser run measures after the first draw and the side panels' arrival (``--parts open``: nothing more)."""
 
 # The first draw, step by step: the kernel notes when it handled each message from the front end
 # (and the index build's steps), the page when it heard each kernel message (its kernel-side send
@@ -446,7 +496,8 @@ PAGE_MARKS = """() => {
     const data = (msg.content && msg.content.data) || {};
     const type = msg.header.msg_type;
     heard.push({at: Date.now(), direction, type, sent: msg.header.date,
-      what: (data.content && data.content.type) || data.method || '',
+      what: (data.content && data.content.type)
+        || (data.method === 'update' && data.state ? `update ${Object.keys(data.state).join(',')}` : data.method) || '',
       bytes: type === 'comm_open' ? JSON.stringify(msg.content).length : 0});
   });
   const seen = new MutationObserver(() => {
@@ -492,6 +543,33 @@ def first_draw_marks(page: Any, nb: Any, created: float, drawn: float) -> list[t
         marks.append((trip["arrivedEpochMs"] / 1000 - created, "page: its closing reply handled"))
     marks.append((drawn - created, "page: first complete picture"))
     return sorted(marks)
+
+
+#: The side panels' first messages as the page hears them: (what the page records, the panel's name).
+SIDE_PANELS = (("flame", "flame graph"), ("groups", "groups table"), ("finding_rows", "findings"))
+
+
+def side_panel_arrivals(page: Any, created: float, timeout_s: float = 120) -> dict[str, float | None]:
+    """Seconds from the widget's cell run to the page hearing each side panel's first message (None: not in time)."""
+    wanted = [what for what, _ in SIDE_PANELS]
+    with contextlib.suppress(Exception):  # reported as missing below
+        page.wait_for_function(
+            "(wanted) => wanted.every((w) => window.ipuHeard.some((h) => h.direction === 'recv'"
+            " && (h.what === w || h.what.startsWith('update ') && h.what.split(/[ ,]/).includes(w))))",
+            arg=wanted,
+            timeout=timeout_s * 1000,
+        )
+    heard = page.evaluate("() => window.ipuHeard")
+    out: dict[str, float | None] = {}
+    for what, panel in SIDE_PANELS:
+        times = [
+            h["at"] / 1000 - created
+            for h in heard
+            if h["direction"] == "recv"
+            and (h["what"] == what or (h["what"].startswith("update ") and what in h["what"][7:].split(",")))
+        ]
+        out[panel] = min(times) if times else None
+    return out
 
 
 def main_thread_waits(trace: Path) -> dict[str, float]:
@@ -592,6 +670,13 @@ def browser_side(
         out["construction_s"] = constructed - created
         out["shown_to_first_draw_s"] = first_draw - constructed
         out["marks"] = first_draw_marks(page, nb, created, first_draw)
+        out["panels"] = side_panel_arrivals(page, created)
+        if parts == ("open",):
+            out.update(actions=[], load=os.getloadavg()[0], load_after=os.getloadavg()[0])
+            out["trips"] = page.eval_on_selector(".ipu-nb-widget", "w => w.ipuTrips")
+            lab.shutdown_sessions(name)
+            browser.close()
+            return out
         settle(page, settle_s)
         page.locator(".ipu-nb-header").click()
         context = cpu_burners(os.cpu_count() or 2) if loaded else contextlib.nullcontext()
@@ -665,6 +750,12 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
     )
     for at, what in run.get("marks", []):
         print(f"     {at * 1000:7.0f} ms  {what}")
+    print(
+        f"   side panels at open (s from the cell's run): first picture {run['first_draw_s']:.2f}, "
+        + ", ".join(f"{panel} {'—' if s is None else f'{s:.2f}'}" for panel, s in run["panels"].items())
+    )
+    if not actions:
+        return {"first_draw": run["first_draw_s"], "panels": run["panels"]}
     print(f"   {'action':>15} {'first new':>10} {'refined':>9} {'first=final':>11} {'level':>5}")
     for r in actions:
         fmt = lambda v: "—" if v is None else f"{v:.1f}"  # noqa: E731
@@ -695,6 +786,7 @@ def report(label: str, run: dict[str, Any], loaded: bool) -> dict[str, Any]:
         "burst_read": burst.get("longestReadMs", float("nan")),
         "load": run["load"],
         "first_draw": run["first_draw_s"],
+        "panels": run["panels"],
         "echo": {size: median(times) for size, times in run.get("echo", {}).items()},
     }
     print(
@@ -804,6 +896,9 @@ def main() -> None:
     parser.add_argument(
         "--first-draw", action="store_true", help="only the kernel's part of the first draw, per profile (quick)"
     )
+    parser.add_argument(
+        "--open", action="store_true", help="only the kernel's part of opening: first picture and side panels (quick)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per Python-side measurement (best is kept)")
     parser.add_argument("--large", type=Path, default=LARGE, help="where the 10M-sample profile is (made if missing)")
     parser.add_argument(
@@ -843,7 +938,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     parts = tuple(args.parts.split(","))
-    if unknown := set(parts) - set(PARTS):
+    if unknown := set(parts) - {*PARTS, "open"}:
         parser.error(f"unknown --parts {', '.join(sorted(unknown))} (known: {', '.join(PARTS)})")
     bundles: list[tuple[str, Path | None]] = []
     for item in args.bundle:
@@ -867,6 +962,10 @@ def main() -> None:
     if args.first_draw:
         for path in profiles.values():
             first_draw_breakdown(ipu_nb.open_profile(path, progress=False))
+        return
+    if args.open:
+        for path in profiles.values():
+            print_open_latencies(ipu_nb.open_profile(path, progress=False))
         return
     if not args.no_python:
         began = time.perf_counter()
@@ -914,6 +1013,10 @@ def main() -> None:
         print(f"   (only {', '.join(parts)}: the first new picture is over those actions)")
     for (name, mode, label, round_), s in summaries.items():
         which = (f" {label:>10}" if len(variants) > 1 else "") + (f" #{round_ + 1}" if args.rounds > 1 else "")
+        panels = ", ".join(f"{panel} {'—' if t is None else f'{t:.2f}'}" for panel, t in s["panels"].items())
+        print(f"   {name:>4} {mode:>6}{which}: at open, first picture {s['first_draw']:.2f} s, {panels} s")
+        if "first_median" not in s:  # --parts open
+            continue
         echo = " / ".join(f"{ms:.1f}" for ms in s["echo"].values())
         print(
             f"   {name:>4} {mode:>6}{which}:"

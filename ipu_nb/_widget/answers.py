@@ -10,7 +10,6 @@ are bounded (`Kept`), so nothing needs clearing either.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -26,7 +25,7 @@ from .flame import flame_tree
 from .kept import Kept
 from .protocol import FlameTree, GroupRow
 from .selection import area_groups, selection_samples
-from .shown import Shown, Side, Sides
+from .shown import Shown, Side, Sides, filters_key
 
 __all__ = [
     "ANSWERS_KEPT",
@@ -35,7 +34,6 @@ __all__ = [
     "WINDOW_PIXELS",
     "Answers",
     "compute_positions",
-    "selection_key",
 ]
 
 ANSWERS_KEPT = 48
@@ -48,11 +46,6 @@ GROUP_ROWS = 12
 _GROUP_COLUMNS = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
 
 Encoded = tuple[dict[str, Any], list[bytes]]
-
-
-def selection_key(selection: dict[str, Any] | None) -> str:
-    """An area (the ``selection`` trait, normalised) as a key."""
-    return json.dumps(selection, sort_keys=True)
 
 
 class Answers:
@@ -75,11 +68,10 @@ class Answers:
         for kept in (self.encoded, self.flames, self.groups, self.areas, self.overviews, self.comparisons):
             kept.forget()
 
-    def warm_up(self, shown: Shown, *, hurry: bool) -> None:
-        """Make what the front end asks for after its first picture of `shown` (the index, the overview, the
-        flame graph, the group table, the metadata order): about a second on a full-size profile."""
-        shown.side.build.index(hurry=hurry)
-        self.overview_active(shown.side)
+    def warm_up(self, shown: Shown) -> None:
+        """Make what the side panels and a first click need (the flame graph, the group table, the metadata
+        order: about a second on a full-size profile). Queued once the timeline index is built, so after the
+        first picture, and without holding up the side views asked for meanwhile (`SideViews.submit`)."""
         self.flame(shown)
         self.group_rows(shown, shown.query)
         shown.side.lookup.metadata_of(np.zeros(0, dtype=np.int64))
@@ -136,7 +128,7 @@ class Answers:
             clipped = frame.with_columns(duration=pl.col("clipped_cycles").cast(pl.UInt32))
             return flame_tree(shown.profile, None, shown.matching.query, samples=clipped)
 
-        return self.flames.get((shown.matching.key, selection_key(selection)), make)
+        return self.flames.get((shown.matching.key, filters_key(selection)), make)
 
     def area_samples(self, shown: Shown, selection: dict[str, Any] | None) -> pl.DataFrame:
         """`ProfileWidget.selection_samples` of `selection` for the matching samples."""
@@ -146,7 +138,7 @@ class Answers:
             index = _built_index(matching.side) if selection is not None else None
             return selection_samples(shown.profile, matching.query, selection, index, matching.mask)
 
-        return self.areas.get((matching.key, selection_key(selection)), make)
+        return self.areas.get((matching.key, filters_key(selection)), make)
 
     def group_rows(self, shown: Shown, q: Query, area: pl.DataFrame | None = None) -> tuple[str | None, list[GroupRow]]:
         """Error (or None) and the top rows of ``query(profile, q).groups``; for an area's query,

@@ -1,4 +1,4 @@
-"""The widget's baseline (issue 13): a second profile to compare the shown one with.
+"""The widget's baseline: a second profile to compare the shown one with.
 
 `comparison_of` runs `ipu_nb.compare` for the widget's filters and grouping (the alignment
 is compare's, never redone here) and `group_deltas` turns its rows into the Δ columns of

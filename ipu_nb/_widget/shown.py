@@ -38,8 +38,8 @@ MATCHINGS_KEPT = 6
 """Filter selections kept (per profile shown): a flip back, or filters set again, finds their masks made."""
 
 
-def filters_key(filters: dict[str, Any]) -> str:
-    """Normalised `filters` as one canonical string: equal filters, equal keys.
+def filters_key(filters: dict[str, Any] | None) -> str:
+    """Normalised `filters` (or an area, the ``selection`` trait) as one canonical string: equal values, equal keys.
 
     >>> filters_key({"tiles": [1], "kind": None}) == filters_key({"kind": None, "tiles": [1]})
     True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -65,11 +66,24 @@ class SideViews:
         self._on_error = on_error
         self._pending: dict[str, Callable[[], Any]] = {}
         self._busy = False
+        self._waiting = 0  # jobs whose `after` has not returned yet
         self._closed = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def submit(self, name: str, job: Callable[[], Any]) -> None:
+    def submit(self, name: str, job: Callable[[], Any], after: Callable[[], object] | None = None) -> None:
+        """Queue `job` under `name` (in the place of a queued one of that name).
+
+        `after`: a blocking call the job needs to have returned (the timeline index's build, say),
+        waited for on a thread of its own, so that the views queued behind it do not wait with it;
+        whatever it raises is the job's to meet again. Run inline (``threaded=False``), the job runs
+        at once and `after` is not called (the index is built in the constructor there).
+        """
+        if after is not None and self.threaded:
+            threading.Thread(
+                target=self._after, args=(name, job, after), name=f"{self.THREAD_NAME}, waiting", daemon=True
+            ).start()
+            return
         if not self.threaded:
             self._run(name, job)
             return
@@ -82,10 +96,22 @@ class SideViews:
                 self._thread.start()
             self._cond.notify_all()
 
+    def _after(self, name: str, job: Callable[[], Any], after: Callable[[], object]) -> None:
+        with self._cond:
+            self._waiting += 1
+        try:
+            with contextlib.suppress(*RECOVERABLE):
+                after()
+            self.submit(name, job)
+        finally:
+            with self._cond:
+                self._waiting -= 1
+                self._cond.notify_all()
+
     def wait(self, timeout: float = 30.0) -> bool:
         """Block until every submitted view has been sent (for tests and benchmarks)."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._pending and not self._busy, timeout)
+            return self._cond.wait_for(lambda: not self._pending and not self._busy and not self._waiting, timeout)
 
     def close(self) -> None:
         with self._cond:

@@ -46,6 +46,8 @@ class _View:
     """(value shown, host, answers, sides, the request) → payload."""
     depends: Callable[[Shown], Hashable]
     """The part of the value the payload depends on."""
+    needs_index: bool = False
+    """Whether it reads the sorted timeline index: queued once that is built, so the others go first."""
 
 
 def _matching(shown: Shown) -> Hashable:
@@ -58,12 +60,12 @@ def _grouping(shown: Shown) -> Hashable:
 
 #: Each side view by the name it is queued under.
 VIEWS: dict[str, _View] = {
-    "overview": _View(lambda s, h, a, sides, _: overview_push(s, a), _matching),
+    "overview": _View(lambda s, h, a, sides, _: overview_push(s, a), _matching, needs_index=True),
     "flame": _View(lambda s, h, a, sides, _: flame_push(s, a, h.selection, sides.other(s.side.which)), _matching),
-    "panel": _View(lambda s, h, a, sides, _: (panel_push(s, h.at, h.selected), []), _matching),
+    "panel": _View(lambda s, h, a, sides, _: (panel_push(s, h.at, h.selected), []), _matching, needs_index=True),
     "area": _View(lambda s, h, a, sides, _: area_push(s, a, h.selection), _matching),
     "groups": _View(lambda s, h, a, sides, rid: groups_reply(s, a, rid, h.selection, sides.has_baseline), _grouping),
-    "search": _View(lambda s, h, a, sides, message: search_reply(s, message), _matching),
+    "search": _View(lambda s, h, a, sides, message: search_reply(s, message), _matching, needs_index=True),
 }
 #: The views `send_later` sends, in this order.
 LATER = ("overview", "panel", "flame", "area")
@@ -81,8 +83,10 @@ class Views:
 
     def send(self, *names: str, request: Any = None) -> None:
         """Queue views `names` (`VIEWS`; ``request``: what a groups or search job answers)."""
+        build = self._host._shown_now().side.build
+        after = None if build.ready else lambda: build.index(hurry=False)
         for name in names:
-            self._worker.submit(name, self._job(name, request))
+            self._worker.submit(name, self._job(name, request), after if VIEWS[name].needs_index else None)
 
     def later(self, *names: str) -> None:
         """Views to send after the next window or blocks answer."""

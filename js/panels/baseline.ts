@@ -1,4 +1,4 @@
-// The baseline (issue 13): a toggle that flips the timeline between the profile and its
+// The baseline: a toggle that flips the timeline between the profile and its
 // baseline at the same view (the `showing` trait; key B), and the group table's Δ cells
 // (phase cycles before / after / Δ / ratio from the kernel's `compare(baseline, after)`), and
 // the flame graph's diverging Δ colouring with its legend.
@@ -87,6 +87,34 @@ export function deltaReach(deltas: readonly (number | null)[]): number {
   return most;
 }
 
+/** The ratio at which the relative scale reaches full colour (×2 slower, ×½ faster). */
+export const FULL_RATIO = 2;
+
+/**
+ * A node's after ÷ before cycles, from its cycles on the side shown (`value`) and its Δ
+ * (after − before): Infinity for a node new after, 0 for one gone, null when unknown.
+ */
+export function deltaRatio(value: number, delta: number | null, shownAfter: boolean): number | null {
+  if (delta === null) return null;
+  const after = shownAfter ? value : value + delta;
+  const before = shownAfter ? value - delta : value;
+  if (before <= 0) return after > 0 ? Number.POSITIVE_INFINITY : 1;
+  return Math.max(0, after) / before;
+}
+
+/**
+ * The colour of a change relative to the node's own size (its after ÷ before `ratio`): the
+ * theme's plot background (`middle`) at ×1, the slower or faster end at `FULL_RATIO` or its
+ * inverse and beyond, log-scaled between, so ×1.5 of a small box shows as much as of a big one.
+ */
+export function ratioColour(ratio: number | null, middle: RGB, unknown: RGB): RGB {
+  if (ratio === null) return unknown;
+  if (ratio === 1) return middle;
+  const t = ratio === 0 || !Number.isFinite(ratio) ? 1 : Math.min(1, Math.abs(Math.log(ratio)) / Math.log(FULL_RATIO));
+  // Square-root easing: small changes still show, ×1 stays the background exactly.
+  return mix(middle, ratio > 1 ? SLOWER : FASTER, Math.sqrt(t) * 0.9);
+}
+
 /** A diverging colour centred at 0 (`middle`: the theme's plot background): blue faster, red slower. */
 export function deltaColour(delta: number | null, reach: number, middle: RGB, unknown: RGB): RGB {
   if (delta === null) return unknown;
@@ -118,7 +146,8 @@ export class DeltaColouring {
     return this.input.checked && this.hasBaseline();
   }
 
-  /** Show the legend for the reach drawn (null: not colouring by Δ). */
+  /** Show the legend (`reach`: the largest |Δ| drawn; null: not colouring by Δ). The scale is each
+   * box's after ÷ before, so its ends are ratios; the largest change in cycles is said beside. */
   sync(reach: number | null): void {
     this.root.hidden = !this.hasBaseline();
     this.legend.hidden = reach === null;
@@ -127,10 +156,14 @@ export class DeltaColouring {
     const bar = el("span", "ipu-nb-delta-scale");
     bar.style.background = `linear-gradient(to right, ${css(FASTER)}, ${css(theme().plotRgb)}, ${css(SLOWER)})`;
     this.legend.append(
-      el("span", undefined, `${signedCycles(-reach)} faster `),
+      el("span", undefined, `faster ×1/${FULL_RATIO} `),
       bar,
-      el("span", undefined, ` slower ${signedCycles(reach)}`),
+      el("span", undefined, ` ×${FULL_RATIO} slower`),
+      el("span", "ipu-nb-delta-note", ` · each box against its own baseline cycles; largest Δ ${signedCycles(reach)}`),
     );
+    this.legend.title =
+      `Colour: a box's cycles after ÷ before (the background at ×1, full colour at ×${FULL_RATIO} or ×1/${FULL_RATIO} and beyond).` +
+      ` The largest change of any box is ${signedCycles(reach)} cycles.`;
     this.legend.dataset.reach = String(reach);
   }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FlameNode } from "../kernel/protocol";
 import { type Filters, noFilters } from "../kernel/types";
-import { clickFilters, crumbs, type FlameBox, focusFilters, layoutFlame, MIN_NODE_PX, upTo } from "./flame";
+import { clickFilters, crumbs, type FlameBox, focusFilters, layoutFlame, MIN_NODE_PX, mergedName, upTo } from "./flame";
 
 const none: Filters = noFilters();
 const words = { no_kernel: "(no kernel)", missing: "(missing)" };
@@ -151,13 +151,14 @@ test("a narrow run next to a gap is not merged across it", () => {
     { name: "y1", level: 2, value: 1, parent: 3, path: { kind: "y", kernel: "1" } },
     { name: "y2", level: 2, value: 1, parent: 3, path: { kind: "y", kernel: "2" } },
   ];
-  const boxes = layoutFlame(nodes, 0, 1003 / 2); // half a pixel per cycle
-  checkBoxes(boxes, 1003 / 2);
-  // x1 (half a pixel) is not merged with y1 + y2 across a's empty space; alone it is too narrow to draw.
+  const px = MIN_NODE_PX / 2; // a cycle is half the narrowest box drawn
+  const boxes = layoutFlame(nodes, 0, 1003 * px);
+  checkBoxes(boxes, 1003 * px);
+  // x1 (half the narrowest) is not merged with y1 + y2 across a's empty space; alone it is too narrow to draw.
   const level2 = boxes.filter((b) => b.level === 2);
   assert.deepEqual(
-    level2.map((b) => [b.node, b.count, b.left, b.width]),
-    [[-1, 2, 500.5, 1]],
+    level2.map((b) => [b.node, b.count, b.left, b.width, b.smallest, b.largest]),
+    [[-1, 2, 1001 * px, 2 * px, 1, 1]],
   );
   const level1 = boxes.filter((b) => b.level === 1);
   assert.deepEqual(
@@ -262,4 +263,43 @@ test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
   } finally {
     dom.uninstall();
   }
+});
+
+test("a merged box reads as what it holds at its level, with its count", () => {
+  assert.equal(mergedName(236, 3), "236 phases");
+  assert.equal(mergedName(1, 3), "1 phase");
+  assert.equal(mergedName(1200, 4), "1,200 operations");
+  assert.equal(mergedName(2, 9), "2 nodes");
+});
+
+test("the narrow phases of a wide kernel merge into one box with their total and spread", () => {
+  // One kernel of 1,000 phases of 1..1000 cycles: at 600 px most are narrower than the narrowest box.
+  const nodes: FlameNode[] = [
+    { name: "all", level: 0, value: 0, parent: -1, path: {} },
+    { name: "k", level: 1, value: 0, parent: 0, path: { kind: "k" } },
+    { name: "kern", level: 2, value: 0, parent: 1, path: { kind: "k", kernel: "kern" } },
+  ];
+  let total = 0;
+  for (let p = 1000; p >= 1; p--) {
+    nodes.push({ name: `phase ${p}`, level: 3, value: p, parent: 2, path: { kind: "k", kernel: "kern", phase: p } });
+    total += p;
+  }
+  for (const i of [0, 1, 2]) nodes[i].value = total;
+  const width = 600;
+  const boxes = layoutFlame(nodes, 0, width);
+  checkBoxes(boxes, width);
+  const phases = boxes.filter((b) => b.level === 3);
+  const kept = phases.filter((b) => b.node >= 0);
+  const merged = phases.filter((b) => b.node < 0);
+  const narrow = nodes.filter((n) => n.level === 3 && (n.value * width) / total < MIN_NODE_PX);
+  assert.ok(kept.every((b) => b.width >= MIN_NODE_PX));
+  assert.equal(merged.length, 1);
+  assert.equal(merged[0].count, narrow.length);
+  assert.equal(
+    merged[0].value,
+    narrow.reduce((sum, n) => sum + n.value, 0),
+  );
+  assert.equal(merged[0].smallest, 1);
+  assert.equal(merged[0].largest, Math.max(...narrow.map((n) => n.value)));
+  assert.equal(kept.length + merged[0].count, 1000);
 });

@@ -13,12 +13,12 @@ import { displayText, fitText, fontOf, measuringContext, setFittedText } from ".
 import { kernelLabel, type Vocabulary } from "../common/vocabulary";
 import type { FlameMessage, FlameNode } from "../kernel/protocol";
 import type { Filters } from "../kernel/types";
-import { DeltaColouring, deltaColour, deltaReach, signedCycles } from "./baseline";
+import { DeltaColouring, deltaRatio, deltaReach, ratioColour, signedCycles } from "./baseline";
 import { metadataLabel, withMetadata } from "./metadata";
 
 const ROW = 20;
-/** Nodes narrower than this (CSS pixels) are merged with their narrow neighbours. */
-export const MIN_NODE_PX = 1;
+/** Nodes narrower than this (CSS pixels: too narrow to read or point at) are merged with their narrow neighbours. */
+export const MIN_NODE_PX = 3;
 /** Nodes at least this wide carry a label. */
 const LABEL_PX = 14;
 const CRUMB_PX = 260;
@@ -30,6 +30,8 @@ export interface FlameHost {
   colorBy(): string;
   /** Whether there is a baseline to colour by Δ against (js/panels/baseline.ts). */
   hasBaseline?(): boolean;
+  /** The profile shown ("after" or "baseline"): a node's cycles are that side's. */
+  showing?(): string;
   /** Names of colour classes 1, 2, … of a colour mode (the timeline's legend). */
   legend(mode: string): string[];
 }
@@ -107,6 +109,9 @@ export interface FlameBox {
   /** Summed cycles, and how many nodes the box stands for. */
   value: number;
   count: number;
+  /** The smallest and largest of the nodes' cycles (a merged box's spread; the node's own otherwise). */
+  smallest: number;
+  largest: number;
   /** An ancestor of the zoomed node (drawn full width above it). */
   ancestor: boolean;
 }
@@ -141,7 +146,8 @@ export function layoutFlame(nodes: FlameNode[], zoom: number, width: number): Fl
   const scale = width / span;
   const boxes: FlameBox[] = [];
   for (let a = nodes[z].parent; a >= 0; a = nodes[a].parent) {
-    boxes.push({ node: a, level: nodes[a].level, left: 0, width, value: nodes[a].value, count: 1, ancestor: true });
+    const value = nodes[a].value;
+    boxes.push({ node: a, level: nodes[a].level, left: 0, width, value, count: 1, ancestor: true, ...spread(value) });
   }
   boxes.reverse();
   // Descendants of the zoomed node, by level, left to right.
@@ -158,7 +164,8 @@ export function layoutFlame(nodes: FlameNode[], zoom: number, width: number): Fl
   const eps = 1e-6;
   for (const level of [...levels.keys()].sort((p, q) => p - q)) {
     const list = levels.get(level)!.sort((i, j) => x[i] - x[j]);
-    let run: { left: number; right: number; value: number; count: number } | null = null;
+    let run: { left: number; right: number; value: number; count: number; smallest: number; largest: number } | null =
+      null;
     const flush = () => {
       if (run && run.right - run.left >= MIN_NODE_PX) {
         boxes.push({
@@ -169,6 +176,8 @@ export function layoutFlame(nodes: FlameNode[], zoom: number, width: number): Fl
           value: run.value,
           count: run.count,
           ancestor: false,
+          smallest: run.smallest,
+          largest: run.largest,
         });
       }
       run = null;
@@ -178,21 +187,52 @@ export function layoutFlame(nodes: FlameNode[], zoom: number, width: number): Fl
       const w = nodes[i].value * scale;
       if (w >= MIN_NODE_PX) {
         flush();
-        boxes.push({ node: i, level, left, width: w, value: nodes[i].value, count: 1, ancestor: false });
+        boxes.push({
+          node: i,
+          level,
+          left,
+          width: w,
+          value: nodes[i].value,
+          count: 1,
+          ancestor: false,
+          ...spread(nodes[i].value),
+        });
         continue;
       }
       if (run && left > run.right + eps) flush(); // a gap (under a leaf): not adjacent
+      const v = nodes[i].value;
       if (run) {
         run.right = left + w;
-        run.value += nodes[i].value;
+        run.value += v;
         run.count++;
+        run.smallest = Math.min(run.smallest, v);
+        run.largest = Math.max(run.largest, v);
       } else {
-        run = { left, right: left + w, value: nodes[i].value, count: 1 };
+        run = { left, right: left + w, value: v, count: 1, smallest: v, largest: v };
       }
     }
     flush();
   }
   return boxes;
+}
+
+/** A single node's spread: its own cycles. */
+function spread(value: number): { smallest: number; largest: number } {
+  return { smallest: value, largest: value };
+}
+
+/** What the nodes of each level are (FLAME_KEYS in ipu_nb/_widget/flame.py), one and many. */
+const LEVEL_NOUNS: Record<number, [string, string]> = {
+  1: ["kind", "kinds"],
+  2: ["kernel", "kernels"],
+  3: ["phase", "phases"],
+  4: ["operation", "operations"],
+};
+
+/** How a merged box of `count` nodes at `level` reads: "236 phases". */
+export function mergedName(count: number, level: number): string {
+  const [one, many] = LEVEL_NOUNS[level] ?? ["node", "nodes"];
+  return `${grouped(count)} ${count === 1 ? one : many}`;
 }
 
 /** What a node is coloured by: its kind, and its kernel from level 2 down (null above, or for a merged kernel level). */
@@ -327,7 +367,7 @@ export class Flame {
     const reach = deltas ? deltaReach(deltas) : null;
     this.delta.sync(reach);
     this.icicle.dataset.colour = deltas ? "delta" : this.host.colorBy();
-    const colour = deltas && reach !== null ? this.deltaPainter(deltas, reach) : this.painter(nodes);
+    const colour = deltas && reach !== null ? this.deltaPainter(deltas) : this.painter(nodes);
     const ctx = measuringContext(nodeFont);
     const boxes = layoutFlame(nodes, this.zoom, this.width);
     this.icicle.dataset.boxes = String(boxes.length);
@@ -336,11 +376,17 @@ export class Flame {
     this.renderMetadata(data);
   }
 
-  /** The colour of each node by its after − before cycles, on a scale reaching `reach`. */
-  private deltaPainter(deltas: (number | null)[], reach: number): (box: FlameBox) => RGB {
+  /** The colour of each node by its change relative to its own size (after ÷ before, `ratioColour`). */
+  private deltaPainter(deltas: (number | null)[]): (box: FlameBox) => RGB {
     const t = theme();
     const unknown = mix(t.dark ? [96, 98, 108] : [120, 120, 130], t.plotRgb, 0.35);
-    return (box) => deltaColour(box.node < 0 ? null : (deltas[box.node] ?? null), reach, t.plotRgb, unknown);
+    return (box) => ratioColour(this.ratioOf(box, deltas), t.plotRgb, unknown);
+  }
+
+  /** A box's after ÷ before cycles (null: a merged box, or no Δ). */
+  private ratioOf(box: FlameBox, deltas: readonly (number | null)[] | undefined): number | null {
+    if (box.node < 0 || !deltas) return null;
+    return deltaRatio(box.value, deltas[box.node] ?? null, this.host.showing?.() !== "baseline");
   }
 
   /** The colour of each node for the current colouring (kernel colours are the timeline's). */
@@ -383,15 +429,19 @@ export class Flame {
     const bar = el("div", "ipu-nb-flame-node");
     const bg = colour(box);
     const labelled = box.width >= LABEL_PX;
+    // By Δ an unchanged box has the background's colour: a border keeps it in sight.
+    const edge =
+      this.icicle.dataset.colour === "delta" ? `;box-shadow:inset 0 0 0 1px ${css(mix(bg, textOn(bg), 0.35))}` : "";
     // One style write (each property set apart is parsed apart).
     bar.style.cssText =
       `left:${box.left}px;width:${box.width}px;top:${box.level * ROW}px;` +
-      `background:${css(bg)};color:${css(textOn(bg))};padding-left:${labelled ? 4 : 0}px`;
+      `background:${css(bg)};color:${css(textOn(bg))};padding-left:${labelled ? 4 : 0}px${edge}`;
     bar.dataset.level = String(box.level);
     if (node) bar.dataset.name = node.name; // for scripts and tests: the raw name (never rendered)
+    bar.dataset.value = String(box.value);
     const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
     if (delta !== undefined && delta !== null) bar.dataset.delta = String(delta);
-    const name = node ? node.name : `${grouped(box.count)} nodes`;
+    const name = node ? node.name : mergedName(box.count, box.level);
     if (labelled) bar.textContent = fitText(ctx, name, box.width - 7);
     if (box.ancestor) bar.classList.add("ipu-nb-flame-ancestor");
     if (!node) bar.dataset.merged = String(box.count);
@@ -417,16 +467,22 @@ export class Flame {
     const share = `${((100 * box.value) / (total || 1)).toFixed(1)}%`;
     tip.append(title, el("div", undefined, `${grouped(box.value)} cycles (${cycles(box.value)} · ${share} of all)`));
     const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
-    if (delta !== undefined && delta !== null)
-      tip.append(el("div", undefined, `Δ after − baseline: ${signedCycles(delta)} cycles`));
+    if (delta !== undefined && delta !== null) {
+      const ratio = this.ratioOf(box, this.data?.deltas);
+      const times = ratio === null ? "" : Number.isFinite(ratio) ? ` (×${ratio.toFixed(2)})` : " (new)";
+      tip.append(el("div", undefined, `Δ after − baseline: ${signedCycles(delta)} cycles${times}`));
+    }
     tip.hidden = false; // measured in its own font, which it has once shown
     if (node) {
       setFittedText(title, name, TIP_PX, fontOf(title));
       if (!node.path && node.level > 0) tip.append(el("div", undefined, "nodes too small to keep, summed"));
       else if (node.level > 0 && !box.ancestor) tip.append(el("div", undefined, "click to zoom in and focus"));
     } else {
-      title.textContent = `${grouped(box.count)} nodes`;
-      tip.append(el("div", undefined, "each narrower than a pixel: zoom into a parent to tell them apart"));
+      title.textContent = mergedName(box.count, box.level);
+      tip.append(
+        el("div", undefined, `each ${cycles(box.smallest)} to ${cycles(box.largest)} cycles`),
+        el("div", undefined, "each too narrow to read: click a parent to zoom in and tell them apart"),
+      );
     }
   }
 

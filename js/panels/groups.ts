@@ -124,16 +124,22 @@ export class Groups {
       return;
     }
     const table = el("table", "ipu-nb-group-table");
+    const deltas = msg.deltas;
+    // With the Δ columns (nine in all) the numbers take the width they need and the table scrolls
+    // sideways when the panel is narrower: a number is never cut; a long name is, its whole text in `title`.
+    if (deltas) table.style.tableLayout = "auto";
     const head = el("tr");
     for (const h of ["name", "phase cyc", "work cyc", "avg tiles", "samples"]) head.append(el("th", undefined, h));
-    const deltas = msg.deltas;
     if (deltas) for (const h of ["before", "after", "Δ", "ratio"]) head.append(el("th", "ipu-nb-delta", h));
     table.append(head);
     msg.rows.forEach((row, i) => {
       const tr = el("tr");
       const name = row.name ? displayText(row.name) : "(empty)";
+      const nameCell = el("td", "ipu-nb-group-name", name);
+      nameCell.title = name;
+      if (deltas) nameCell.style.cssText = "max-width:14em;overflow:hidden;text-overflow:ellipsis";
       tr.append(
-        el("td", "ipu-nb-group-name", name),
+        nameCell,
         el("td", undefined, cycles(row.phase_cycles)),
         el("td", undefined, cycles(row.work_cycles)),
         el("td", undefined, row.average_active_tiles.toFixed(1)),
@@ -146,6 +152,8 @@ export class Groups {
           tr.append(el("td", k === 2 ? `ipu-nb-delta ${deltaClass(d)}` : "ipu-nb-delta", text));
         });
         if (d) tr.dataset.delta = String(d.delta);
+        for (const cell of tr.querySelectorAll<HTMLElement>("td:not(.ipu-nb-group-name)"))
+          cell.style.overflow = "visible";
       }
       tr.title = `${name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
       const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
@@ -155,6 +163,13 @@ export class Groups {
       }
       table.append(tr);
     });
-    this.body.append(table);
+    if (!deltas) {
+      this.body.append(table);
+      return;
+    }
+    const scroller = el("div", "ipu-nb-group-scroll");
+    scroller.style.overflowX = "auto";
+    scroller.append(table);
+    this.body.append(scroller);
   }
 }

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 import traitlets
+from budget import examples
 from builders import S, T, profile_from_tiles
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -139,7 +140,7 @@ def reference_tree(rows: list[dict], min_share: float) -> list[tuple]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_the_tree_is_the_plain_pruned_tree(profile, data):
     keep = data.draw(st.lists(st.booleans(), min_size=profile.samples.height, max_size=profile.samples.height))
