@@ -25,6 +25,12 @@ alt.Chart(...)
 >>> charts.save(charts.active_tiles(profile), "active.png").read_bytes()[1:4]
 b'PNG'
 
+The widget's timeline as a chart (tile rows × time bins, the widget's colours; a `ProfileWidget`
+source draws its current view, filters and row order):
+
+>>> charts.timeline(profile, window=(0, 200_000), width=400)
+alt.Chart(...)
+
 Two profiles compared (`ipu_nb.compare`) and the superstep analytics have charts too
 (`delta_distribution(before, after, kernel=...)` and `what_if(ipu_nb.what_if(...))` as well):
 
@@ -52,6 +58,7 @@ from ._charts.groups import breakdown, phase_waterfall
 from ._charts.samples import active_tiles, duration_distribution, gantt, tile_heatmap
 from ._charts.spec import to_spec, vegalite_version
 from ._charts.steps import critical_tiles, recoverable_cycles, what_if
+from ._charts.timeline import timeline
 from ._report.export import save
 
 __all__ = [
@@ -72,6 +79,7 @@ __all__ = [
     "recoverable_cycles",
     "save",
     "tile_heatmap",
+    "timeline",
     "to_spec",
     "vegalite_version",
     "what_if",

@@ -26,6 +26,7 @@ const traits = (): Traits => ({
   tracks: { order: "physical", pinned: [], rows: 0, scroll: 0 },
   showing: "after",
   finding_rows: [],
+  marker_rows: [],
   info: {
     tiles: 4,
     samples: 10,
@@ -42,6 +43,7 @@ const traits = (): Traits => ({
       color_bys: ["kind", "kernel"],
       no_kernel: "(no kernel)",
       missing: "(missing)",
+      palette: { compute: "#3478c6", exchange: "#e87a2c", synchronization: "#d63e52", idle: "#96ba78" },
     },
   },
 });
@@ -74,6 +76,8 @@ function open() {
           end: (k + 1) * width,
           rows: 4,
           bins: request.bins,
+          planes: 1,
+          classes: [1],
           count: 10,
           compressed: null,
           level: request.level,
@@ -167,6 +171,8 @@ test("a block is drawn on arrival only when the view lacks something and it lies
           end: (k + 1) * width,
           rows: 4,
           bins: 512,
+          planes: 1,
+          classes: [1],
           count: 10,
           compressed: null,
           level,

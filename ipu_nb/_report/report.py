@@ -19,6 +19,7 @@ import polars as pl
 from .._markup.sanitize import html_text, script_safe_json
 from .._markup.tables import STYLE, frame_html
 from .._version import __version__
+from .view import is_widget, view_items
 
 __all__ = ["report_html", "save_report"]
 
@@ -97,8 +98,16 @@ def _item_html(item: object, index: int, static: bool) -> tuple[str, bool]:
         return f'<div class="ipu-nb-item">{repr_html()}</div>', False  # escaped by ipu_nb._markup
     raise TypeError(
         f"cannot put a {type(item).__name__} in a report: pass Altair charts, polars DataFrames, "
-        "Profiles, QueryResults, Comparisons, Findings or plain text"
+        "Profiles, QueryResults, Comparisons, Findings, ProfileWidgets or plain text"
     )
+
+
+def _expanded(items: Iterable[object]) -> list[object]:
+    """The items with each `ProfileWidget` replaced by the items of its view (`ipu_nb._report.view`)."""
+    out: list[object] = []
+    for item in items:
+        out.extend(view_items(item) if is_widget(item) else [item])
+    return out
 
 
 def report_html(
@@ -107,7 +116,7 @@ def report_html(
     """The report document as a string (see `save_report`)."""
     parts: list[str] = []
     needs_vega = False
-    for index, item in enumerate(items):
+    for index, item in enumerate(_expanded(items)):
         fragment, vega = _item_html(item, index, static)
         parts.append(fragment)
         needs_vega |= vega
@@ -142,12 +151,15 @@ def save_report(
     ----------
     path : str or Path
         Where to write the ``.html`` file (parent folders are created).
-    *items : Altair chart, polars DataFrame, Profile, QueryResult, Comparison, Findings or str
+    *items : Altair chart, polars DataFrame, Profile, QueryResult, Comparison, Findings, ProfileWidget or str
         In order: charts are drawn interactively (or as inline SVG with
         ``static``), DataFrames as tables (first 50 rows), Profiles,
         QueryResults and Comparisons as their summaries, `Findings` as the
         ranked table of sentences with their cycles at stake, strings as
-        paragraphs. All text escaped.
+        paragraphs. A `ProfileWidget` puts in its current view: the
+        ``charts.timeline`` of it, the selected area's summary and groups
+        (when an area is selected), the ``groups`` table and its markers.
+        All text escaped.
     title, description : str
         Page heading and an optional line under it.
     static : bool, default False

@@ -65,6 +65,8 @@ class Finding:
         ``cycles`` ÷ the profile span.
     ms : float
         ``cycles`` in milliseconds.
+    tile : int or None
+        The physical tile it names (the straggler, a phase's critical tile), or None.
     """
 
     category: str
@@ -75,6 +77,7 @@ class Finding:
     view: tuple[int, int]
     share: float
     ms: float
+    tile: int | None = None
 
     @property
     def flags(self) -> str:
@@ -247,7 +250,14 @@ class _Context:
         return min(start, end - 1), end
 
     def finding(
-        self, category: str, subject: str, cycles: float, message: str, q: Query, view: tuple[int, int]
+        self,
+        category: str,
+        subject: str,
+        cycles: float,
+        message: str,
+        q: Query,
+        view: tuple[int, int],
+        tile: int | None = None,
     ) -> Finding:
         whole = round(cycles)
         return Finding(
@@ -259,6 +269,7 @@ class _Context:
             view=self.view(*view),
             share=self.share(whole),
             ms=self.profile.ms(float(whole)),
+            tile=tile,
         )
 
 
@@ -285,7 +296,9 @@ def _stragglers(c: _Context) -> list[Finding]:
         )
         view = (int_extreme(held.get_column("start"), "min"), int_extreme(held.get_column("end")))
         out.append(
-            c.finding("straggler-tile", f"tile {tile}", cycles, message, make_query(kind="compute", tiles=tile), view)
+            c.finding(
+                "straggler-tile", f"tile {tile}", cycles, message, make_query(kind="compute", tiles=tile), view, tile
+            )
         )
     return out
 
@@ -304,7 +317,13 @@ def _imbalanced_phases(c: _Context) -> list[Finding]:
         q = make_query(kind="compute", phases=row["phase"])
         out.append(
             c.finding(
-                "imbalanced-phase", f"phase {name}", row["recoverable_cycles"], message, q, (row["start"], row["end"])
+                "imbalanced-phase",
+                f"phase {name}",
+                row["recoverable_cycles"],
+                message,
+                q,
+                (row["start"], row["end"]),
+                row["critical_tile"],
             )
         )
     return out

@@ -3,23 +3,28 @@
 Each row carries the widget state that shows its finding (its `Query` as the ``filters``
 trait and the offsets of the supersteps concerned), so a click applies exactly that. The
 findings of each profile are computed once, in steps (`FindingSteps`), which the background
-job (`rows_job`) and ``ProfileWidget.findings`` share.
+job (`rows_job`) and ``ProfileWidget.findings`` share. A finding naming a tile (a straggler,
+a phase's critical tile) is shown with that tile pinned first and its samples highlighted
+(`pinned_first`, `culprit_samples`), so the culprit is on screen whatever the scroll.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .._supersteps import Findings
+import polars as pl
+
+from .._supersteps import Finding, Findings
 from .protocol import FindingRow
 from .side_views import on_main_thread
 
 if TYPE_CHECKING:
     from .._profile import Profile
 
-__all__ = ["FindingSteps", "finding_rows", "rows_job"]
+__all__ = ["FindingSteps", "culprit_samples", "finding_rows", "pinned_first", "rows_job"]
 
 
 def finding_rows(found: Findings) -> list[FindingRow]:
@@ -38,9 +43,28 @@ def finding_rows(found: Findings) -> list[FindingRow]:
                 "share": finding.share,
                 "filters": state["filters"],
                 "view": state["view"],
+                "tile": finding.tile,
             }
         )
     return rows
+
+
+def pinned_first(tracks: dict[str, Any], tile: int) -> dict[str, Any]:
+    """The row layout `tracks` with `tile` pinned first (the other pins kept after it).
+
+    >>> pinned_first({"order": "physical", "pinned": [3, 7], "rows": 0, "scroll": 0}, 7)["pinned"]
+    [7, 3]
+    """
+    return {**tracks, "pinned": [tile, *(t for t in tracks.get("pinned", []) if t != tile)]}
+
+
+def culprit_samples(profile: Profile, finding: Finding, view: list[int]) -> pl.DataFrame | None:
+    """The samples the finding is about on its named tile within offsets `view` (None: it names no tile)."""
+    if finding.tile is None:
+        return None
+    start, end = view
+    q = dataclasses.replace(finding.query, tiles=(finding.tile,), window=(start, end))
+    return profile.filter(q).select("sample")
 
 
 class FindingSteps:

@@ -147,6 +147,9 @@ def _scenarios(record: _Recorder, baseline: _Recorder) -> list[Scenario]:
         )
     )
     out.append(record.run("highlight-cleared", "widget.highlight(None)", None, lambda: widget.highlight(None)))
+    out.append(
+        record.ask("finding", "a click on the best finding (widget.show_finding)", {"type": "finding", "rank": 1})
+    )
     out += [
         baseline.ask("baseline-hello", "with a baseline: side views with deltas", {"type": "hello"}),
         baseline.ask("baseline-groups", "with a baseline: the group table with deltas", {"type": "groups", "id": 1}),
@@ -160,7 +163,11 @@ def _decoded(message: dict[str, Any], buffers: list[bytes]) -> dict[str, list[An
         return None
     out = {name: array.tolist() for name, array in decode_buffers(layout, message, buffers).items()}
     if layout is protocol.PACKED_WINDOW:
-        out["cells"] = unpack_cells(message["rows"], message["bins"], message["runs"], buffers).reshape(-1).tolist()
+        out["cells"] = (
+            unpack_cells(message["planes"] * message["rows"], message["bins"], message["runs"], buffers)
+            .reshape(-1)
+            .tolist()
+        )
     return out
 
 

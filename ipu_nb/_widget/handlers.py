@@ -20,6 +20,7 @@ from .inspector import hover_reply
 from .messages import (
     Blocks,
     Code,
+    Finding,
     Fit,
     Groups,
     Hello,
@@ -63,6 +64,8 @@ class Host(ViewsHost, Protocol):
     def to_code(self) -> str: ...
 
     def _start_findings(self) -> None: ...
+
+    def show_finding(self, rank: int) -> list[int]: ...
 
     def _send_error(self, error: BaseException, address: ReplyAddress | None = None) -> None: ...
 
@@ -178,6 +181,10 @@ def _code(host: Host, shown: Shown, message: Code) -> None:
     host._push(reply)
 
 
+def _finding(host: Host, shown: Shown, message: Finding) -> None:
+    host.show_finding(message.rank)
+
+
 def _hello(host: Host, shown: Shown, message: Hello) -> None:
     """A new view of the widget opened: every side view goes to it."""
     host._views.forget_later()
@@ -204,6 +211,7 @@ HANDLERS: dict[type, Callable[[Host, Shown, Any], None]] = {
     Search: _search,
     Fit: _fit,
     Code: _code,
+    Finding: _finding,
     Hello: _hello,
 }
 #: The messages that mean the view moved: the background's next step waits for it to be still.

@@ -2,8 +2,9 @@
 
 The browser is untrusted input: every field of every message is type- and range-checked
 here, so the widget only ever acts on a `Window`, `Hover`, `Pick`, `Groups`, `Hello`,
-`Blocks`, `Search`, `Fit` or `Code` whose numbers are finite integers inside the profile (offsets within the view limit,
-rows within the timeline, request ids within the integers a browser holds exactly).
+`Blocks`, `Search`, `Fit`, `Code` or `Finding` whose numbers are finite integers inside
+the profile (offsets within the view limit, rows within the timeline,
+request ids within the integers a browser holds exactly).
 Anything else raises `MessageError`, which the widget answers with an error reply.
 """
 
@@ -29,6 +30,7 @@ __all__ = [
     "MIN_VIEW_WIDTH",
     "Blocks",
     "Code",
+    "Finding",
     "Fit",
     "Groups",
     "Hello",
@@ -162,7 +164,15 @@ class Code:
     id: int | None
 
 
-Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit | Code
+@dataclass(frozen=True)
+class Finding:
+    """``{"type": "finding"}``: a click on the findings panel's entry `rank` (``widget.show_finding(rank)``)."""
+
+    id: int | None
+    rank: int
+
+
+Message = Window | Hover | Pick | Groups | Hello | Blocks | Search | Fit | Code | Finding
 #: The ``type`` of every message the front end may send (`ipu_nb._widget.protocol.FromFrontEnd`).
 MESSAGE_TYPES = REQUEST_TYPES
 #: The keys each request must have, in the order its TypedDict lists them (the protocol's word on it).
@@ -287,6 +297,9 @@ def parse_message(content: Any, limits: Limits) -> Message:
         return Fit(id=_request_id(content, kind), by=by, value=value)
     if kind == "code":
         return Code(id=_request_id(content, kind))
+    if kind == "finding":
+        rank = check_integer(_field(content, "rank", kind), "finding rank", 1, MAX_SAFE_INTEGER)
+        return Finding(id=_request_id(content, kind), rank=rank)
     return Hello()
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "Dtype",
     "ErrorReply",
     "Filters",
+    "FindingRequest",
     "FindingRow",
     "FitReply",
     "FitRequest",
@@ -64,6 +65,7 @@ __all__ = [
     "HoverRequest",
     "Layout",
     "LodHeader",
+    "Marker",
     "OverviewPush",
     "PanelPush",
     "PickRequest",
@@ -212,6 +214,14 @@ class FitRequest(TypedDict):
     value: NotRequired[int]
 
 
+class FindingRequest(TypedDict):
+    """A click on a finding: ``widget.show_finding(rank)`` (its filters, view, named tile pinned and highlighted)."""
+
+    type: Literal["finding"]
+    id: NotRequired[int]
+    rank: int
+
+
 class CodeRequest(TypedDict):
     """The "copy as code" button: send ``widget.to_code()`` (answered by `CodeReply`)."""
 
@@ -229,6 +239,7 @@ FromFrontEnd = (
     | SearchRequest
     | FitRequest
     | CodeRequest
+    | FindingRequest
 )
 #: The ``type`` tags of `FromFrontEnd`.
 REQUEST_TYPES: tuple[str, ...] = _tags(FromFrontEnd)
@@ -248,14 +259,18 @@ class RawHeader(TypedDict):
 
 
 class LodHeader(TypedDict):
-    """A summarised window: one u8 cell per (row, bin), ``class | level << 5``; packed as
-    ``"xor-runs"`` (``runs`` runs over the buffers of `ipu_nb._widget.lod.pack_cells`)."""
+    """A summarised window: ``planes`` grids of u8 cells per (row, bin), one per colour class of
+    ``classes`` (ascending; 0: samples not matching the filters), each cell the share of its cycles
+    that class covers in 255ths (`ipu_nb._widget.lod.shares`); packed as ``"xor-runs"`` (``runs``
+    runs over the buffers of `ipu_nb._widget.lod.pack_cells`, the planes one under the other)."""
 
     mode: Literal["lod"]
     start: int
     end: int
     rows: int
     bins: int
+    planes: int
+    classes: list[int]
     count: int
     compressed: Literal["xor-runs"] | None
     runs: NotRequired[int]
@@ -275,6 +290,8 @@ class WindowReply(TypedDict):
     count: int
     rows: NotRequired[int]
     bins: NotRequired[int]
+    planes: NotRequired[int]
+    classes: NotRequired[list[int]]
     compressed: NotRequired[Literal["xor-runs"] | None]
     runs: NotRequired[int]
     labels: NotRequired[list[str]]
@@ -463,6 +480,17 @@ class FindingRow(TypedDict):
     share: float
     filters: Annotated[dict[str, Any], Wire(Filters)]
     view: _Range
+    tile: int | None
+    """The physical tile it names (pinned and highlighted when it is shown), or None."""
+
+
+class Marker(TypedDict):
+    """One note on the timeline (``widget.marker_rows``): offsets ``[start, end]`` (equal: a point in time)
+    and a label, untrusted text the front end shows escaped."""
+
+    start: int
+    end: int
+    label: str
 
 
 class ReplyAddress(TypedDict, total=False):
@@ -603,9 +631,16 @@ LOD_WINDOW = Layout(
     "lod_window",
     "window",
     (("mode", "lod"), ("compressed", None)),
-    (Buffer("cells", "u8", ("rows", "bins"), "`class | level << 5` per (row, bin), row-major"),),
+    (
+        Buffer(
+            "cells",
+            "u8",
+            ("planes", "rows", "bins"),
+            "per plane (class of `classes`), per (row, bin): the class's share of the cell in 255ths, row-major",
+        ),
+    ),
 )
-"""A summarised window (`LodHeader`) as it is: one byte a cell."""
+"""A summarised window (`LodHeader`) as it is: one byte a cell and plane."""
 PACKED_WINDOW = Layout(
     "packed_window",
     "window",

@@ -30,7 +30,7 @@ STATE_VERSION = 1
 """Bumped when a key changes meaning; a state of another version is refused."""
 
 #: The traits a view is made of: range, rows, filters, cursor and inspected sample, area, grouping,
-#: colours, and which of a compared pair is shown.
+#: colours, which of a compared pair is shown, and the markers (notes on the timeline).
 STATE_KEYS: tuple[str, ...] = (
     "view",
     "tracks",
@@ -42,6 +42,7 @@ STATE_KEYS: tuple[str, ...] = (
     "metadata_key",
     "color_by",
     "showing",
+    "marker_rows",
 )
 
 #: The deepest nesting of lists and dicts a state (or a trait's value) may have; a view's deepest,

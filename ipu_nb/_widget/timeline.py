@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .._profile import Profile
     from .._query import ProfileIndex
 
-__all__ = ["MIN_FIT", "extent", "fit", "grid_position", "row_positions", "search_rows", "timeline_matches"]
+__all__ = ["MIN_FIT", "extent", "fit", "grid_position", "row_order", "row_positions", "search_rows", "timeline_matches"]
 
 MIN_FIT = 8
 """The narrowest view a fit gives (the front end's narrowest view, js/timeline/view.ts)."""
@@ -44,6 +44,32 @@ def row_positions(profile: Profile, index: TimelineFacts) -> dict[str, Any]:
     logical = dict(zip(tiles.get_column("tile").to_list(), tiles.get_column("tile_index").to_list(), strict=True))
     rows = index.row_tiles.tolist()
     return {"logical": [logical.get(t, t) for t in rows], "grid": [list(grid_position(t)) for t in rows]}
+
+
+def row_order(info: dict[str, Any], tracks: dict[str, Any], only: list[int]) -> list[int]:
+    """Physical tile ids top to bottom as the front end orders its rows (``orderRows`` in
+    js/timeline/tracks.ts): the `info` rows kept to `only` (all when empty), sorted by ``tracks``'
+    order (logical index, grid column then row, or physical as sent; ties by row), pinned first.
+
+    >>> info = {"rows": [0, 2, 64], "logical": [2, 0, 1], "grid": [[0, 0], [2, 0], [0, 1]]}
+    >>> row_order(info, {"order": "logical", "pinned": [64]}, [])
+    [64, 2, 0]
+    >>> row_order(info, {"order": "grid", "pinned": []}, [2, 64])
+    [64, 2]
+    """
+    rows: list[int] = list(info["rows"])
+    keep = set(only)
+    kept = [r for r in range(len(rows)) if not keep or rows[r] in keep]
+    order = tracks.get("order", "physical")
+    logical, grid = info.get("logical"), info.get("grid")
+    if order == "logical" and logical is not None and len(logical) == len(rows):
+        kept.sort(key=lambda r: (logical[r], r))
+    elif order == "grid" and grid is not None and len(grid) == len(rows):
+        kept.sort(key=lambda r: (grid[r][0], grid[r][1], r))
+    tiles = [rows[r] for r in kept]
+    present = set(tiles)
+    pinned = [t for t in tracks.get("pinned", []) if t in present]
+    return pinned + [t for t in tiles if t not in set(pinned)]
 
 
 def search_rows(profile: Profile, text: str, case_sensitive: bool, mask: np.ndarray | None) -> np.ndarray:

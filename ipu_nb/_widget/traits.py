@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import traitlets
 
+from .markers import MarkerError, normalise_markers
 from .messages import MAX_SAFE_INTEGER, MessageError, check_range
 from .selection import SelectionError, normalise_selection
 from .shown import Side
@@ -110,6 +111,13 @@ def _tracks(value: Any, side: Side) -> dict[str, Any]:
         raise traitlets.TraitError(str(error)) from None
 
 
+def _markers(value: Any, side: Side) -> list[Any]:
+    try:
+        return list(normalise_markers(value, side.limits.end))
+    except MarkerError as error:
+        raise traitlets.TraitError(str(error)) from None
+
+
 #: The check of each view trait (its value as set, the profile shown) → the value kept.
 VIEW_CHECKS: dict[str, Callable[[Any, Side], Any]] = {
     "view": _view,
@@ -117,4 +125,5 @@ VIEW_CHECKS: dict[str, Callable[[Any, Side], Any]] = {
     "selected": _selected,
     "selection": _selection,
     "tracks": _tracks,
+    "marker_rows": _markers,
 }

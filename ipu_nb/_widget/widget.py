@@ -33,9 +33,10 @@ from .answers import Answers
 from .background import Background
 from .baseline import SHOWING, baseline_profile
 from .code import Baseline, view_code
-from .findings_panel import FindingSteps, rows_job
+from .findings_panel import FindingSteps, culprit_samples, pinned_first, rows_job
 from .flip import flip
 from .handlers import FRONT_END_WRITES, handle, update
+from .markers import MarkerError, marker_frame, new_marker
 from .messages import MAX_SAFE_INTEGER, Limits, check_integer, check_range
 from .protocol import ErrorReply, ReplyAddress, ToFrontEnd
 from .pushes import Marks, highlight_push, info
@@ -43,7 +44,7 @@ from .selection import selection_groups
 from .shown import Matching, Shown, Sides
 from .side_views import RECOVERABLE, SideViews, in_kernel
 from .state import STATE_KEYS, STATE_VERSION, default_tracks
-from .timeline import search_rows
+from .timeline import row_order, search_rows
 from .traits import VIEW_CHECKS, Integer, OptionalText, check_trait_depth, merged_state, state_traits
 from .views import Views
 from .zoom import FIT_MARGIN, zoom_target
@@ -133,6 +134,11 @@ class ProfileWidget(anywidget.AnyWidget):
     """str: which profile the timeline and side views show, ``"after"`` (the one given first) or
     ``"baseline"`` (needs ``baseline=``); flipping keeps the view, rows and filters (key ``B``), the
     whole profile staying the whole profile (`ipu_nb._widget.flip`)."""
+    marker_rows = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """list: the markers (notes on the timeline), ``{"start": int, "end": int, "label": str}`` sorted by
+    time (``start == end``: a point); key ``M`` in the browser or `add_marker` adds one, `markers` reads
+    them as a DataFrame. Offsets lie within the profile, labels are at most 200 characters, 500 markers
+    at most (`ipu_nb._widget.markers`)."""
     finding_rows = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
     """list: the findings panel's entries, ``ipu_nb.findings`` of the shown profile, best first
     (each with the ``filters`` and ``view`` that show it; `show_finding` applies one)."""
@@ -185,16 +191,16 @@ class ProfileWidget(anywidget.AnyWidget):
         self.on_msg(self._on_message)
         if self.comm is not None:
             quiet_status.quiet(self.comm.comm_id)
-        # What the front end asks for right after its first picture (overview, flame graph,
-        # group table, metadata order: about a second on a full-size profile, a minute at
-        # ten million samples) is prepared on the worker thread, so the timeline is drawn
-        # first; the views it is asked for later find it done (inline outside a kernel).
-        self._side.submit("warm-up", self._warm_up)
+        # What the side panels and a first click need (flame graph, group table, metadata order)
+        # is prepared on the worker once the index is built, so the timeline is drawn first; the
+        # side views asked for before that do not wait behind it (inline outside a kernel).
+        build = self._shown.side.build
+        self._side.submit("warm-up", self._warm_up, after=lambda: build.index(hurry=False))
         self._views.forget_later()  # the front end's hello asks for every view
 
     def _warm_up(self) -> None:
         """The side views of the initial value, made once ahead of the front end asking (after the first picture)."""
-        self._answers.warm_up(self._shown_now(), hurry=not self._side.threaded)  # inline nothing comes first
+        self._answers.warm_up(self._shown_now())
 
     # ---- what is shown: one value, swapped whole ---------------------------------------------
 
@@ -300,16 +306,27 @@ class ProfileWidget(anywidget.AnyWidget):
     def show_finding(self, rank: int) -> list[int]:
         """Apply finding `rank` (1 = best) of `finding_rows`: its filters, then zoom to its supersteps.
 
-        Returns the new `view`. Raises `ValueError` for a rank with no finding.
+        A finding naming a tile (a straggler, a phase's critical tile: ``finding.tile``) also pins
+        that tile first in `tracks` and highlights its samples there, so its row is on screen
+        whatever the scroll (what a click on the findings panel does). Returns the new `view`.
+        Raises `ValueError` for a rank with no finding.
         """
         found = self.findings
         if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= len(found):
             raise ValueError(f"show_finding(rank): a rank in 1..{len(found)}, got {rank!r}")
-        state = found[rank - 1].state
+        finding = found[rank - 1]
+        state = finding.state
         start, end = state["view"]
         limit = self._limits.end
-        self.filters = state["filters"]
-        return self.zoom_to(range=(min(start, limit - 1), min(max(end, start + 1), limit)))
+        with self.hold_sync():  # one message: the filters, the view and the rows together
+            self.filters = state["filters"]
+            view = self.zoom_to(range=(min(start, limit - 1), min(max(end, start + 1), limit)))
+            if finding.tile is not None:
+                self.tracks = pinned_first(self.tracks, finding.tile)
+        culprit = culprit_samples(self.profile, finding, view)
+        if culprit is not None:
+            self.highlight(culprit)
+        return view
 
     # ---- traits -----------------------------------------------------------------------------
 
@@ -326,7 +343,7 @@ class ProfileWidget(anywidget.AnyWidget):
         self._matched(self._which, filters)  # here, so that filters whose selection fails are never set
         return filters
 
-    @traitlets.validate("view", "at", "selected", "selection", "tracks")
+    @traitlets.validate("view", "at", "selected", "selection", "tracks", "marker_rows")
     def _valid_view_trait(self, proposal: Any) -> Any:
         """A trait of the view, checked against the profile shown (`ipu_nb._widget.traits.VIEW_CHECKS`)."""
         return VIEW_CHECKS[proposal["trait"].name](proposal["value"], self._shown_now().side)
@@ -437,6 +454,36 @@ class ProfileWidget(anywidget.AnyWidget):
         shown, selection = self._shown_now(), self.selection
         return selection_groups(shown.profile, shown.query, selection, self._answers.area_samples(shown, selection))
 
+    @property
+    def timeline_tiles(self) -> list[int]:
+        """Physical tile ids in the timeline's row order: pinned first, then `tracks` order, only the tiles the
+        ``tiles`` filter keeps (what ``charts.timeline(widget)`` draws, top to bottom)."""
+        return row_order(self.info, self.tracks, self.filters.get("tiles") or [])
+
+    @property
+    def markers(self) -> pl.DataFrame:
+        """The markers as a DataFrame: ``start``, ``end`` (offsets in cycles) and ``label``, sorted by time."""
+        return marker_frame(self.marker_rows)
+
+    def add_marker(self, start: int, end: int | None = None, label: str = "") -> pl.DataFrame:
+        """Mark offset `start` (or the range ``[start, end]``) with `label` on the timeline; returns `markers`.
+
+        Raises
+        ------
+        traitlets.TraitError
+            An offset outside the profile, ``end < start``, a label that is no str or longer
+            than 200 characters, or 500 markers already (the message says which).
+
+        >>> widget.add_marker(150_000, label="layer 0 ends").height  # doctest: +SKIP
+        1
+        """
+        try:
+            marker = new_marker(start, end, label, self._limits.end)
+        except MarkerError as error:
+            raise traitlets.TraitError(f"add_marker: {error}") from None
+        self.marker_rows = [*self.marker_rows, dict(marker)]
+        return self.markers
+
     def highlight(self, frame: Any) -> int:
         """Mark the samples of `frame` (any DataFrame with a ``sample`` column) on the timeline.
 
@@ -473,8 +520,9 @@ class ProfileWidget(anywidget.AnyWidget):
     def state(self) -> dict[str, Any]:
         """The whole view as a JSON-serialisable dict: ``view``, ``tracks`` (the row layout),
         ``filters``, ``at``, ``selected``, ``selection``, ``group_by``, ``metadata_key``,
-        ``color_by``, ``showing`` and a ``version``. ``ProfileWidget(profile, state=...)`` or setting it
-        restores the view; a bad value raises `traitlets.TraitError` and changes nothing."""
+        ``color_by``, ``showing``, ``marker_rows`` (the markers) and a ``version``.
+        ``ProfileWidget(profile, state=...)`` or setting it restores the view; a bad value raises
+        `traitlets.TraitError` and changes nothing."""
         return json.loads(json.dumps({"version": STATE_VERSION, **{k: getattr(self, k) for k in STATE_KEYS}}))
 
     @state.setter

@@ -29,6 +29,7 @@ export interface VocabularyInfo {
   color_bys: string[];
   no_kernel: string;
   missing: string;
+  palette: Record<string, string>;
 }
 
 /** The `filters` trait as the front end holds it (`ipu_nb._query.filters_codec.normalise_filters`' form). */
@@ -127,6 +128,13 @@ export interface FitRequest {
   value?: number;
 }
 
+/** A click on a finding: `widget.show_finding(rank)` (its filters, view, named tile pinned and highlighted). */
+export interface FindingRequest {
+  type: "finding";
+  id?: number;
+  rank: number;
+}
+
 /** The "copy as code" button: send `widget.to_code()` (answered by `CodeReply`). */
 export interface CodeRequest {
   type: "code";
@@ -145,8 +153,10 @@ export interface RawHeader {
 }
 
 /**
- * A summarised window: one u8 cell per (row, bin), `class | level << 5`; packed as `"xor-runs"` (`runs` runs over the
- * buffers of `ipu_nb._widget.lod.pack_cells`).
+ * A summarised window: `planes` grids of u8 cells per (row, bin), one per colour class of `classes` (ascending; 0:
+ * samples not matching the filters), each cell the share of its cycles that class covers in 255ths
+ * (`ipu_nb._widget.lod.shares`); packed as `"xor-runs"` (`runs` runs over the buffers of
+ * `ipu_nb._widget.lod.pack_cells`, the planes one under the other).
  */
 export interface LodHeader {
   mode: "lod";
@@ -154,6 +164,8 @@ export interface LodHeader {
   end: number;
   rows: number;
   bins: number;
+  planes: number;
+  classes: number[];
   count: number;
   compressed: "xor-runs" | null;
   runs?: number;
@@ -180,8 +192,10 @@ export interface RawWindowReply {
 }
 
 /**
- * A `WindowReply` with `mode: "lod"` (a `LodHeader`). A summarised window: one u8 cell per (row, bin), `class | level
- * << 5`; packed as `"xor-runs"` (`runs` runs over the buffers of `ipu_nb._widget.lod.pack_cells`).
+ * A `WindowReply` with `mode: "lod"` (a `LodHeader`). A summarised window: `planes` grids of u8 cells per (row, bin),
+ * one per colour class of `classes` (ascending; 0: samples not matching the filters), each cell the share of its cycles
+ * that class covers in 255ths (`ipu_nb._widget.lod.shares`); packed as `"xor-runs"` (`runs` runs over the buffers of
+ * `ipu_nb._widget.lod.pack_cells`, the planes one under the other).
  */
 export interface LodWindowReply {
   type: "window";
@@ -195,6 +209,8 @@ export interface LodWindowReply {
   count: number;
   rows: number;
   bins: number;
+  planes: number;
+  classes: number[];
   compressed: "xor-runs" | null;
   runs?: number;
   labels?: string[];
@@ -373,6 +389,18 @@ export interface FindingRow {
   share: number;
   filters: Filters;
   view: [number, number];
+  /** The physical tile it names (pinned and highlighted when it is shown), or None. */
+  tile: number | null;
+}
+
+/**
+ * One note on the timeline (`widget.marker_rows`): offsets `[start, end]` (equal: a point in time) and a label,
+ * untrusted text the front end shows escaped.
+ */
+export interface Marker {
+  start: number;
+  end: number;
+  label: string;
 }
 
 /** Which request an error answers, where the (possibly bad) request said so well-formed. */
@@ -448,7 +476,8 @@ export type FromFrontEnd =
   | BlocksRequest
   | SearchRequest
   | FitRequest
-  | CodeRequest;
+  | CodeRequest
+  | FindingRequest;
 
 /** Every message the kernel sends. */
 export type ToFrontEnd =
@@ -477,6 +506,7 @@ export const REQUEST_TYPES: readonly FromFrontEnd["type"][] = [
   "search",
   "fit",
   "code",
+  "finding",
 ];
 
 /** The `type` tags of `ToFrontEnd`. */
@@ -505,6 +535,7 @@ export const checkVocabularyInfo = record<VocabularyInfo>({
   color_bys: arrayOf(string),
   no_kernel: string,
   missing: string,
+  palette: recordOf(string),
 });
 
 export const checkFilters = record<Filters>({
@@ -586,6 +617,12 @@ export const checkFitRequest = record<FitRequest>({
   value: optional(integer),
 });
 
+export const checkFindingRequest = record<FindingRequest>({
+  type: literal("finding"),
+  id: optional(integer),
+  rank: integer,
+});
+
 export const checkCodeRequest = record<CodeRequest>({
   type: literal("code"),
   id: optional(integer),
@@ -604,6 +641,8 @@ export const checkLodHeader = record<LodHeader>({
   end: integer,
   rows: integer,
   bins: integer,
+  planes: integer,
+  classes: arrayOf(integer),
   count: integer,
   compressed: nullable(literal("xor-runs")),
   runs: optional(integer),
@@ -636,6 +675,8 @@ export const checkLodWindowReply = record<LodWindowReply>({
   count: integer,
   rows: integer,
   bins: integer,
+  planes: integer,
+  classes: arrayOf(integer),
   compressed: nullable(literal("xor-runs")),
   runs: optional(integer),
   labels: optional(arrayOf(string)),
@@ -805,6 +846,13 @@ export const checkFindingRow = record<FindingRow>({
   share: number,
   filters: checkFilters,
   view: tuple<[number, number]>(integer, integer),
+  tile: nullable(integer),
+});
+
+export const checkMarker = record<Marker>({
+  start: integer,
+  end: integer,
+  label: string,
 });
 
 export const checkReplyAddress = record<ReplyAddress>({
@@ -868,6 +916,7 @@ export const REQUEST_CHECKS: { [T in FromFrontEnd["type"]]: Check<Extract<FromFr
   search: checkSearchRequest,
   fit: checkFitRequest,
   code: checkCodeRequest,
+  finding: checkFindingRequest,
 };
 
 /** The check of each `ToFrontEnd` message, by its type. */
@@ -911,14 +960,14 @@ export const LAYOUTS = {
       { name: "label", dtype: "u32", length: ["count"], only_with: "labels" },
     ],
   },
-  /** A summarised window (`LodHeader`) as it is: one byte a cell. */
+  /** A summarised window (`LodHeader`) as it is: one byte a cell and plane. */
   lod_window: {
     message: "window",
     when: { mode: "lod", compressed: null },
     needs: [],
     buffers: [
-      /** `class | level << 5` per (row, bin), row-major */
-      { name: "cells", dtype: "u8", length: ["rows", "bins"], only_with: null },
+      /** per plane (class of `classes`), per (row, bin): the class's share of the cell in 255ths, row-major */
+      { name: "cells", dtype: "u8", length: ["planes", "rows", "bins"], only_with: null },
     ],
   },
   /** A summarised window packed by `ipu_nb._widget.lod.pack_cells`: each row XOR the row above, as `runs` runs. */

@@ -43,6 +43,8 @@ const lod = {
   end: 14154224,
   rows: 64,
   bins: 800,
+  planes: 1,
+  classes: [1],
   count: 64320,
   compressed: "xor-runs",
   runs: 2480,
@@ -200,7 +202,18 @@ test("docs/widget-protocol.md describes every message type both ways", async () 
   const { readFileSync } = await import("node:fs");
   const doc = readFileSync("docs/widget-protocol.md", "utf8");
   const listed = (type: string) => doc.includes(`| \`${type}\` |`) || doc.includes(`### \`${type}\``);
-  assert.deepEqual(REQUEST_TYPES, ["window", "hover", "pick", "groups", "hello", "blocks", "search", "fit", "code"]);
+  assert.deepEqual(REQUEST_TYPES, [
+    "window",
+    "hover",
+    "pick",
+    "groups",
+    "hello",
+    "blocks",
+    "search",
+    "fit",
+    "code",
+    "finding",
+  ]);
   for (const type of [...REQUEST_TYPES, ...REPLY_TYPES]) assert.ok(listed(type), `${type} is not described`);
   assert.equal(REPLY_TYPES.length, 13);
 });
@@ -217,6 +230,8 @@ test("block replies, the replies closing block requests, search matches and fits
     end: 512,
     rows: 2,
     bins: 512,
+    planes: 1,
+    classes: [1],
     count: 9,
     compressed: null,
     level: 0,

@@ -4,7 +4,7 @@
 
 import type { Vocabulary } from "../common/vocabulary";
 import type { FindingRow } from "../panels/findings";
-import type { Area, Filters } from "./generated";
+import type { Area, Filters, Marker } from "./generated";
 
 export type { Area, Filters } from "./generated";
 
@@ -72,6 +72,8 @@ export interface Traits {
   showing: Showing;
   /** The findings panel's entries (js/panels/findings.ts). */
   finding_rows: FindingRow[];
+  /** The markers, by time (js/timeline/markers.ts). */
+  marker_rows: Marker[];
 }
 
 export type Showing = "after" | "baseline";
@@ -96,6 +98,9 @@ export interface LodWindow {
   end: number;
   count: number;
   bins: number;
+  /** The colour class of each plane of `cells`, ascending (0: samples not matching the filters). */
+  classes: number[];
+  /** Per plane, per (row, bin), row-major: the class's share of the cell's cycles in 255ths. */
   cells: Uint8Array;
 }
 

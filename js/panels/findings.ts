@@ -1,4 +1,4 @@
-// The findings panel (issue 14): `ipu_nb.findings(profile)` of the shown profile, ranked by
+// The findings panel: `ipu_nb.findings(profile)` of the shown profile, ranked by
 // the cycles at stake. Clicking an entry applies its filters and zooms the timeline to the
 // supersteps it is about. Every string is shown through displayText (profile strings are untrusted).
 

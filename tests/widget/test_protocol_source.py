@@ -28,7 +28,7 @@ import pytest
 
 from ipu_nb._widget import protocol, protocol_doc, protocol_gen, protocol_ts
 from ipu_nb._widget.lod import RawWindow, encode_window, unpack_cells
-from ipu_nb._widget.lod.cells import CellWindow
+from ipu_nb._widget.lod.shares import ShareWindow
 from ipu_nb._widget.messages import Limits, MessageError, parse_message
 from ipu_nb._widget.wire import WireError, decode_buffers, encode_buffers, layout_of
 
@@ -202,7 +202,7 @@ def test_golden_buffers_decode_by_the_layouts_to_the_values_written() -> None:
         arrays = decode_buffers(layout, message, buffers)
         decoded = dict(entry["decoded"])
         if layout is protocol.PACKED_WINDOW:
-            cells = unpack_cells(message["rows"], message["bins"], message["runs"], buffers)
+            cells = unpack_cells(message["planes"] * message["rows"], message["bins"], message["runs"], buffers)
             assert cells.reshape(-1).tolist() == decoded.pop("cells"), scenario
         assert {k: v.tolist() for k, v in arrays.items()} == decoded, scenario
     # The kernel always packs summaries, so no golden has the plain cells layout (tested below).
@@ -235,8 +235,11 @@ def test_a_raw_window_is_encoded_as_hand_packed_little_endian_arrays() -> None:
 
 
 def test_plain_cells_follow_their_layout() -> None:
-    cells = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.uint8)
-    header, buffers = encode_window(CellWindow(start=0, end=9, bins=3, cells=cells, sample_count=4), compress=False)
+    planes = np.array([[[1, 2, 3]], [[4, 5, 6]]], dtype=np.uint8)  # two classes' shares of one row's cells
+    classes = np.array([0, 3], dtype=np.uint8)
+    answer = ShareWindow(start=0, end=9, bins=3, classes=classes, planes=planes, sample_count=4)
+    header, buffers = encode_window(answer, compress=False)
+    assert (header["planes"], header["classes"], header["rows"]) == (2, [0, 3], 1)
     assert layout_of({"type": "window", **header}) is protocol.LOD_WINDOW
     assert buffers == [bytes([1, 2, 3, 4, 5, 6])]
     assert decode_buffers(protocol.LOD_WINDOW, header, buffers)["cells"].tolist() == [1, 2, 3, 4, 5, 6]

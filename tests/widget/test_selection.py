@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 import traitlets
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -178,7 +179,7 @@ def test_the_area_narrows_the_filters_never_replaces_them(widget, profile):
     assert widget.selection_groups.columns == widget.groups.columns
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30))
 @given(st.data())
 def test_selection_groups_equal_the_clipped_query(profile, data):
     widget = ProfileWidget(profile)
@@ -215,7 +216,7 @@ def test_selection_groups_equal_the_clipped_query(profile, data):
     assert frame["sample"].to_list() == sorted(brute_area(profile, start, end, tiles, keep))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(st.data())
 def test_the_widgets_area_samples_are_the_query_cores_window_samples(profile, data):
     # The widget finds an area's rows in its timeline index; the query core scans every sample.
@@ -239,7 +240,7 @@ def test_the_widgets_area_samples_are_the_query_cores_window_samples(profile, da
     assert_frame_equal(widget.selection_samples, selection_samples(profile, widget.query, widget.selection))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(st.data())
 def test_area_longest_is_the_whole_areas_order_cut_to_n(profile, data):
     # Narrow windows clip many samples to the same length: ties at the n-th place are common.
@@ -459,6 +460,7 @@ def test_state_round_trips_through_json_and_a_new_widget(widget, profile):
         widget.color_by = "kernel"
         widget.group_by = "tile"
         widget.tracks = {"order": "logical", "pinned": [rows[9]], "rows": 100, "scroll": 20}
+        widget.add_marker(300, 900, label="a <note>")
     state = widget.state
     assert json.loads(json.dumps(state)) == state
     assert set(state) == {"version", "view", "tracks", "filters", "at", "selected", "selection"} | {
@@ -466,6 +468,7 @@ def test_state_round_trips_through_json_and_a_new_widget(widget, profile):
         "metadata_key",
         "color_by",
         "showing",
+        "marker_rows",
     }
     assert state["showing"] == "after"  # no baseline: the one profile
     copy = ProfileWidget(profile, state=json.loads(json.dumps(state)))

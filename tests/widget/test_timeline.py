@@ -121,9 +121,10 @@ def test_summary_blocks_hold_the_cells_of_the_windows_they_stand_for(widget, pro
     for content, buffers in replies:
         start, end = block_range(level, bins, content["block"])
         assert content["mode"] == "lod" and content["filtered"] is True
-        cells = unpack_cells(content["rows"], content["bins"], content["runs"], buffers)
+        cells = unpack_cells(content["planes"] * content["rows"], content["bins"], content["runs"], buffers)
         alone = lod.encode_window(lod.window(index, start, end, bins, mask, "kind", raw_limit=3))
-        expected = unpack_cells(content["rows"], bins, alone[0]["runs"], alone[1])
+        assert alone[0]["classes"] == content["classes"]
+        expected = unpack_cells(alone[0]["planes"] * content["rows"], bins, alone[0]["runs"], alone[1])
         assert np.array_equal(cells, expected), content["block"]
         assert content["count"] == len(overlapping(profile, start, end))
     done = widget.recorder.of("blocks")[-1][0]

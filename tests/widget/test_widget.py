@@ -118,9 +118,10 @@ def test_window_summaries_when_raw_is_too_big(widget, monkeypatch):
     msg(widget, {"type": "window", "id": 1, "start": 0, "end": widget.view[1], "pixels": 40})
     content, buffers = widget.recorder.last("window")
     assert content["mode"] == "lod" and content["bins"] == 40
-    cells = unpack_cells(5, 40, content["runs"], buffers)
-    assert (cells[2] == 0).all()  # tile 5 has no samples
-    assert (cells[[0, 1, 3, 4]] >> 5).max() == 7
+    planes = content["planes"]
+    cells = unpack_cells(planes * 5, 40, content["runs"], buffers).reshape(planes, 5, 40)
+    assert (cells[:, 2] == 0).all()  # tile 5 has no samples
+    assert cells.sum(axis=0, dtype=int)[[0, 1, 3, 4]].max() == 255  # some cell covered whole
 
 
 def test_pick_sets_at_and_selected_and_matches_profile_filter(widget, profile):

@@ -8,8 +8,9 @@ from typing import Any
 
 import polars as pl
 import pytest
+from budget import examples
 from builders import S, T, profile_from_tiles
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from widget_sent import Sent
 
@@ -298,7 +299,7 @@ message = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(400))
 @given(content=message)
 def test_fuzzed_messages_never_raise_and_refused_ones_change_nothing(widget, content):
     before = snapshot(widget)
@@ -407,7 +408,7 @@ trait_value = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300))
 @given(state=st.dictionaries(st.sampled_from([*STATE, "nonsense"]), trait_value, max_size=3))
 def test_fuzzed_trait_updates_never_raise_and_leave_a_usable_state(widget, state):
     before = snapshot(widget)
@@ -446,6 +447,7 @@ def test_requests_with_only_their_required_keys_are_accepted() -> None:
     values = {
         **{"start": 1, "end": 9, "pixels": 100, "row": 0, "x": 3},
         **{"level": 0, "bins": 4, "blocks": [0], "filters": {}, "color_by": "kind", "text": "x", "by": "matching"},
+        "rank": 1,
     }
     for cls in typing.get_args(protocol.FromFrontEnd):
         content = {key: values.get(key) for key in cls.__required_keys__}
@@ -482,6 +484,7 @@ def test_every_reply_the_widget_sends_has_its_protocol_keys(widget) -> None:
 
 
 def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
+    from ipu_nb import palette
     from ipu_nb._model import vocabulary
 
     info = ProfileWidget(profile).info["vocabulary"]
@@ -492,6 +495,7 @@ def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
         "color_bys": list(vocabulary.COLOR_BYS),
         "no_kernel": "(no kernel)",
         "missing": "(missing)",
+        "palette": palette(),
     }
 
 
