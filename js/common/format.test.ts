@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cycles, formatIntList, ms, parseIntList, ticks } from "./format";
+import { cycles, formatIntList, ms, parseIntList, plural, ticks } from "./format";
 
 test("cycles abbreviates without dropping significant zeros", () => {
   assert.equal(cycles(0), "0");
@@ -31,4 +31,13 @@ test("integer lists parse ranges and round-trip", () => {
   assert.equal(formatIntList([3, 5, 6, 7, 64]), "3, 5-7, 64");
   assert.throws(() => parseIntList("3,x"), /not a number/);
   assert.throws(() => parseIntList("7-5"), /bad range/);
+});
+
+test("plural: one noun for exactly one, the plural (or an irregular one) otherwise, the count grouped", () => {
+  assert.equal(plural(1, "matching sample"), "1 matching sample");
+  assert.equal(plural(0, "tile"), "0 tiles");
+  assert.equal(plural(2, "tile"), "2 tiles");
+  assert.equal(plural(1_170_240, "sample"), "1,170,240 samples");
+  assert.equal(plural(1, "entry", "entries"), "1 entry");
+  assert.equal(plural(3, "entry", "entries"), "3 entries");
 });

@@ -24,6 +24,11 @@ export function grouped(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }
 
+/** "1 sample", "1,280 samples": the count, grouped, then the noun in its number (`nouns`: an irregular plural). */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${grouped(n)} ${Math.round(n) === 1 ? noun : nouns}`;
+}
+
 /** Tick positions for [start, end] at steps of 1, 2 or 5 × 10^k, about `count` of them. */
 export function ticks(start: number, end: number, count: number): number[] {
   if (!(end > start) || count < 1) return [];

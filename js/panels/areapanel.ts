@@ -5,7 +5,7 @@
 
 import type { Disposers } from "../common/disposers";
 import { clear, el } from "../common/dom";
-import { cycles, grouped, ms } from "../common/format";
+import { cycles, grouped, ms, plural } from "../common/format";
 import { frameScheduler } from "../common/frames";
 import { displayText } from "../common/text";
 import { kernelLabel, type Vocabulary } from "../common/vocabulary";
@@ -24,9 +24,9 @@ export function tilesLabel(tiles: number[] | null): string {
   if (tiles === null) return "every tile";
   if (tiles.length === 1) return `tile ${tiles[0]}`;
   const contiguous = tiles[tiles.length - 1] - tiles[0] === tiles.length - 1;
-  if (contiguous) return `${tiles.length} tiles (${tiles[0]}–${tiles[tiles.length - 1]})`;
+  if (contiguous) return `${plural(tiles.length, "tile")} (${tiles[0]}–${tiles[tiles.length - 1]})`;
   const head = tiles.slice(0, 6).join(", ");
-  return `${tiles.length} tiles (${head}${tiles.length > 6 ? ", …" : ""})`;
+  return `${plural(tiles.length, "tile")} (${head}${tiles.length > 6 ? ", …" : ""})`;
 }
 
 /** What a selected area updates: its panel, the group table and the flame graph. */
@@ -147,7 +147,7 @@ export class AreaPanel {
     const summary = el(
       "div",
       "ipu-nb-area-summary",
-      `${grouped(msg.count)} matching samples on ${grouped(msg.tiles_hit)} tiles · ${cycles(msg.cycles)} cycles inside the area`,
+      `${plural(msg.count, "matching sample")} on ${plural(msg.tiles_hit, "tile")} · ${cycles(msg.cycles)} cycles inside the area`,
     );
     summary.dataset.count = String(msg.count);
     summary.dataset.cycles = String(msg.cycles);

@@ -5,7 +5,7 @@
 
 import type { Disposers } from "../common/disposers";
 import { clear, el } from "../common/dom";
-import { grouped, ms } from "../common/format";
+import { grouped, ms, plural } from "../common/format";
 import { displayText } from "../common/text";
 import { kernelLabel, type Vocabulary } from "../common/vocabulary";
 import type { AtSummary, SampleInfo } from "../kernel/protocol";
@@ -52,7 +52,7 @@ export class Inspector {
       el(
         "div",
         "ipu-nb-at-head",
-        `cycle ${grouped(at.at)} (${ms(at.at, this.host.clockHz())}) · ${grouped(at.count)} matching samples on ${grouped(at.tiles)} tiles`,
+        `cycle ${grouped(at.at)} (${ms(at.at, this.host.clockHz())}) · ${plural(at.count, "matching sample")} on ${plural(at.tiles, "tile")}`,
       ),
     );
     this.list("Kinds", at.kinds);

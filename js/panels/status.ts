@@ -1,12 +1,12 @@
 // The status line under the widget: what the view shows and how it got there, or the latest error.
 
 import { el } from "../common/dom";
-import { grouped } from "../common/format";
+import { grouped, plural } from "../common/format";
 
 export interface ViewFacts {
-  /** Samples overlapping the view, and of them those matching the filters. */
-  count: number;
-  matched: number;
+  /** Samples overlapping the view, and of them those matching the filters (null: not counted yet). */
+  count: number | null;
+  matched: number | null;
   filtered: boolean;
   /** The level drawn (bins of 2^level cycles). */
   level: number;
@@ -18,18 +18,22 @@ export interface ViewFacts {
   cacheBytes: number;
 }
 
-/** "1,170,240 samples in view · 0 match the filters · …": never a count that reads as matching when none does. */
+/**
+ * "1,170,240 samples in view · 0 match the filters · …": never a count that reads as matching when
+ * none does, nor a count of another view ("counting the samples in view" until it is known).
+ */
 export function viewStatus(f: ViewFacts): string {
-  const samples = `${grouped(f.count)} sample${f.count === 1 ? "" : "s"} in view`;
-  const matching = !f.filtered
-    ? ""
-    : f.matched === 0
-      ? " · none match the filters"
-      : ` · ${grouped(f.matched)} match${f.matched === 1 ? "es" : ""} the filters`;
-  const bins = `bins of ${grouped(2 ** f.level)} cycle${f.level === 0 ? "" : "s"}`;
+  const samples = f.count === null ? "counting the samples in view" : `${plural(f.count, "sample")} in view`;
+  const matching =
+    !f.filtered || f.matched === null
+      ? ""
+      : f.matched === 0
+        ? " · none match the filters"
+        : ` · ${grouped(f.matched)} ${f.matched === 1 ? "matches" : "match"} the filters`;
+  const bins = `bins of ${plural(2 ** f.level, "cycle")}`;
   const trip =
     f.roundTripMs === null ? "" : ` · refined in ${f.roundTripMs.toFixed(0)} ms (kernel ${f.kernelMs.toFixed(0)} ms)`;
-  const cache = ` · cache ${grouped(f.cached)} blocks, ${(f.cacheBytes / 2 ** 20).toFixed(1)} MB`;
+  const cache = ` · cache ${plural(f.cached, "block")}, ${(f.cacheBytes / 2 ** 20).toFixed(1)} MB`;
   return `${samples}${matching} · ${bins}${trip}${cache}`;
 }
 
@@ -38,8 +42,8 @@ export class Status {
 
   view(facts: ViewFacts): void {
     this.root.textContent = viewStatus(facts);
-    this.root.dataset.count = String(facts.count);
-    this.root.dataset.matched = String(facts.matched);
+    this.root.dataset.count = String(facts.count ?? "");
+    this.root.dataset.matched = String(facts.matched ?? "");
   }
 
   error(text: string): void {

@@ -3,7 +3,7 @@
 
 import type { Disposers } from "../common/disposers";
 import { el } from "../common/dom";
-import { grouped } from "../common/format";
+import { grouped, plural } from "../common/format";
 import { type Layout, ORDER_LABELS, TILE_ORDERS, type TileOrder } from "../timeline/tracks";
 
 export interface TrackBarHost {
@@ -55,7 +55,7 @@ export class TrackBar {
         ? ` · rows ${grouped(first)}–${grouped(Math.min(layout.tiles, layout.scroll + layout.scrolledRows * layout.perRow))}`
         : "";
     const per = layout.perRow > 1 ? ` · ${layout.perRow} tiles per row` : "";
-    this.rows.textContent = `${grouped(layout.tiles)} tiles${scrolled}${per}`;
+    this.rows.textContent = `${plural(layout.tiles, "tile")}${scrolled}${per}`;
     this.rows.title =
       layout.perRow > 1
         ? `Rows thinner than a pixel are merged: each row shows ${layout.perRow} tiles, the strongest cell of each bin`

@@ -17,13 +17,13 @@ import { drawBarLabels, drawGutter, drawMarks, type Frame, rowLabel } from "./la
 import { blockRange, blocksIn, levelFor, topLevel } from "./levels";
 import { type ImageSpec, type Painted, paintView, prepareImage, viewIsFinal } from "./painter";
 import { GUTTER, INK, PLOT_HEIGHT, pixelsPerCycle, plotWidth } from "./plot";
+import { type HeldLayout, pageRows, RowLayouts } from "./rowlayout";
 import { readoutText, rulerText } from "./ruler";
 import type { BlockCache, CacheEntry } from "./tilecache";
 import { type TimelineActions, TimelineInput } from "./timeline-input";
 import {
   displayRowAt,
   type Layout,
-  layoutTracks,
   membersOf,
   revealScroll,
   screenRowOf,
@@ -89,7 +89,7 @@ export class Timeline {
   private width = 600;
   private input: TimelineInput;
   readonly choice: TrackChoice = { order: "physical", only: [], pinned: [], inView: 0, scroll: 0 };
-  private layoutCache: { key: string; layout: Layout; rowOf: Int32Array } | null = null;
+  private readonly layouts = new RowLayouts();
   private described: Layout | null = null;
   /** Whether the marks layer holds anything (then a draw without matches clears it once). */
   private marked = false;
@@ -143,30 +143,20 @@ export class Timeline {
 
   // ---- rows ------------------------------------------------------------------------------------
 
-  /** The current row layout (recomputed when what it depends on changes). */
+  /** The current row layout (made again when what it depends on changes: rowlayout.ts). */
   layout(): Layout {
-    const source = this.host.source();
-    this.choice.only = this.host.onlyTiles();
+    return this.heldLayout().layout;
+  }
+
+  private heldLayout(): HeldLayout {
+    this.choice.only = this.host.onlyTiles() ?? [];
     const height = Math.round(PLOT_HEIGHT * this.dpr);
-    const key = JSON.stringify([this.choice, source.rows.length, height, this.dpr]);
-    if (this.layoutCache?.key !== key) {
-      const layout = layoutTracks(source, this.choice, height, this.dpr);
-      const rowOf = new Int32Array(source.rows.length).fill(-1);
-      for (let d = 0; d < layout.offsets.length - 1; d++) {
-        for (let i = layout.offsets[d]; i < layout.offsets[d + 1]; i++) rowOf[layout.members[i]] = d;
-      }
-      this.choice.inView = layout.inView;
-      this.choice.scroll = layout.scroll;
-      this.layoutCache = { key: JSON.stringify([this.choice, source.rows.length, height, this.dpr]), layout, rowOf };
-      this.host.rowsChanged(layout);
-    }
-    return this.layoutCache.layout;
+    return this.layouts.get(this.host.source(), this.choice, height, this.dpr, (l) => this.host.rowsChanged(l));
   }
 
   /** The display row showing kernel row `row` (-1: not shown). */
   displayRowOf(row: number): number {
-    this.layout();
-    return this.layoutCache!.rowOf[row] ?? -1;
+    return this.heldLayout().rowOf[row] ?? -1;
   }
 
   private rowsChanged(): void {
@@ -190,12 +180,16 @@ export class Timeline {
     this.rowsChanged();
   }
 
-  /** Scroll by `rows` screen rows, or by pages when `pages` is set. */
-  scrollBy(rows: number, pages = false): void {
+  /** Scroll by `rows` screen rows (the wheel over the labels). */
+  scrollBy(rows: number): void {
     const layout = this.layout();
-    const step = pages ? Math.max(1, layout.scrolledRows - 1) : 1;
-    this.choice.scroll = Math.max(0, layout.scroll + Math.round(rows * step) * layout.perRow);
+    this.choice.scroll = Math.max(0, layout.scroll + Math.round(rows) * layout.perRow);
     this.rowsChanged();
+  }
+
+  /** Scroll by `pages` pages of rows (a fraction: the arrow keys), at least one row. */
+  scrollPages(pages: number): void {
+    this.scrollBy(pageRows(this.layout().scrolledRows, pages));
   }
 
   /** Pin `tile` to the top (unpin it when it is pinned). */

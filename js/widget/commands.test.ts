@@ -17,7 +17,7 @@ function recorder(open: { help?: boolean; ruler?: boolean; area?: boolean; searc
     parts: {
       timeline: {
         zoomRows: note("zoomRows"),
-        scrollBy: note("scrollBy"),
+        scrollPages: note("scrollPages"),
         clearRuler: note("clearRuler", !!open.ruler),
       },
       area: { clear: note("clearArea", !!open.area), toggleTool: note("toggleTool") },
@@ -52,8 +52,8 @@ test("each shortcut's action reaches the part it names", () => {
     '{"zoom":0.5}': "zoom(0.5)",
     '{"pan":-0.25}': "pan(-0.25)",
     '{"rows":2}': "zoomRows(2)",
-    '{"scroll":-0.25}': "scrollBy(-1,false)",
-    '{"scroll":1}': "scrollBy(1,true)",
+    '{"scroll":-0.25}': "scrollPages(-0.25)",
+    '{"scroll":1}': "scrollPages(1)",
     '"reset"': "reset",
     '"area-tool"': "toggleTool",
     '"fit"': "fitFocus",

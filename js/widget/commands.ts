@@ -25,6 +25,8 @@ export interface Commands {
   fitMatching(): void;
   /** Pin the selected sample's tile to the top (again: unpin). */
   pinSelected(): void;
+  /** Add a marker at the selected area, else at the cursor (`marker_rows`). */
+  addMarker(): void;
 }
 
 export function perform(c: Commands, action: KeyAction): void {
@@ -33,7 +35,7 @@ export function perform(c: Commands, action: KeyAction): void {
     if ("zoom" in action) c.views.zoom(action.zoom);
     else if ("pan" in action) c.views.pan(action.pan);
     else if ("rows" in action) timeline.zoomRows(action.rows);
-    else timeline.scrollBy(Math.sign(action.scroll), Math.abs(action.scroll) >= 1);
+    else timeline.scrollPages(action.scroll);
     return;
   }
   switch (action) {
@@ -70,6 +72,9 @@ export function perform(c: Commands, action: KeyAction): void {
       break;
     case "help":
       help.toggle();
+      break;
+    case "marker":
+      c.addMarker();
       break;
     case "baseline":
       baselineToggle.flip();

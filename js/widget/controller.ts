@@ -14,6 +14,7 @@ import { AFTER_FRAME_MS, Deferred } from "../kernel/requests";
 import type { Area, Filters, Info, Showing, Traits } from "../kernel/types";
 import type { FindingRow } from "../panels/findings";
 import type { Matches } from "../panels/search";
+import type { Marker } from "../timeline/markers";
 import type { Painted } from "../timeline/painter";
 import type { Layout } from "../timeline/tracks";
 import { applyTracks, sameTracks, tracksOf } from "../timeline/trackstate";
@@ -188,9 +189,38 @@ export class WidgetController implements PartsHost, Commands {
     this.save("selected", id);
   }
 
+  /** The kernel applies it (`widget.show_finding`): filters, view, its tile pinned and highlighted. */
   showFinding(row: FindingRow): void {
-    this.setFilters(row.filters);
-    this.views.set(row.view, true);
+    this.send({ type: "finding", rank: row.rank });
+  }
+
+  /** The view around a marker (a point: the view's width kept, centred on it). */
+  showMarker(m: Marker): void {
+    this.views.set(showing(this.view(), m.start, Math.max(m.end, m.start + 1), this.span()), true);
+  }
+
+  /** A marker at the selected area, else at the cursor, its label typed in the list (Python checks it all). */
+  addMarker(): void {
+    const area = this.model.get("selection");
+    const at = this.model.get("at");
+    const place = area ? [area.start, area.end] : at !== null ? [at, at] : null;
+    if (!place) {
+      this.parts.status.error("M marks the cursor or the selected area: click or alt+drag on the timeline first");
+      return;
+    }
+    const marker: Marker = { start: place[0], end: place[1], label: "" };
+    const next = [...(this.model.get("marker_rows") ?? []), marker].sort((a, b) => a.start - b.start || a.end - b.end);
+    this.save("marker_rows", next);
+    this.onMarkers();
+    this.parts.markers.focusLabel(marker.start, marker.end); // typed in the list, Enter keeps it
+  }
+
+  relabel(index: number, label: string): void {
+    const rows = [...(this.model.get("marker_rows") ?? [])];
+    if (!rows[index]) return;
+    rows[index] = { ...rows[index], label };
+    this.save("marker_rows", rows);
+    this.parts.markerLayer.draw();
   }
 
   /**
@@ -223,6 +253,7 @@ export class WidgetController implements PartsHost, Commands {
 
   drew(painted: Painted, final: boolean, ms: number): void {
     this.parts.highlights.draw();
+    this.parts.markerLayer.draw();
     this.parts.area.draw();
     // What the picture shows, as the kernel answered it (tests check it follows the controls).
     const as = final ? this.blocks.answer(this.state()) : undefined;
@@ -297,6 +328,7 @@ export class WidgetController implements PartsHost, Commands {
   private onView(): void {
     const [s, e] = this.view();
     this.root.dataset.view = `${s},${e}`;
+    this.showStatus(); // with the view it counts (a view drawn from the cache may not be counted yet)
     this.parts.tooltip.unhover(); // what it described may have moved or gone
     this.parts.timeline.viewChanged();
     this.blocks.hold.moved([s, e]);
@@ -308,6 +340,7 @@ export class WidgetController implements PartsHost, Commands {
     this.groupsDirty = true;
     this.focus = "filters";
     this.blocks.restate();
+    this.showStatus();
     this.parts.controls.sync();
     this.parts.flame.render();
     this.parts.search.refresh();
@@ -327,6 +360,7 @@ export class WidgetController implements PartsHost, Commands {
     this.groupsDirty = true;
     this.blocks.restate();
     this.root.dataset.showing = this.model.get("showing");
+    this.showStatus();
     this.parts.baselineToggle.sync();
     this.parts.header.render();
     this.parts.legend.render();
@@ -339,6 +373,11 @@ export class WidgetController implements PartsHost, Commands {
     this.parts.legend.render();
     this.parts.flame.render(); // coloured like the timeline
     this.drawSoon();
+  }
+
+  private onMarkers(): void {
+    this.parts.markers.render();
+    this.parts.markerLayer.draw();
   }
 
   private onGrouping(): void {
@@ -366,6 +405,7 @@ export class WidgetController implements PartsHost, Commands {
     bag.on(model, "change:showing", () => this.onShowing());
     bag.on(model, "change:info", () => this.onInfo());
     bag.on(model, "change:finding_rows", () => parts.findings.render());
+    bag.on(model, "change:marker_rows", () => this.onMarkers());
     bag.on(model, "change:at", () => parts.timeline.drawOverlay());
     bag.on(model, "change:selection", () => {
       parts.area.draw();
@@ -394,13 +434,16 @@ export class WidgetController implements PartsHost, Commands {
     if (this.groupsDirty) this.askGroups();
   }
 
-  /** The status line, for the view and state shown (unchanged until a reply has counted their samples). */
+  /**
+   * The status line, for the view and state shown: their samples as a reply counted them, or that
+   * they are being counted (never the count of another view or state).
+   */
   private showStatus(): void {
     const counted = this.blocks.counted();
-    if (!counted) return;
     const { cache, refined } = this.blocks;
     this.parts.status.view({
-      ...counted,
+      count: counted?.count ?? null,
+      matched: counted?.matched ?? null,
       filtered: this.blocks.answer(this.state())?.filtered ?? false,
       level: this.parts.timeline.level(),
       roundTripMs: refined.roundTrip,

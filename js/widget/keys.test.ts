@@ -59,3 +59,32 @@ test("keys reach the view unless typed into an input or held with ctrl; handled 
     dom.uninstall();
   }
 });
+
+test("a mouse press anywhere in the view but on a control gives the view the focus", () => {
+  const dom = installFakeDom();
+  try {
+    const bag = new Disposers();
+    const root = document.createElement("div");
+    let focused = 0;
+    (root as unknown as { focus(): void }).focus = () => focused++;
+    bindKeys(root, () => {}, bag);
+    const down = (tagName: string) =>
+      (root as unknown as { dispatchEvent(e: object): void }).dispatchEvent({ type: "mousedown", target: { tagName } });
+    for (const tag of ["CANVAS", "DIV", "SPAN"]) down(tag);
+    assert.equal(focused, 3);
+    for (const tag of ["INPUT", "SELECT", "TEXTAREA", "BUTTON"]) down(tag);
+    assert.equal(focused, 3); // a control takes the focus itself
+    bag.dispose();
+  } finally {
+    dom.uninstall();
+  }
+});
+
+test("the arrow keys scroll a quarter page of rows, PageUp and PageDown a page", () => {
+  assert.deepEqual(["ArrowUp", "ArrowDown", "PageUp", "PageDown"].map(keyAction), [
+    { scroll: -0.25 },
+    { scroll: 0.25 },
+    { scroll: -1 },
+    { scroll: 1 },
+  ]);
+});

@@ -1,6 +1,8 @@
-// Keyboard shortcuts of the widget (active while it has the focus; clicking a canvas gives
-// it the focus). Keys typed into the controls' inputs stay there. SHORTCUTS is the one list:
-// the key handler and the help overlay (`?`) both read it.
+// Keyboard shortcuts of the widget: active only while it has the focus (a click in it gives it
+// the focus, shown by a focus ring). A key it handles stops at its root, so JupyterLab's
+// command mode (listening on the document) never sees it; every other key goes on to
+// JupyterLab. Keys typed into the controls' inputs stay there. SHORTCUTS is the one list: the
+// key handler and the help overlay (`?`) both read it.
 
 import type { Disposers } from "../common/disposers";
 
@@ -19,6 +21,7 @@ export type KeyAction =
   | "pin"
   | "area-tool"
   | "baseline"
+  | "marker"
   | "help";
 
 export interface Shortcut {
@@ -34,8 +37,8 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["d", "ArrowRight"], does: "pan right a quarter of the view", action: { pan: 0.25 } },
   { keys: ["]"], does: "fewer tile rows, taller (vertical zoom in)", action: { rows: 0.5 } },
   { keys: ["["], does: "more tile rows, thinner (vertical zoom out)", action: { rows: 2 } },
-  { keys: ["ArrowUp"], does: "scroll the tile rows up", action: { scroll: -0.25 } },
-  { keys: ["ArrowDown"], does: "scroll the tile rows down", action: { scroll: 0.25 } },
+  { keys: ["ArrowUp"], does: "scroll the tile rows up a quarter of a page", action: { scroll: -0.25 } },
+  { keys: ["ArrowDown"], does: "scroll the tile rows down a quarter of a page", action: { scroll: 0.25 } },
   { keys: ["PageUp"], does: "scroll the tile rows up a page", action: { scroll: -1 } },
   { keys: ["PageDown"], does: "scroll the tile rows down a page", action: { scroll: 1 } },
   { keys: ["f"], does: "zoom to fit the selected sample or search hit, else what the filters match", action: "fit" },
@@ -46,6 +49,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["p"], does: "pin the selected sample's tile to the top (again: unpin)", action: "pin" },
   { keys: ["b"], does: "area tool on/off: plain drags select an area instead of zooming", action: "area-tool" },
   { keys: ["B"], does: "with a baseline: flip the timeline between the profile and its baseline", action: "baseline" },
+  { keys: ["M"], does: "mark the selected area, else the cursor, with a label (a marker)", action: "marker" },
   { keys: ["0"], does: "whole profile", action: "reset" },
   {
     keys: ["Escape"],
@@ -81,10 +85,20 @@ export function keyAction(key: string): KeyAction | null {
   return null;
 }
 
+/** Whether `target` takes typed text or choices of its own (its keys are its own, not shortcuts). */
+function isControl(target: HTMLElement): boolean {
+  return target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA";
+}
+
+/**
+ * Act on the shortcuts pressed while `root` (focusable) or a part of it has the focus. Handled
+ * keys and keys typed into a control stop at `root`; the others (ctrl, alt and meta chords among
+ * them) go on to JupyterLab. A mouse press anywhere but on a control focuses `root`.
+ */
 export function bindKeys(root: HTMLElement, act: (action: KeyAction) => void, bag: Disposers): void {
   bag.listen(root, "keydown", (e) => {
     const target = e.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA") {
+    if (isControl(target)) {
       e.stopPropagation();
       return;
     }
@@ -96,6 +110,7 @@ export function bindKeys(root: HTMLElement, act: (action: KeyAction) => void, ba
     e.stopPropagation();
   });
   bag.listen(root, "mousedown", (e) => {
-    if ((e.target as HTMLElement).tagName === "CANVAS") root.focus({ preventScroll: true });
+    const target = e.target as HTMLElement;
+    if (!isControl(target) && target.tagName !== "BUTTON") root.focus({ preventScroll: true });
   });
 }

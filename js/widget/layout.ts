@@ -3,11 +3,15 @@
 import type { Disposers } from "../common/disposers";
 import { el } from "../common/dom";
 
-/** The view's root, focusable (the shortcuts work while it has the focus), put in `host` until disposed. */
+/**
+ * The view's root, focusable (the shortcuts work while it has the focus), put in `host` until
+ * disposed. It does not suppress JupyterLab's shortcuts wholesale: the keys the view handles stop
+ * at the root (keys.ts) and the others still reach JupyterLab.
+ */
 export function widgetRoot(host: HTMLElement, bag: Disposers): HTMLElement {
   const root = el("div", "ipu-nb-widget");
   root.tabIndex = 0;
-  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.setAttribute("aria-label", "profile timeline: click, then press ? for its keys");
   // Right-click means "undo zoom" / "up" here, not JupyterLab's context menu.
   root.setAttribute("data-jp-suppress-context-menu", "true");
   host.append(root);

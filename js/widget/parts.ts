@@ -20,12 +20,14 @@ import { Header } from "../panels/header";
 import { Help } from "../panels/help";
 import { Inspector } from "../panels/inspector";
 import { Legend } from "../panels/legend";
+import { MarkersPanel } from "../panels/markers";
 import { withMetadata } from "../panels/metadata";
 import { type Matches, Search } from "../panels/search";
 import { Status } from "../panels/status";
 import { Tooltip } from "../panels/tooltip";
 import { TrackBar } from "../panels/trackbar";
 import { Highlights } from "../timeline/highlight";
+import { type Marker, MarkerLayer } from "../timeline/markers";
 import { Overview } from "../timeline/overview";
 import type { Painted } from "../timeline/painter";
 import { AreaSelection } from "../timeline/selection";
@@ -64,6 +66,8 @@ export interface PartsHost {
   /** Inspect sample `id` (the `selected` trait). */
   select(id: number): void;
   showFinding(row: FindingRow): void;
+  showMarker(marker: Marker): void;
+  relabel(index: number, label: string): void;
   pick(row: number, x: number): void;
   jump(matches: Matches, i: number): void;
   /** The search's matches changed (or were cleared). */
@@ -82,6 +86,8 @@ export class Parts {
   readonly tooltip: Tooltip;
   readonly timeline: Timeline;
   readonly highlights: Highlights;
+  readonly markerLayer: MarkerLayer;
+  readonly markers: MarkersPanel;
   readonly area: AreaSelection;
   readonly areaTimer: AreaTimer;
   readonly codeCopy: CodeCopy;
@@ -165,6 +171,20 @@ export class Parts {
       (row) => timeline.displayRowOf(row),
     );
     timeline.addLayer(this.highlights.layer);
+    this.markerLayer = new MarkerLayer(
+      () => model.get("marker_rows") ?? [],
+      view,
+      () => timeline.geometry(),
+    );
+    timeline.addLayer(this.markerLayer.layer);
+    this.markers = new MarkersPanel(
+      {
+        markers: () => model.get("marker_rows") ?? [],
+        show: (m) => host.showMarker(m),
+        relabel: (i, label) => host.relabel(i, label),
+      },
+      bag,
+    );
     this.area = new AreaSelection(
       {
         area: () => model.get("selection"),
@@ -221,9 +241,13 @@ export class Parts {
       { clockHz, filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)) },
       bag,
       words,
-      sideTop(this.areaPanel.root, this.groupsNote, this.groups.root, this.findings.root),
+      sideTop(this.areaPanel.root, this.groupsNote, this.groups.root, this.findings.root, this.markers.root),
     );
-    this.flame = new Flame({ filters, setFilters, colorBy, legend, hasBaseline }, bag, words);
+    this.flame = new Flame(
+      { filters, setFilters, colorBy, legend, hasBaseline, showing: () => model.get("showing") },
+      bag,
+      words,
+    );
     this.left = arrange(root, {
       banner: connection.banner,
       header: this.header.root,
