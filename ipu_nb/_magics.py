@@ -10,18 +10,13 @@ User errors surface as IPython's `UsageError`: one line, no traceback.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import keyword
-import linecache
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from types import FrameType
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class, output_can_be_silenced
@@ -32,11 +27,12 @@ from ._one_line import command_line_warnings, one_line
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+    from IPython.lib.pretty import RepresentationPrinter
 
     from ._profile import Profile
     from ._query import Query, QueryResult
 
-__all__ = ["IpuMagics", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
+__all__ = ["IpuMagics", "QueryJson", "load_ipython_extension", "parse_query_args", "unload_ipython_extension"]
 
 _MAGIC_NAMES = ("ipu_open", "ipu_query")
 #: The variable ``%ipu_open`` binds its widget to without ``-w NAME``.
@@ -61,8 +57,22 @@ def _open(path: str, magic: str) -> Profile:
         raise UsageError(f"{magic}: {one_line(exc)}") from None
 
 
-def parse_query_args(argv: list[str]) -> tuple[str, Query]:
-    """``profile-query``'s argv (PROFILE then flags) to (PROFILE, Query), with the command line's own parser.
+class QueryJson(str):
+    """``%ipu_query --json``'s value: `QueryResult.to_json` text, shown as is rather than as a quoted string.
+
+    >>> from IPython.lib.pretty import pretty
+    >>> pretty(QueryJson('{"name": "a\\'b"}'))
+    '{"name": "a\\'b"}'
+    """
+
+    __slots__ = ()
+
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
+        printer.text(str(self))
+
+
+def parse_query_args(argv: list[str]) -> tuple[str, Query, bool]:
+    """``profile-query``'s argv (PROFILE then flags) to (PROFILE, Query, --json), with the command line's own parser.
 
     Usage errors behave as on the command line: one line on stderr and ``SystemExit(2)``.
     """
@@ -82,10 +92,10 @@ def parse_query_args(argv: list[str]) -> tuple[str, Query]:
         for f in dataclasses.fields(Query)
         if (value := getattr(args, f.name, None)) is not None
     }
-    return str(args.profile), make_query(Query(), **flags)
+    return str(args.profile), make_query(Query(), **flags), bool(args.json)
 
 
-def _parse_query(argv: list[str]) -> tuple[str, Query] | None:
+def _parse_query(argv: list[str]) -> tuple[str, Query, bool] | None:
     """`parse_query_args` with errors as one-line UsageErrors; None after ``--help``."""
     stderr = io.StringIO()
     try:
@@ -99,33 +109,6 @@ def _parse_query(argv: list[str]) -> tuple[str, Query] | None:
         raise UsageError(f"ipu_query: {detail}") from None
     except ValueError as exc:  # QueryError raised while building the Query
         raise UsageError(f"ipu_query: {one_line(exc)}") from None
-
-
-def _echoed(shell: InteractiveShell) -> bool:
-    """Whether IPython's displayhook will show the running magic's return value.
-
-    True when the magic is the cell's displayed expression (normally the last one),
-    so the table appears exactly once whether the call is shown or assigned. Finds
-    the cell's code frame and statement from the compiled cell IPython keeps in
-    `linecache`; when that cannot be read, leaves the display to IPython.
-    """
-    try:
-        frame: FrameType | None = sys._getframe(2)
-        while frame is not None and frame.f_code.co_name != "<module>":
-            frame = frame.f_back
-        if frame is None:
-            return True
-        body = ast.parse("".join(linecache.getlines(frame.f_code.co_filename))).body
-        line = frame.f_lineno
-        statement = next(s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno))
-    except Exception:  # no cell source (a script, an odd frontend): IPython decides
-        return True
-    mode = getattr(shell, "ast_node_interactivity", "last_expr")
-    last = statement is body[-1]
-    if isinstance(statement, ast.Expr):
-        return mode == "all" or (last and mode != "none")
-    assigns = (ast.Assign, ast.AugAssign, ast.AnnAssign)
-    return last and mode == "last_expr_or_assign" and isinstance(statement, assigns)
 
 
 @magics_class
@@ -193,17 +176,17 @@ class IpuMagics(Magics):
 
     @output_can_be_silenced
     @line_magic
-    def ipu_query(self, line: str) -> QueryResult | None:
+    def ipu_query(self, line: str) -> QueryResult | QueryJson | None:
         """Run a ``profile-query`` on a path or a Profile variable: ``%ipu_query SOURCE [flags…]``.
 
         The flags are the command line's (``--group-by``, ``--kind``, ``--at`` …,
-        see ``ipu-nb profile-query --help``). Returns the `QueryResult`, shown once
-        as its summary and groups table, also when assigned (``r = %ipu_query …``);
-        a trailing ``;`` on the cell's last line hides it.
+        see ``ipu-nb profile-query --help``). Returns the `QueryResult` (with ``--json``,
+        its JSON text as a `QueryJson`, the command line's bytes); IPython shows it as
+        the cell's value, so an assigned result (``r = %ipu_query …``) or a trailing ``;``
+        shows nothing.
         """
         from ._query import QueryError, query
 
-        silenced = line.rstrip().endswith(";")  # IPython then drops the return value; we show nothing either
         try:
             argv = shlex.split(line.rstrip().removesuffix(";"))
         except ValueError as exc:
@@ -213,16 +196,14 @@ class IpuMagics(Magics):
         parsed = _parse_query(argv)
         if parsed is None:
             return None
-        source, q = parsed
+        source, q, as_json = parsed
         profile = self._resolve(source)
         try:
             with command_line_warnings("ipu_query"):
                 result = query(profile, q)
         except QueryError as exc:
             raise UsageError(f"ipu_query: {one_line(exc)}") from None
-        if not silenced and (self.shell is None or not _echoed(self.shell)):
-            display(result)  # e.g. `r = %ipu_query ...`: IPython will not show it, so we do
-        return result
+        return QueryJson(result.to_json()) if as_json else result
 
     def _resolve(self, source: str) -> Profile:
         """A Profile from a variable name (Profile, or str/Path naming a file) or a file path."""

@@ -129,30 +129,58 @@ def test_ipu_query_accepts_a_path_and_a_variable_holding_a_path(shell, profile_p
     assert result.result.groups.equals(expected)
 
 
-def test_assignment_keeps_the_result_and_still_shows_the_table_once(shell, profile_path):
+def test_assignment_keeps_the_result_and_shows_nothing(shell, profile_path):
     run(shell, f"%ipu_open {profile_path} --no-widget")
     result, captured = run(shell, "r = %ipu_query profile --group-by phase")
     assert result.success and result.result is None
     assert isinstance(shell.user_ns["r"], QueryResult)
     assert shell.user_ns["r"].groups.get_column("name").to_list() == ["phase 1/0", "phase 0/0"]
-    (shown,) = captured.outputs
-    assert "phase 1/0" in shown.data["text/html"] and "<b>groupBy</b>=phase" in shown.data["text/html"]
+    assert captured.outputs == []
+    assert "phase 1/0" not in captured.stdout and "Out[" not in captured.stdout
+
+
+def _cli_stdout(argv: list[str]) -> str:
+    """What `ipu-nb` writes on stdout for `argv`, run in-process."""
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert cli_main(argv) == 0
+    return stdout.getvalue()
+
+
+def test_json_shows_the_command_line_s_json_as_is(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    flags = "--group-by kind --sort-by samples --samples 2 --limit 2 --json"
+    expected = _cli_stdout(["profile-query", str(profile_path), *flags.split()])
+    assert expected.startswith("{") and HOSTILE in expected  # the hostile label, to be shown as is
+    result, captured = run(shell, f"%ipu_query profile {flags}")
+    assert result.success and result.result == expected
+    assert captured.outputs == []  # shown by the displayhook as text, not as a quoted repr or a table
+    # IPython starts a multi-line value on the line after its "Out[n]: " prompt
+    assert captured.stdout.split("Out[", 1)[1].split("]: ", 1)[1] == "\n" + expected + "\n"
+
+
+def test_an_assigned_json_result_keeps_the_text_and_shows_nothing(shell, profile_path):
+    run(shell, f"%ipu_open {profile_path} --no-widget")
+    result, captured = run(shell, "j = %ipu_query profile --group-by tile --json")
+    assert result.success and result.result is None
+    assert shell.user_ns["j"] == _cli_stdout(["profile-query", str(profile_path), "--group-by", "tile", "--json"])
+    assert captured.outputs == [] and captured.stdout == ""
 
 
 @pytest.mark.parametrize(
-    ("cell", "explicit", "echoed"),
+    ("cell", "echoed"),
     [
-        ("%ipu_query profile --group-by kind", 0, True),  # the cell's value: IPython shows it
-        ("%ipu_query profile --group-by kind;", 0, False),  # silenced by the user
-        ("%ipu_query profile --group-by kind\nx = 1", 1, False),  # not the last line: shown by the magic
-        ("x = 1\nr2 = %ipu_query profile --group-by kind", 1, False),
+        ("%ipu_query profile --group-by kind", True),  # the cell's value: IPython shows it
+        ("%ipu_query profile --group-by kind;", False),  # silenced by the user
+        ("%ipu_query profile --group-by kind\nx = 1", False),  # not the last line: like any expression
+        ("x = 1\nr2 = %ipu_query profile --group-by kind", False),
     ],
 )
-def test_the_table_is_shown_exactly_once(shell, profile_path, cell, explicit, echoed):
+def test_the_table_is_shown_only_as_the_cell_s_value(shell, profile_path, cell, echoed):
     run(shell, f"%ipu_open {profile_path} --no-widget")
     result, captured = run(shell, cell)
     assert result.success
-    assert len(captured.outputs) == explicit
+    assert captured.outputs == []
     assert isinstance(result.result, QueryResult) is echoed
     assert ("Out[" in captured.stdout) is echoed
 

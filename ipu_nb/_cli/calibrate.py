@@ -71,8 +71,5 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return HeadFailure(f"Error: {exc}\n").report()
     calibration.write(args.output)
-    write_output(
-        f"profiles={len(args.profiles)} measurements={calibration.height} "
-        f"output={printable(args.output)}\n"
-    )
+    write_output(f"profiles={len(args.profiles)} measurements={calibration.height} output={printable(args.output)}\n")
     return 0
