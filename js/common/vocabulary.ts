@@ -2,31 +2,11 @@
 // colourings) and the placeholders it writes for a missing kernel or metadata value. They
 // arrive in the `info` trait (`info.vocabulary`) so that no list is copied here.
 
-import { arrayOf, record, recordOf, string } from "../kernel/checks";
+import { checkVocabularyInfo, type VocabularyInfo } from "../kernel/generated";
 import { usePalette } from "./colors";
 
-export interface Vocabulary {
-  kinds: string[];
-  group_bys: string[];
-  sort_bys: string[];
-  color_bys: string[];
-  /** The name groups, legends and flame graphs give samples without a kernel. */
-  no_kernel: string;
-  /** The value metadata groups show for samples without an entry of the key. */
-  missing: string;
-  /** Each kind's colour in the light theme, `{kind: "#rrggbb"}` (ipu_nb.palette()). */
-  palette: Record<string, string>;
-}
-
-const check = record<Vocabulary>({
-  kinds: arrayOf(string),
-  group_bys: arrayOf(string),
-  sort_bys: arrayOf(string),
-  color_bys: arrayOf(string),
-  no_kernel: string,
-  missing: string,
-  palette: recordOf(string),
-});
+/** `info.vocabulary` (protocol.py's `VocabularyInfo`, generated): lists, placeholders and the kind palette. */
+export type Vocabulary = VocabularyInfo;
 
 /** Offers nothing: what a kernel that sends no (or a broken) vocabulary gets. */
 const NONE: Vocabulary = {
@@ -45,7 +25,7 @@ const NONE: Vocabulary = {
  */
 export function vocabularyOf(info: unknown): Vocabulary {
   try {
-    const words = check((info as { vocabulary?: unknown } | null)?.vocabulary, "info.vocabulary");
+    const words = checkVocabularyInfo((info as { vocabulary?: unknown } | null)?.vocabulary, "info.vocabulary");
     usePalette(words.palette);
     return words;
   } catch (error) {
