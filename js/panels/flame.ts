@@ -3,7 +3,7 @@
 // A click on a node zooms into it (it fills the width at once) and focuses it: the filters
 // are set exactly along its path, so the timeline, groups and the kernel's next flame graph
 // show those samples. The breadcrumb, a click on an ancestor or right-click goes back up.
-// Nodes narrower than a pixel are merged, per level, into one node saying how many it holds.
+// Nodes narrower than MIN_NODE_PX are merged, per level, into one box saying how many it holds.
 
 import { classColours, css, kindColour, mix, type RGB, textOn, theme } from "../common/colors";
 import type { Disposers } from "../common/disposers";
