@@ -3,10 +3,11 @@
 // supersteps it is about. Every string is shown through displayText (profile strings are untrusted).
 
 import type { Disposers } from "../common/disposers";
-import { clear, el } from "../common/dom";
+import { el } from "../common/dom";
 import { cycles } from "../common/format";
 import { displayText } from "../common/text";
 import type { FindingRow } from "../kernel/generated";
+import { ListSection } from "./listsection";
 
 export type { FindingRow };
 
@@ -17,30 +18,23 @@ export interface FindingsHost {
 }
 
 export class FindingsPanel {
-  readonly root = el("details", "ipu-nb-findings");
-  private summary = el("summary", "ipu-nb-section-title", "Findings");
-  private body = el("ol", "ipu-nb-findings-list");
+  private section: ListSection;
+  readonly root: HTMLDetailsElement;
+  private body: HTMLOListElement;
   private listeners: Disposers;
 
   constructor(
     private host: FindingsHost,
     bag: Disposers,
   ) {
-    this.listeners = bag.child();
-    this.root.append(this.summary, this.body);
+    this.section = new ListSection("findings", "Findings", bag);
+    ({ root: this.root, body: this.body, listeners: this.listeners } = this.section);
     this.render();
   }
 
   render(): void {
-    clear(this.body);
-    this.listeners.clear();
     const rows = this.host.rows();
-    this.summary.textContent = rows.length ? `Findings (${rows.length})` : "Findings";
-    this.root.dataset.count = String(rows.length);
-    if (!rows.length) {
-      this.body.append(el("li", "ipu-nb-empty", "No findings (yet)."));
-      return;
-    }
+    if (!this.section.begin(rows.length, "No findings (yet).")) return;
     for (const row of rows) {
       const li = el("li", "ipu-nb-finding ipu-nb-clickable");
       li.dataset.rank = String(row.rank);

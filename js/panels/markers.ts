@@ -2,9 +2,10 @@
 // markup: labels are untrusted text), edited in place; a click on the time zooms to the marker.
 
 import type { Disposers } from "../common/disposers";
-import { clear, el } from "../common/dom";
+import { el } from "../common/dom";
 import { cycles } from "../common/format";
 import type { Marker } from "../kernel/generated";
+import { ListSection } from "./listsection";
 
 export interface MarkersHost {
   markers(): Marker[];
@@ -18,30 +19,23 @@ export interface MarkersHost {
 const MAX_LABEL = 200;
 
 export class MarkersPanel {
-  readonly root = el("details", "ipu-nb-markers");
-  private summary = el("summary", "ipu-nb-section-title", "Markers");
-  private body = el("ol", "ipu-nb-markers-list");
+  private section: ListSection;
+  readonly root: HTMLDetailsElement;
+  private body: HTMLOListElement;
   private listeners: Disposers;
 
   constructor(
     private host: MarkersHost,
     bag: Disposers,
   ) {
-    this.listeners = bag.child();
-    this.root.append(this.summary, this.body);
+    this.section = new ListSection("markers", "Markers", bag);
+    ({ root: this.root, body: this.body, listeners: this.listeners } = this.section);
     this.render();
   }
 
   render(): void {
-    clear(this.body);
-    this.listeners.clear();
     const rows = this.host.markers();
-    this.summary.textContent = rows.length ? `Markers (${rows.length})` : "Markers";
-    this.root.dataset.count = String(rows.length);
-    if (!rows.length) {
-      this.body.append(el("li", "ipu-nb-empty", "No markers: M marks the cursor or the selected area."));
-      return;
-    }
+    if (!this.section.begin(rows.length, "No markers: M marks the cursor or the selected area.")) return;
     rows.forEach((m, index) => {
       const li = el("li", "ipu-nb-marker");
       li.dataset.start = String(m.start);
