@@ -64,26 +64,37 @@ def _forget_baseline() -> None:
 
 
 def _baseline_profile(path: str) -> Any:
-    global _baseline_timer
+    """The baseline at `path`, opened once per process; its idle timer stopped while a comparison uses it."""
     stat = os.stat(path)
     key = (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _baseline_lock:
+        if _baseline_timer is not None:
+            _baseline_timer.cancel()
         if key not in _baseline:
             _baseline.clear()
             _baseline[key] = _open(path)
+        return _baseline[key]
+
+
+def _idle_from_now() -> None:
+    """Drop the baseline `_BASELINE_IDLE_SECONDS` after this comparison ends, unless another uses it first."""
+    global _baseline_timer
+    with _baseline_lock:
         if _baseline_timer is not None:
             _baseline_timer.cancel()
         _baseline_timer = threading.Timer(_BASELINE_IDLE_SECONDS, _forget_baseline)
         _baseline_timer.daemon = True
         _baseline_timer.start()
-        return _baseline[key]
 
 
 def compare_one(path: str, baseline: str, options: Mapping[str, Any]) -> tuple[Any, Any]:
     """`ipu_nb.compare(baseline, path, **options)`: its groups and summary (not the two profiles it holds)."""
     from .._compare import compare
 
-    comparison = compare(_baseline_profile(baseline), _open(path), **options)
+    try:
+        comparison = compare(_baseline_profile(baseline), _open(path), **options)
+    finally:
+        _idle_from_now()  # the idle time counts from the end: a long comparison never loses its baseline
     return comparison.groups, comparison.summary
 
 

@@ -117,8 +117,6 @@ def test_renames_reach_every_comparison(sweep: list[Path]) -> None:
 def test_a_worker_loads_the_baseline_once_and_drops_it_when_idle(
     sweep: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
-
     from ipu_nb._fleet import tasks
 
     opened: list[str] = []
@@ -130,11 +128,12 @@ def test_a_worker_loads_the_baseline_once_and_drops_it_when_idle(
 
     monkeypatch.setattr(tasks, "_open", counting_open)
     monkeypatch.setattr(tasks, "_baseline", {})  # not the one an earlier test left in this process
-    monkeypatch.setattr(tasks, "_BASELINE_IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(tasks, "_BASELINE_IDLE_SECONDS", 3600.0)
     Fleet(sweep[:4], workers=1).compare(sweep[0])  # in this process: the same code a worker runs
     assert sorted(opened) == sorted(str(p.absolute()) for p in sweep[:4])  # the baseline once, then each other
     assert len(tasks._baseline) == 1  # kept for the next comparison...
-    deadline = time.monotonic() + 10
-    while tasks._baseline and time.monotonic() < deadline:
-        time.sleep(0.05)
+    timer = tasks._baseline_timer
+    assert timer is not None and timer.is_alive() and timer.interval == 3600.0  # armed as the last one ended
+    timer.cancel()
+    timer.function()  # what the timer runs once the hour is up
     assert tasks._baseline == {}  # ...and dropped once none came
