@@ -192,7 +192,7 @@ def _resolves(name: str) -> bool:
 
 
 def test_cited_module_names_and_paths_exist() -> None:
-    names = {}
+    names: dict[str, str] = {}
     for where, number, text in _lines():
         for match in MODULE_NAME.finditer(text):
             names.setdefault(match.group(0), f"{where}:{number}")

@@ -38,7 +38,11 @@ def test_open_sets_no_delay_before_the_connection_starts():
 
     handler = Handler()
     wrapped = _server_extension.without_delay(open_)
-    assert asyncio.run(wrapped(handler, "k1")) == "opened"
+
+    async def open_through_the_wrapper() -> object:  # asyncio.run takes a coroutine, `Open` promises an awaitable
+        return await wrapped(handler, "k1")
+
+    assert asyncio.run(open_through_the_wrapper()) == "opened"
     assert handler.calls == [("nodelay", True), ("open", "k1")]
     assert wrapped.__name__ == "open_" and getattr(wrapped, _server_extension.MARK)
 
@@ -54,7 +58,7 @@ def test_loading_wraps_the_kernel_websocket_once(monkeypatch):
     _server_extension._load_jupyter_server_extension(App())
     wrapped = handler_class.open
     assert wrapped is not original and getattr(wrapped, _server_extension.MARK)
-    assert wrapped.__wrapped__ is original  # type: ignore[attr-defined]
+    assert wrapped.__wrapped__ is original
     _server_extension._load_jupyter_server_extension(App())
     assert handler_class.open is wrapped
 

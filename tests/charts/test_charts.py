@@ -27,6 +27,7 @@ from chart_fixtures import (
     without_vega_bundle,
 )
 from rendered import parse, png_size
+from untyped import untyped
 
 from ipu_nb import charts
 from ipu_nb._charts.data import active_tiles_frame, distribution_frame, tile_grid_frame
@@ -168,15 +169,15 @@ def test_duration_distribution_specs(hostile, style):
 
 def test_bad_arguments_raise_clear_errors(hostile):
     with pytest.raises(ValueError, match="style"):
-        charts.duration_distribution(hostile, style="violin")
+        untyped(charts.duration_distribution)(hostile, style="violin")
     with pytest.raises(ValueError, match="cannot group samples by"):
         charts.duration_distribution(hostile, "colour")
     with pytest.raises(ValueError, match="value must be"):
-        charts.tile_heatmap(hostile, "heat")
+        untyped(charts.tile_heatmap)(hostile, "heat")
     with pytest.raises(TypeError, match="apply to a Profile"):
         charts.tile_heatmap(hostile.samples, kind="compute")
     with pytest.raises(TypeError, match="expected a Profile"):
-        charts.active_tiles([1, 2, 3])
+        untyped(charts.active_tiles)([1, 2, 3])
     with pytest.raises(ValueError, match="lacks column"):
         charts.gantt(pl.DataFrame({"tile": [1]}))
 
@@ -425,7 +426,7 @@ def svg_of(out, name: str) -> tuple[list[str], list[str]]:
     """(text nodes, aria-labels) of an exported SVG."""
     root = ET.fromstring((out / f"{name}.svg").read_text(encoding="utf-8"))
     texts = [node.text for node in root.iter() if node.tag.endswith("text") and node.text]
-    return texts, [node.get("aria-label") for node in root.iter() if node.get("aria-label")]
+    return texts, [aria for node in root.iter() if (aria := node.get("aria-label"))]
 
 
 SHORT = [n for n in (*NASTY_NAMES, *ORDINARY_NAMES) if len(label(n)) <= 30]

@@ -79,7 +79,12 @@ def test_an_install_opens_a_working_copy(
     monkeypatch.setattr(_notebooks, "_PACKAGE", package)
     monkeypatch.setenv(_notebooks.WORKING_FOLDER_ENV, str(tmp_path / "work"))
     calls: list[tuple[list[str], dict[str, object]]] = []
-    monkeypatch.setattr(subprocess, "call", lambda command, **kwargs: calls.append((command, kwargs)) or 0)
+
+    def call(command: list[str], **kwargs: object) -> int:
+        calls.append((command, kwargs))
+        return 0
+
+    monkeypatch.setattr(subprocess, "call", call)
     assert main(["demo", "--profile", str(profile_path)]) == 0
     [(_command, kwargs)] = calls
     assert Path(str(kwargs["cwd"])) == tmp_path / "work"

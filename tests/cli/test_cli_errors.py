@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def test_hostile_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert "budget exceeded" in err
 
 
-def _failing(exc: BaseException):  # type: ignore[no-untyped-def]
+def _failing(exc: BaseException) -> Callable[[object], int]:
     def run(args: object) -> int:
         raise exc
 

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from functools import partial
 
 import pytest
 from chart_fixtures import (
@@ -19,6 +20,7 @@ from chart_fixtures import (
     write_hostile,
     write_nasty,
 )
+from cli_run import run_cli
 from rendered import parse
 
 import ipu_nb
@@ -80,15 +82,11 @@ def test_render_static_has_no_script(profile_path, tmp_path, capsys):
 )
 def test_usage_errors_exit_2_with_one_line(profile_path, tmp_path, capsys, argv, message):
     argv = [a.format(profile=profile_path, out=tmp_path / "r.html", tmp=tmp_path) for a in argv]
-    try:
-        status = main(["profile-render", *argv])
-    except SystemExit as exc:
-        status = exc.code
-    captured = capsys.readouterr()
+    status, out, err = run_cli(capsys, "profile-render", *argv)
     assert status == 2
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], captured.err
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
     assert not (tmp_path / "r.html").exists()
 
 
@@ -161,9 +159,9 @@ def test_render_of_nasty_names_and_a_nasty_file_name(tmp_path, static):
 
 def test_render_with_a_baseline_adds_the_comparison(tmp_path, capsys):
     before, after = tmp_path / "before.capnp", tmp_path / "after.capnp"
-    knobs = {"tiles": 16, "layers": 1, "phases": 40, "seed": 2}
-    ipu_nb.generate_profile(before, **knobs)
-    ipu_nb.generate_profile(after, scale_kernel={"gemm_f32_accumulate_large_rows": 1.2}, **knobs)
+    generate = partial(ipu_nb.generate_profile, tiles=16, layers=1, phases=40, seed=2)
+    generate(before)
+    generate(after, scale_kernel={"gemm_f32_accumulate_large_rows": 1.2})
     out = tmp_path / "diff.html"
     assert main(["profile-render", str(after), "--baseline", str(before), "-o", str(out)]) == 0
     capsys.readouterr()

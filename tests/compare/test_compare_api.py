@@ -190,7 +190,7 @@ def test_clock_mismatch_is_refused_unless_allowed(pair: tuple[Any, Any]) -> None
         ({"tiles": "x"}, QueryError, "tiles must be"),
     ],
 )
-def test_bad_arguments(pair: tuple[Any, Any], kwargs: dict[str, Any], error: type, text: str) -> None:
+def test_bad_arguments(pair: tuple[Any, Any], kwargs: dict[str, Any], error: type[QueryError], text: str) -> None:
     with pytest.raises(error, match=text) as info:
         compare(*pair, **kwargs)
     assert info.value.usage is True

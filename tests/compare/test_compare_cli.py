@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -157,7 +158,8 @@ def test_flags_are_profile_query_s(capsys: pytest.CaptureFixture[str]) -> None:
     from ipu_nb._cli import build_parser
 
     parser = build_parser()
-    diff = parser._subparsers._group_actions[0].choices["profile-diff"]  # type: ignore[union-attr]
+    (commands,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    diff = commands.choices["profile-diff"]
     group = next(g for g in diff._action_groups if (g.title or "").startswith("filters"))
     assert tuple(a.dest for a in group._group_actions) == FILTERS  # the CLI passes exactly compare()'s filters
 

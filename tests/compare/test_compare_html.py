@@ -10,13 +10,13 @@ from chart_fixtures import HOSTILE, HOSTILE_KERNEL
 from golden_pair import AFTER, BEFORE, CLOCK_HZ
 from rendered import parse
 
-from ipu_nb import compare
+from ipu_nb import Profile, compare
 
 QUOTES = "\"'&<>"
 CONTROL = "ctl\x01\x1b[31m\u202e"
 
 
-def _hostile_pair() -> tuple[object, object]:
+def _hostile_pair() -> tuple[Profile, Profile]:
     names = [HOSTILE, HOSTILE_KERNEL, QUOTES, CONTROL, "<script>alert(4)</script>"]
     before = profile_from_tiles([T(i, [S(0, 10 + i, kernel=k, operation=k)]) for i, k in enumerate(names)])
     after = profile_from_tiles(

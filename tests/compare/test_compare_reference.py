@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import ipu_nb
 from ipu_nb import compare, query
+from ipu_nb._model.vocabulary import GroupBy
 
 _KERNELS = ["", "gemm", "copy", "Z", "é", "(no kernel)", "a\tb"]
 _OPERATIONS = ["", "op a", "op b", "exchange"]
@@ -86,8 +87,7 @@ _FILTERS = st.fixed_dictionaries(
 def _check(before_tiles: list[T], after_tiles: list[T], by: str, filters: dict[str, Any], clock: int) -> None:
     before, after = profile_from_tiles(before_tiles, clock), profile_from_tiles(after_tiles, clock)
     flags = {"group_by": by, "metadata_key": "layer", **filters}
-    key = {"metadata_key": "layer"} if by == "metadata" else {}
-    c = compare(before, after, by=by, **key, **filters)
+    c = compare(before, after, by=by, metadata_key="layer" if by == "metadata" else None, **filters)
 
     b, a = groups_by_name(before_tiles, clock, flags), groups_by_name(after_tiles, clock, flags)
     contract = ["name", "status", *(f"{f}_{s}" for f in FIELDS for s in ("before", "after"))]
@@ -174,7 +174,7 @@ def _durations(profile: Any, kernel: str, tiles: list[int] | None = None) -> int
     return int(frame.get_column("duration").cast(pl.Int64).sum())
 
 
-def _assert_sides_match_query(c: Any, by: str, **filters: Any) -> None:
+def _assert_sides_match_query(c: Any, by: GroupBy, **filters: Any) -> None:
     for side, profile in (("before", c.before), ("after", c.after)):
         groups = {g["name"]: g for g in query(profile, group_by=by, limit=0, **filters).groups.to_dicts()}
         rows = c.groups.filter(pl.col(f"sample_count_{side}").is_not_null()).to_dicts()

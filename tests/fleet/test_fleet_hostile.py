@@ -13,9 +13,9 @@ import re
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
 from cli_run import run_cli
+from duckdb_sql import HIVE, relation
 from polars.testing import assert_frame_equal
 
 import ipu_nb
@@ -257,8 +257,7 @@ def test_awkward_labels_read_back_exactly(sweep: list[Path], tmp_path: Path, lab
     assert data.profiles.select("profile").collect().item() == label
     assert_frame_equal(data.metadata.drop("profile").collect(), profile.metadata)
     where = tmp_path / "ds" / "tiles" / "*" / "*.parquet"
-    hive = "hive_partitioning = true, hive_types = {'profile': VARCHAR}"
-    assert duckdb.sql(f"SELECT DISTINCT profile FROM read_parquet('{where}', {hive})").fetchall() == [(label,)]
+    assert relation(f"SELECT DISTINCT profile FROM read_parquet('{where}', {HIVE})").fetchall() == [(label,)]
 
 
 def test_a_label_template_that_cannot_be_filled_is_a_fleet_error(sweep: list[Path], tmp_path: Path) -> None:

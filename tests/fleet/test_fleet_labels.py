@@ -128,7 +128,10 @@ def test_pattern_labels_and_a_name_that_does_not_match(sweep: list[Path]) -> Non
 
 def test_mapping_labels_by_any_spelling_of_the_path(sweep: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(sweep[0].parent)
-    labels = {sweep[0]: {"side": "before"}, os.path.relpath(sweep[1]): {"side": "after", "n": 2}}
+    labels: dict[Path | str, dict[str, object]] = {
+        sweep[0]: {"side": "before"},
+        os.path.relpath(sweep[1]): {"side": "after", "n": 2},
+    }
     fleet = Fleet(sweep[:3], labels=labels)
     assert fleet.labels.select("side", "n").rows() == [("before", None), ("after", 2), (None, None)]
     assert fleet.errors.rows() == [(str(sweep[2]), "LabelError", f"{sweep[2]}: no labels given for it")]
@@ -150,8 +153,8 @@ def test_function_labels(sweep: list[Path]) -> None:
 def test_label_types_that_disagree_become_strings() -> None:
     columns = label_columns([{"x": 1, "y": True}, {"x": "b", "y": 2.5}, {"x": None}])
     assert [(c.name, c.dtype, c.to_list()) for c in columns] == [
-        ("x", pl.String, ["1", "b", None]),
-        ("y", pl.String, ["true", "2.5", None]),
+        ("x", pl.String(), ["1", "b", None]),
+        ("y", pl.String(), ["true", "2.5", None]),
     ]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import urllib.parse
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
+from duckdb_sql import HIVE, relation
 from fleet_sweep import PATTERN
 from polars.testing import assert_frame_equal
 
@@ -15,8 +15,6 @@ import ipu_nb
 from ipu_nb import Fleet, FleetError
 
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
-#: How docs/reference/fleet.md tells DuckDB to read a table of the dataset.
-DUCKDB_HIVE = "hive_partitioning = true, hive_types = {'profile': VARCHAR}"
 
 
 def _profile_of(data: ipu_nb.ParquetDataset, label: str, frame: str) -> pl.DataFrame:
@@ -87,8 +85,7 @@ def test_labels_are_percent_encoded_and_read_back(sweep: list[Path], tmp_path: P
     assert data.samples.select("profile").unique().collect().item() == label
     assert data.profiles.select("profile").collect().item() == label
     where = tmp_path / "samples" / "*" / "*.parquet"
-    # DuckDB infers a partition's type from its values ('8' would be a BIGINT): read it as the string it is.
-    found = duckdb.sql(f"SELECT DISTINCT profile FROM read_parquet('{where}', {DUCKDB_HIVE})").fetchall()
+    found = relation(f"SELECT DISTINCT profile FROM read_parquet('{where}', {HIVE})").fetchall()
     assert found == [(label,)]
 
 
@@ -150,14 +147,14 @@ def test_duckdb_reads_the_dataset_unchanged(sweep: list[Path], tmp_path: Path) -
     data = ipu_nb.scan_parquet(tmp_path)
 
     def table(name: str) -> str:
-        return f"read_parquet('{tmp_path / name / '*' / '*.parquet'}', {DUCKDB_HIVE})"
+        return f"read_parquet('{tmp_path / name / '*' / '*.parquet'}', {HIVE})"
 
     sql = f"""
         SELECT p.batch, s.kind, count(*) AS samples, sum(s.duration) AS work
         FROM {table("samples")} s JOIN {table("profiles")} p USING (profile)
         GROUP BY ALL ORDER BY p.batch, s.kind
     """
-    from_duckdb = duckdb.sql(sql).pl()
+    from_duckdb = relation(sql).pl()
     from_polars = (
         data.samples.join(data.profiles.select("profile", "batch"), on="profile")
         .group_by("batch", pl.col("kind").cast(pl.String))
@@ -167,7 +164,7 @@ def test_duckdb_reads_the_dataset_unchanged(sweep: list[Path], tmp_path: Path) -
     )
     assert from_duckdb.rows() == from_polars.rows()
     # The columns keep their meaning: unsigned offsets, kinds as text, metadata names and values.
-    types = {row[0]: row[1] for row in duckdb.sql(f"DESCRIBE SELECT * FROM {table('samples')}").fetchall()}
+    types = {row[0]: row[1] for row in relation(f"DESCRIBE SELECT * FROM {table('samples')}").fetchall()}
     assert types["offset"] == "UBIGINT" and types["kind"] == "VARCHAR" and types["profile"] == "VARCHAR"
-    count = duckdb.sql(f"SELECT count(*) FROM {table('metadata')} WHERE name = 'role'").fetchall()
+    count = relation(f"SELECT count(*) FROM {table('metadata')} WHERE name = 'role'").fetchall()
     assert count == [(data.metadata.filter(pl.col("name") == "role").select(pl.len()).collect().item(),)]

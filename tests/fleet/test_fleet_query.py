@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import polars as pl
 import pytest
 from fleet_sweep import PATTERN, SWEEP
 from polars.testing import assert_frame_equal
+from untyped import untyped
 
 import ipu_nb
 from ipu_nb import Fleet, FleetError, QueryError
@@ -36,7 +38,7 @@ def _per_profile(paths: list[Path], **flags: Any) -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def pooled(sweep: list[Path]) -> Fleet:
+def pooled(sweep: list[Path]) -> Iterator[Fleet]:
     """The sweep on two spawned worker processes (kept between the tests of this module)."""
     with Fleet(sweep, labels=PATTERN, workers=2) as fleet:
         yield fleet
@@ -107,7 +109,7 @@ def test_open_one_member(sweep: list[Path]) -> None:
 def test_bad_queries_are_refused_before_anything_runs(sweep: list[Path], missing: Path) -> None:
     fleet = Fleet([*sweep, missing], workers=1)
     with pytest.raises(QueryError, match="unknown query flag 'grup_by'"):
-        fleet.query(grup_by="kernel")
+        untyped(fleet.query)(grup_by="kernel")
     with pytest.raises(QueryError, match="group_by='metadata' requires metadata_key='NAME'"):
         fleet.query(group_by="metadata")
     with pytest.raises(QueryError, match="query_results"):

@@ -18,6 +18,7 @@ from builders import S, T, columns_from_tiles, profile_from_tiles, profile_of, w
 
 import ipu_nb
 from ipu_nb import charts
+from ipu_nb._charts.spec import Chart
 from ipu_nb._model.columns import Columns, Strings
 from ipu_nb._profile import Profile
 
@@ -158,7 +159,7 @@ def write_nasty(path: Path) -> Path:
 
 
 #: Every chart builder, the way each can show profile strings (group names, legends, facets, tooltips).
-NASTY_CHARTS: dict[str, Callable[[Profile], object]] = {
+NASTY_CHARTS: dict[str, Callable[[Profile], Chart]] = {
     "breakdown-kernel": lambda p: charts.breakdown(p, by="kernel", top=100),
     "breakdown-operation": lambda p: charts.breakdown(p, by="operation", measure="workCycles", top=100),
     "breakdown-metadata": lambda p: charts.breakdown(p, by="metadata", metadata_key=NASTY_KEY, top=100),

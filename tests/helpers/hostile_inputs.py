@@ -25,6 +25,8 @@ they make a reader do:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ipu_nb._load._message import MEMORY_PER_BYTE, MEMORY_SLACK
@@ -68,7 +70,9 @@ print(json.dumps({**outcome, "seconds": seconds, "peak": peak}))
 """
 
 
-def load_in_subprocess(path: str, text_path: TextPath = "native", timeout: float = 300, lift: bool = False) -> dict:
+def load_in_subprocess(
+    path: str | Path, text_path: TextPath = "native", timeout: float = 300, lift: bool = False
+) -> dict:
     """Load `path` in a fresh interpreter: {"accepted": [samples, entries, activities]} or
     {"refused": message}, with "seconds" and "peak" (peak resident bytes). `lift`: without
     the memory budget (to measure what a file costs)."""

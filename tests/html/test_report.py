@@ -114,7 +114,7 @@ def offline_page(document: Path) -> Iterator[tuple[Any, list[str], list[str], li
     (page, foreign requests, dialogs, page errors)."""
     if not Path("/usr/bin/chromium").exists() or shutil.which("chromium") is None:
         pytest.skip("Debian chromium not installed")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Dialog, sync_playwright
 
     requests: list[str] = []
     dialogs: list[str] = []
@@ -135,8 +135,12 @@ def offline_page(document: Path) -> Iterator[tuple[Any, list[str], list[str], li
                     requests.append(route.request.url)
                     route.abort()
 
+            def dismiss(dialog: Dialog) -> None:
+                dialogs.append(dialog.message)
+                dialog.dismiss()
+
             page.route("**/*", guard)
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on("dialog", dismiss)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if vega_complaint(m.type, m.text) else None)
             page.goto(document.as_uri())

@@ -463,16 +463,16 @@ def test_cache_flip_fuzz_always_gives_the_fresh_frames(tmp_path: Path, cache_roo
         for name, data in pristine.items():
             (entry / name).write_bytes(data)
         name = rng.choice(FILES)
-        data = bytearray(pristine[name])
+        damaged = bytearray(pristine[name])
         action = rng.random()
         if action < 0.8:
             for _ in range(rng.choice((1, 1, 1, 2, 3, 8))):
-                data[rng.randrange(len(data))] ^= rng.randrange(1, 256)
+                damaged[rng.randrange(len(damaged))] ^= rng.randrange(1, 256)
         elif action < 0.9:
-            del data[rng.randrange(len(data)) :]
+            del damaged[rng.randrange(len(damaged)) :]
         else:
-            data += bytes(rng.randrange(1, 64))
-        (entry / name).write_bytes(bytes(data))
+            damaged += bytes(rng.randrange(1, 64))
+        (entry / name).write_bytes(bytes(damaged))
         decodes.clear()
         reopened = open_profile(path)
         assert_same(reopened, fresh)

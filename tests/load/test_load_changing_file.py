@@ -199,4 +199,5 @@ def test_mappings_are_released(tmp_path: Path, profile_bytes: bytes) -> None:
         assert file.slot is not None, "no guard slot left"
     with open_bytes(path, guarded=False) as file:
         assert file.slot is None
+        assert isinstance(file.buffer, bytearray)  # unguarded: read whole, not mapped
         assert bytes(file.buffer) == path.read_bytes()

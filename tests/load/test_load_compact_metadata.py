@@ -66,7 +66,7 @@ def _check_long_frame(profile: ProfileData, path: Path) -> None:
     frame = profile.metadata
     assert frame.columns == ["sample", "position", "name", "value"]
     assert frame.schema == pl.Schema(
-        {"sample": pl.UInt32, "position": pl.UInt32, "name": pl.Categorical(), "value": pl.Categorical()}
+        {"sample": pl.UInt32(), "position": pl.UInt32(), "name": pl.Categorical(), "value": pl.Categorical()}
     )
     assert frame.rows() == _pycapnp_entries(path)
 

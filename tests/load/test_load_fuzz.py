@@ -132,18 +132,18 @@ def mutate(rng: random.Random, data: bytes, others: list[bytes]) -> bytes:
         elif op == 5:  # splice from another file
             other = rng.choice(others)
             src = rng.randrange(len(other))
-            piece = other[src : src + rng.randrange(1, 128)]
-            buf[at : at + len(piece)] = piece
+            foreign = other[src : src + rng.randrange(1, 128)]
+            buf[at : at + len(foreign)] = foreign
         elif op == 6:  # flip a bit in the segment table or the first words (framing and root)
             buf[rng.randrange(min(len(buf), 40))] ^= 1 << rng.randrange(8)
         elif op == 7:  # pointer aliasing: other pointers re-aimed at one pointer's object
-            src = _pointer_at(rng, buf)
-            if src is not None:
-                w = _word(buf, src)
+            aimed = _pointer_at(rng, buf)
+            if aimed is not None:
+                w = _word(buf, aimed)
                 for _ in range(rng.choice((1, 4, 32))):
                     dst = _pointer_at(rng, buf)
                     if dst is not None:
-                        _set_word(buf, dst, _retarget(w, src, dst))
+                        _set_word(buf, dst, _retarget(w, aimed, dst))
         elif op == 8:  # a list grown huge: its element count raised (a huge text, a long list)
             i = _pointer_at(rng, buf, kinds=(1,))
             if i is not None:

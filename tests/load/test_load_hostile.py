@@ -116,7 +116,8 @@ def test_metadata_heavy_first_chunk_then_a_long_tile(monkeypatch: pytest.MonkeyP
     assert len(fast.metadata_name) == 64 * 40
     for strings in (fast.metadata_name, fast.metadata_value, fast.operation):
         base = strings.codes.base
-        held = memoryview(base).nbytes // 4 if base is not None else len(strings.codes)  # rows allocated
+        # the rows allocated; numpy types `base` as an ndarray, but for codes in a code buffer it is a memoryview
+        held = memoryview(base).nbytes // 4 if base is not None else len(strings.codes)  # type: ignore[arg-type]
         assert held <= max(2 * len(strings.codes), 1 << 14), "code buffer sized beyond its rows"
     reference = decode_reference_bytes(data)
     assert fast.metadata_name.to_list() == reference.metadata_name.to_list()

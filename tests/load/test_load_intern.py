@@ -11,7 +11,8 @@ from wire_words import BYTE, Sample, far_word, list_word, profile, profile_root
 
 from ipu_nb._load import _intern
 from ipu_nb._load._errors import ProfileFormatError
-from ipu_nb._load._message import Message, text_memory
+from ipu_nb._load._intern import EntryLists
+from ipu_nb._load._message import Describe, Message, Seg, Texts, text_memory
 from ipu_nb._load._text import TextColumn
 
 
@@ -27,7 +28,7 @@ def test_a_library_of_another_abi_is_not_used(monkeypatch: pytest.MonkeyPatch) -
     assert _intern._load() is None
 
 
-def _intern_column(column_type: type, msg: Message, addr: np.ndarray, seg: int) -> tuple[list[int], list[str]]:
+def _intern_column(column_type: type, msg: Message, addr: np.ndarray, seg: Seg) -> tuple[list[int], list[str]]:
     column = column_type("ProfileStep.operation", msg)
     for lo in range(0, len(addr), 7):  # several batches: codes must stay global across them
         column.add(addr[lo : lo + 7], seg, None, lambda i: f"text {i}")
@@ -35,14 +36,14 @@ def _intern_column(column_type: type, msg: Message, addr: np.ndarray, seg: int) 
     return strings.codes.tolist(), strings.values.to_pylist()
 
 
-def _operation_pointers(data: bytes) -> tuple[Message, np.ndarray, int]:
+def _operation_pointers(data: bytes) -> tuple[Message, np.ndarray, Seg]:
     from ipu_nb._load import _wire
 
     msg = Message(data, "<test>")
-    seen: list[tuple[np.ndarray, int]] = []
+    seen: list[tuple[np.ndarray, Seg]] = []
 
     class Spy(_wire.text_column_class("auto")):  # type: ignore[misc]
-        def add(self, addr, seg, present, describe):  # type: ignore[no-untyped-def]
+        def add(self, addr: np.ndarray, seg: Seg, present: np.ndarray | None, describe: Describe) -> int:
             if self.what == "ProfileStep.operation":
                 seen.append((np.array(addr), seg))
             return super().add(addr, seg, present, describe)
@@ -96,7 +97,12 @@ def test_far_text_pointers(far: str, monkeypatch: pytest.MonkeyPatch) -> None:
     far_msg = Message(bytes(far_data), "<test>")
     general: list[int] = []
     texts_of = far_msg.texts
-    monkeypatch.setattr(far_msg, "texts", lambda *a: general.append(1) or texts_of(*a))
+
+    def counted_texts(addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe) -> Texts:
+        general.append(1)
+        return texts_of(addr, seg, present, what, describe)
+
+    monkeypatch.setattr(far_msg, "texts", counted_texts)
     column = _intern.NativeTextColumn("ProfileStep.operation", far_msg)
     column.add(addr, seg, None, lambda i: f"text {i}")
     strings = column.finish("<test>", lambda r: f"row {r}")
@@ -128,6 +134,7 @@ def test_texts_are_charged_before_they_are_hashed() -> None:
     column = _intern.NativeTextColumn("ProfileStep.operation", msg)
     with pytest.raises(ProfileFormatError, match=r"ProfileStep.operation: text 3: traversal budget exceeded"):
         column.add(addr, 0, None, lambda i: f"text {i}")
+    assert _intern._LIB is not None
     assert _intern._LIB.ipu_table_count(column.table) == 3
     assert msg.traversal.left == cost[3] // 2  # what was spent is exactly the three texts
 
@@ -139,6 +146,7 @@ def test_new_texts_are_charged_before_they_are_copied() -> None:
     column = _intern.NativeTextColumn("ProfileStep.operation", msg)
     with pytest.raises(ProfileFormatError, match=r"text 2 \(distinct texts\): memory budget exceeded"):
         column.add(addr, 0, None, lambda i: f"text {i}")
+    assert _intern._LIB is not None
     assert _intern._LIB.ipu_table_count(column.table) == 2
     assert msg.memory.left == 100
 
@@ -185,7 +193,7 @@ def test_entries_declined_midway_continue_on_the_general_path(monkeypatch: pytes
     partial: list[tuple[int, int]] = []
     original = _intern.NativeTextColumn.add_entries
 
-    def spy(self, lists, field, describe_row):  # type: ignore[no-untyped-def]
+    def spy(self: _intern.NativeTextColumn, lists: EntryLists, field: int, describe_row: Describe) -> tuple[int, int]:
         end, done = original(self, lists, field, describe_row)
         partial.append((done, lists.total))
         return end, done

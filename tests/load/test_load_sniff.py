@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from builders import S, T, columns_from_tiles, write_with_pycapnp
 from cli_run import run_cli
 
 import ipu_nb
+from ipu_nb._load import Decoder
 from ipu_nb._load._sniff import looks_like
 
 
@@ -31,7 +33,7 @@ def _zip(data: bytes) -> bytes:
 
 
 # What each kind of file is made from a real profile's bytes, and the message it must get.
-WRAPPED = {
+WRAPPED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "gzip": (gzip.compress, "(looks gzip-compressed); decompress it first (gunzip)"),
     "xz": (lzma.compress, "(looks xz-compressed); decompress it first (unxz)"),
     "bzip2": (bz2.compress, "(looks bzip2-compressed); decompress it first (bunzip2)"),
@@ -45,12 +47,14 @@ WRAPPED = {
 
 @pytest.mark.parametrize("decoder", ["fast", "reference"])
 @pytest.mark.parametrize("kind", sorted(WRAPPED))
-def test_the_hint_names_what_the_file_looks_like(tmp_path: Path, profile_bytes: bytes, kind: str, decoder: str) -> None:
+def test_the_hint_names_what_the_file_looks_like(
+    tmp_path: Path, profile_bytes: bytes, kind: str, decoder: Decoder
+) -> None:
     wrap, message = WRAPPED[kind]
     path = tmp_path / f"p.{kind}"
     path.write_bytes(wrap(profile_bytes))
     with pytest.raises(ipu_nb.NotAProfileError) as caught:
-        ipu_nb.open_profile(path, decoder=decoder, cache=False)  # type: ignore[arg-type]
+        ipu_nb.open_profile(path, decoder=decoder, cache=False)
     assert str(caught.value) == f"{path}: not a Cap'n Proto message {message}"
     assert isinstance(caught.value, ipu_nb.ProfileFormatError) and caught.value.path == path
     assert isinstance(caught.value.__cause__, ipu_nb.ProfileFormatError)  # the wire-level reason is kept

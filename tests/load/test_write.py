@@ -6,6 +6,7 @@ import itertools
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal, TypedDict
 
 import numpy as np
 import pyarrow as pa
@@ -14,6 +15,7 @@ from budget import examples
 from builders import S, T, columns_from_tiles, write_with_pycapnp
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from typing_extensions import Unpack
 
 from ipu_nb._io.capnp_writer import encode_columns, write_columns
 from ipu_nb._load._frames import build_profile
@@ -23,7 +25,21 @@ from ipu_nb._model.columns import Columns, Strings
 FRAMES = ("samples", "metadata", "exchange_activities", "tiles")
 
 
-def assert_round_trip(columns: Columns, path: Path, **layout: object) -> Path:
+Far = Literal["single", "double"]
+EmptyLists = Literal["empty", "null"]
+
+
+class Layout(TypedDict, total=False):
+    """The keyword arguments of `encode_columns` (what `write_columns` passes on as its layout)."""
+
+    step_layout: tuple[int, int] | None
+    first_segment_words: int
+    far: Far
+    empty_lists: EmptyLists
+    max_segment_words: int | None
+
+
+def assert_round_trip(columns: Columns, path: Path, **layout: Unpack[Layout]) -> Path:
     """Write, decode with pycapnp, and compare every frame with the source's."""
     write_columns(columns, path, **layout)
     expected = build_profile(columns)
@@ -189,7 +205,7 @@ def test_bytes_identical_to_capnp_builder(tmp_path: Path, n: int) -> None:
 
 
 @pytest.mark.parametrize("far", ["single", "double"])
-def test_multi_segment_default_growth(tmp_path: Path, far: str) -> None:
+def test_multi_segment_default_growth(tmp_path: Path, far: Far) -> None:
     columns = columns_from_tiles(busy_tiles(4, 300))
     path = assert_round_trip(columns, tmp_path / "p.capnp", far=far)
     segments = segments_of(path)
@@ -202,7 +218,7 @@ def test_multi_segment_default_growth(tmp_path: Path, far: str) -> None:
 
 @pytest.mark.parametrize("far", ["single", "double"])
 @pytest.mark.parametrize("first", [1, 2, 16])
-def test_tiny_segments_far_pointers_everywhere(tmp_path: Path, far: str, first: int) -> None:
+def test_tiny_segments_far_pointers_everywhere(tmp_path: Path, far: Far, first: int) -> None:
     columns = columns_from_tiles(busy_tiles(3, 12, activities=True), schema_version=4)
     path = assert_round_trip(columns, tmp_path / "p.capnp", far=far, first_segment_words=first, max_segment_words=16)
     segments = segments_of(path)
@@ -293,7 +309,7 @@ def test_layout_that_drops_values_is_refused(tmp_path: Path, layout: tuple, chan
 
 @pytest.mark.parametrize("empty_lists", ["empty", "null"])
 @pytest.mark.parametrize("far", ["single", "double"])
-def test_empty_profile(tmp_path: Path, empty_lists: str, far: str) -> None:
+def test_empty_profile(tmp_path: Path, empty_lists: EmptyLists, far: Far) -> None:
     columns = columns_from_tiles([])
     path = assert_round_trip(columns, tmp_path / "p.capnp", empty_lists=empty_lists, far=far, first_segment_words=2)
     kinds, _ = walk(segments_of(path))
@@ -301,7 +317,7 @@ def test_empty_profile(tmp_path: Path, empty_lists: str, far: str) -> None:
 
 
 @pytest.mark.parametrize("empty_lists", ["empty", "null"])
-def test_tiles_without_samples_and_empty_lists(tmp_path: Path, empty_lists: str) -> None:
+def test_tiles_without_samples_and_empty_lists(tmp_path: Path, empty_lists: EmptyLists) -> None:
     tiles = [T(5), T(1, [S(1, 2), S(2, 3, metadata=[("a", "")])]), T(7), T(3, [S(0, 0)])]
     columns = columns_from_tiles(tiles, schema_version=4)
     path = assert_round_trip(columns, tmp_path / "p.capnp", empty_lists=empty_lists)

@@ -20,6 +20,7 @@ from typing import Any, get_type_hints
 
 import pytest
 from builders import S, T, profile_from_tiles
+from untyped import untyped
 
 import ipu_nb
 from ipu_nb import charts
@@ -118,7 +119,7 @@ def test_query_lists_exactly_the_query_fields_and_help_shows_them() -> None:
         assert piece in shown
     import pydoc
 
-    page = pydoc.render_doc(ipu_nb.Profile.filter, renderer=pydoc.plaintext)
+    page = pydoc.plain(pydoc.render_doc(ipu_nb.Profile.filter))
     assert "clip: bool = False" in page and "group_by" not in page
 
 
@@ -211,13 +212,13 @@ def test_mypy_refuses_unknown_keywords_and_bad_values(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        (lambda p: ipu_nb.query(p, tile=5), "unknown query flag 'tile' (did you mean 'tiles'?)"),
+        (lambda p: untyped(ipu_nb.query)(p, tile=5), "unknown query flag 'tile' (did you mean 'tiles'?)"),
         (lambda p: p.filter(limit=3), "unknown filter 'limit'; the filters are kind, kernel"),
         (lambda p: p.filter(group_by="kernel"), "unknown filter 'group_by'"),
-        (lambda p: charts.tile_heatmap(p, clip=True, window=(0, 5)), "unknown filter 'clip'"),
-        (lambda p: charts.breakdown(p, sort_by="name"), "unknown filter 'sort_by'"),
-        (lambda p: charts.phase_waterfall(p, metadata_key="x"), "unknown filter 'metadata_key'"),
-        (lambda p: ipu_nb.supersteps(p, samples=3), "unknown filter 'samples'"),
+        (lambda p: untyped(charts.tile_heatmap)(p, clip=True, window=(0, 5)), "unknown filter 'clip'"),
+        (lambda p: untyped(charts.breakdown)(p, sort_by="name"), "unknown filter 'sort_by'"),
+        (lambda p: untyped(charts.phase_waterfall)(p, metadata_key="x"), "unknown filter 'metadata_key'"),
+        (lambda p: untyped(ipu_nb.supersteps)(p, samples=3), "unknown filter 'samples'"),
     ],
 )
 def test_a_keyword_outside_the_function_s_set_is_a_query_error_naming_it(call: Any, words: str) -> None:

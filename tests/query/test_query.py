@@ -24,6 +24,7 @@ import ipu_nb
 from ipu_nb import _query
 from ipu_nb._query import Query, QueryError, filter_samples, inspect_operations, make_query, query
 from ipu_nb._query import plan as _plan
+from ipu_nb._query.keywords import QueryFlags
 
 # --------------------------------------------------------------------------- hand-computed
 
@@ -367,17 +368,18 @@ def test_frames_in_another_order_give_the_same_answers() -> None:
         samples=profile.samples.with_columns(pl.col("operation", "kernel").cast(pl.String)),
         metadata=profile.metadata.with_columns(pl.col("name", "value").cast(pl.String)),
     )
-    for flags in (
+    cases: list[QueryFlags] = [
         {"group_by": "metadata", "metadata_key": "k", "samples": 5},
         {"group_by": "metadata", "metadata_key": "j", "kernel": ""},
         {"metadata": ["k=1", "j"], "samples": 5, "group_by": "tile"},
         {"metadata": "k", "at": 2, "samples": 2},
-    ):
+    ]
+    for flags in cases:
         expected = query(profile, **flags).to_json()
         assert query(shuffled, **flags).to_json() == expected
         assert query(reordered, **flags).to_json() == expected
         assert query(plain_strings, **flags).to_json() == expected
-        by_kernel = {**flags, "group_by": "kernel", "metadata_key": None}
+        by_kernel: QueryFlags = {**flags, "group_by": "kernel", "metadata_key": None}
         assert query(plain_strings, **by_kernel).to_json() == query(profile, **by_kernel).to_json()
         q = make_query(**flags)
         rows = filter_samples(profile, q)

@@ -196,6 +196,6 @@ def test_an_entry_named_the_empty_string_can_be_selected_from_python() -> None:
     )
     for form in ([("", "x")], "=x", ["=x"], {"": "x"}):
         assert profile.filter(metadata=form).get_column("sample").to_list() == [0]
-    for form in ([("", None)], "", {"": None}):
-        assert profile.filter(metadata=form).get_column("sample").to_list() == [0, 1]
+    for any_value in ([("", None)], "", {"": None}):
+        assert profile.filter(metadata=any_value).get_column("sample").to_list() == [0, 1]
     assert make_query(metadata="=x").metadata == (("", "x"),)

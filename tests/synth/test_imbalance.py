@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 from builders import profile_of
+from scalars import float_of
 
 import ipu_nb
 from ipu_nb._synth import imbalance
@@ -61,7 +62,7 @@ def test_the_straggler_is_the_critical_tile_of_the_phases_it_works_in(mlp256: ip
     steps = ipu_nb.supersteps(mlp256, kind="compute")
     works_in = mlp256.filter(kind="compute", tiles=physical).get_column("phase").unique()
     held = steps.filter(pl.col("phase").is_in(works_in.implode())).get_column("critical_tile")
-    assert (held == physical).mean() >= 0.9
+    assert float_of((held == physical).mean()) >= 0.9
     # it really is slower: its samples take its speed × its share of the (one) MLP layout longer than the median
     share = imbalance.partition_factors(256, seed=5, placement=0)[straggler]
     mine = relative_compute(mlp256).filter(pl.col("tile") == physical).get_column("relative").median()

@@ -10,25 +10,26 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from builders import profile_of
 
 import ipu_nb
 from ipu_nb._cli import main
-from ipu_nb._load._frames import build_profile
 from ipu_nb._load._reference import decode_reference
 
-KNOBS = {"tiles": 64, "busy_tiles": 64, "layers": 1, "seed": 9}  # 4 waves: 136 compute phases
+MLP = partial(ipu_nb.generate_columns, "mlp", tiles=64, busy_tiles=64, layers=1, seed=9)  # 4 waves: 136 compute phases
 SCALED = "gemm_f32_init_large_rows"  # the first phase of every wave
 
 
 @pytest.fixture(scope="module")
 def pair() -> tuple[ipu_nb.Profile, ipu_nb.Profile]:
-    before = build_profile(ipu_nb.generate_columns("mlp", **KNOBS))
-    after = build_profile(ipu_nb.generate_columns("mlp", scale_kernel={SCALED: 1.5}, **KNOBS))
+    before = profile_of(MLP())
+    after = profile_of(MLP(scale_kernel={SCALED: 1.5}))
     return before, after
 
 
@@ -83,11 +84,9 @@ def test_what_if_on_the_baseline_predicts_the_scaled_profile(pair: tuple[ipu_nb.
 
 
 def test_a_step_profile_scales_one_call_of_a_multi_call_command() -> None:
-    knobs = {"tiles": 32, "seed": 1}
-    before = by_sample(build_profile(ipu_nb.generate_columns("attention", "step", **knobs)))
-    after = by_sample(
-        build_profile(ipu_nb.generate_columns("attention", "step", scale_kernel={"gelu_c16_to_a8": 2}, **knobs))
-    )
+    attention = partial(ipu_nb.generate_columns, "attention", "step", tiles=32, seed=1)
+    before = by_sample(profile_of(attention()))
+    after = by_sample(profile_of(attention(scale_kernel={"gelu_c16_to_a8": 2})))
     gelu = (before.get_column("kernel") == "gelu_c16_to_a8").to_numpy()
     bias = before.get_column("kernel").to_numpy() == "add_bias_f16_c16"
     b, a = before.get_column("duration").to_numpy(), after.get_column("duration").to_numpy()
@@ -97,9 +96,9 @@ def test_a_step_profile_scales_one_call_of_a_multi_call_command() -> None:
 
 
 def test_coarse_profiles_take_the_phase_profiles_kernel_names() -> None:
-    knobs = {"tiles": 16, "busy_tiles": 16, "layers": 1}
-    before = ipu_nb.generate_columns("mlp", "region", **knobs)
-    after = ipu_nb.generate_columns("mlp", "region", scale_kernel={"gelu_c16_to_a8": 3.0}, **knobs)
+    mlp = partial(ipu_nb.generate_columns, "mlp", "region", tiles=16, busy_tiles=16, layers=1)
+    before = mlp()
+    after = mlp(scale_kernel={"gelu_c16_to_a8": 3.0})
     names = before.operation.to_list()
     durations = [(c.end.astype(np.int64) - c.start) % 2**32 for c in (before, after)]
     for region in ("mlp_layer_00.matmul", "mlp_layer_00.activation"):
