@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +14,7 @@ from .._model.metadata import CompactMetadata, owner_ids, positions
 from .._model.profile import ProfileData
 from ._errors import ProfileFormatError
 from ._pairs import pair_codes
-from ._passes import THREADS, remap_codes
+from ._passes import THREADS, flag_owners, remap_codes
 
 __all__ = ["ACTIVITY_KIND_DTYPE", "KIND_DTYPE", "build_profile", "infer_granularity"]
 
@@ -31,7 +31,7 @@ class _Categories:
     """
 
     def __init__(self, pool: ThreadPoolExecutor, reuse: bool) -> None:
-        self._pool = pool
+        self.pool = pool
         self._reuse = reuse
         self._keep: list[pl.Series] = []
         #: Each column's polars id of each of its values.
@@ -53,7 +53,7 @@ class _Categories:
         writable = self._reuse and codes.dtype == np.uint32 and codes.flags.writeable and codes.flags.c_contiguous
         codes = codes if writable else np.array(codes, dtype=np.uint32)
         try:
-            remap_codes(codes, ids, self._pool)
+            remap_codes(codes, ids, self.pool)
         except ValueError as exc:
             raise ProfileFormatError(f"text {exc}") from None
         return codes
@@ -115,16 +115,16 @@ def _compact_metadata(c: Columns, categories: _Categories) -> CompactMetadata:
     Past `pair_codes`' limit each entry keeps its own name and value codes (no pair codes).
     """
     counts = c.metadata_counts
-    starts = np.zeros(len(counts) + 1, dtype=np.uint64)
-    np.cumsum(counts, out=starts[1:])
-    if len(starts) and int(starts[-1]) < 2**32:
-        starts = starts.astype(np.uint32)
+    # Summed as int64 (counts are never negative): a running sum cast to uint64 as it goes is 20x slower.
+    running = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=running[1:])
+    starts = running.astype(np.uint32) if int(running[-1]) < 2**32 else running.view(np.uint64)
     names, values = c.metadata_name, c.metadata_value
     if len(names.codes) != len(values.codes) or int(starts[-1]) != len(names.codes):
         raise ProfileFormatError(
             f"{len(names.codes)} metadata names, {len(values.codes)} values, {int(starts[-1])} entries"
         )
-    coded = pair_codes(names.codes, values.codes)
+    coded = pair_codes(names.codes, values.codes, categories.pool)
     if coded is None:
         pairs = {"name": categories.physical("name", names), "value": categories.physical("value", values)}
         return CompactMetadata(starts, None, _as_categorical(pairs))
@@ -136,7 +136,9 @@ def _compact_metadata(c: Columns, categories: _Categories) -> CompactMetadata:
     return CompactMetadata(starts, codes, _as_categorical(pairs))
 
 
-def _inactive_owners(metadata: CompactMetadata, names: Strings, values: Strings, n: int) -> np.ndarray:
+def _inactive_owners(
+    metadata: CompactMetadata, names: Strings, values: Strings, n: int, pool: Executor | None = None
+) -> np.ndarray:
     """Per sample: whether some entry of it is ``active=false`` (bool[n])."""
     flags = np.zeros(n, dtype=bool)
     active, false = _code_of(names, "active"), _code_of(values, "false")
@@ -149,10 +151,7 @@ def _inactive_owners(metadata: CompactMetadata, names: Strings, values: Strings,
     if metadata.codes is None:
         flags[metadata.owners(rows)] = True
         return flags
-    step = 1 << 22
-    for lo in range(0, metadata.entry_count, step):
-        hit = np.flatnonzero(np.isin(metadata.codes[lo : lo + step], rows))
-        flags[metadata.owners(hit + lo)] = True
+    flag_owners(metadata.codes, metadata.starts, rows, flags, pool)
     return flags
 
 
@@ -192,8 +191,8 @@ def build_profile(
             }
         )
         kind = _enum(c.kind, STEP_KINDS, KIND_DTYPE, "step kind")
+        inactive = _inactive_owners(metadata, c.metadata_name, c.metadata_value, n, pool)
     operation, kernel = step_text["operation"], step_text["kernel"]
-    inactive = _inactive_owners(metadata, c.metadata_name, c.metadata_value, n)
     inactive &= c.kind == STEP_KINDS.index("compute")
 
     samples = pl.DataFrame(

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IPU_INTERN_ABI 9
+#define IPU_INTERN_ABI 10
 
 /* The hot path (resolve, hash, look up) inlined into each loop; the cold one (a new text) not. */
 #if defined(__GNUC__)
@@ -487,6 +487,17 @@ void ipu_owner_positions(const int64_t *counts, int64_t n, int64_t first_owner, 
         }
         owner += count;
         position += count;
+    }
+}
+
+/* For the owners of groups of child rows (owner s holds rows [starts[s], starts[s + 1]), s in [0, n)):
+ * flags[s] = 1 where some row's code c has hit[c] set (hit: one byte per possible u16 code). Owners
+ * whose rows hold no hit are left as they were. */
+void ipu_flag_owners(const uint16_t *codes, const uint32_t *starts, int64_t n, const uint8_t *hit, uint8_t *flags) {
+    for (int64_t s = 0; s < n; s++) {
+        uint8_t any = 0;
+        for (uint32_t e = starts[s]; e < starts[s + 1]; e++) any |= hit[codes[e]];
+        if (any) flags[s] = 1;
     }
 }
 

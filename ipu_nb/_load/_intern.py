@@ -30,7 +30,7 @@ from ._text import CodeBuffer, text_end, utf8
 __all__ = ["ABI", "LIBRARY", "NATIVE", "QUANTUM", "EntryLists", "NativeTextColumn", "count_entries"]
 
 #: Must equal IPU_INTERN_ABI in _intern.c: a library built from older source is not used.
-ABI = 9
+ABI = 10
 LIBRARY = Path(__file__).with_name("libipu_intern" + {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so"))
 #: Traversal bytes one C call may spend (about a millisecond of hashing), and memory-budget bytes.
 QUANTUM = 8 << 20
@@ -81,6 +81,7 @@ def _load() -> ctypes.CDLL | None:
         ("ipu_remap_codes", _I, [_P, _I, _P, _I]),
         ("ipu_owner_positions", None, [_P, _I, _I, _P, _P]),
         ("ipu_pair_codes", _I, [_P, _P, _I, _P, _P, _P, _P, _P, _P]),
+        ("ipu_flag_owners", None, [_P, _P, _I, _P, _P]),
         ("ipu_guard_add", _I, [_P, _I, _I]),
         ("ipu_guard_faults", _I, [_I]),
         ("ipu_guard_remove", None, [_I]),
@@ -162,18 +163,27 @@ class EntryLists:
     total: int
 
     def owner_of(self, row: int) -> tuple[int, int]:
-        """(list index, position in that list) of entry `row`."""
+        """(list index, position in that list) of entry `row` (past the last entry: the last list, past its end)."""
+        if not len(self.counts):
+            return 0, row
         ends = np.cumsum(self.counts)
-        j = int(np.searchsorted(ends, row, side="right"))
+        j = min(int(np.searchsorted(ends, row, side="right")), len(ends) - 1)
         return j, row - int(ends[j] - self.counts[j])
 
 
 def count_entries(
-    msg: Message, addr: np.ndarray, seg: Seg, present: np.ndarray | None, what: str, describe: Describe
+    msg: Message,
+    addr: np.ndarray,
+    seg: Seg,
+    present: np.ndarray | None,
+    what: str,
+    describe: Describe,
+    row_bytes: int = ENTRY_BYTES,
 ) -> EntryLists | None:
-    """Entry counts of the struct lists at pointer words `addr`, charged (words and rows) before use.
+    """Entry counts of the struct lists at pointer words `addr`, charged (words, and `row_bytes` a row) before use.
 
-    None when some list needs the general path (`Message.lists`).
+    The charges are those `Message.lists` makes for the same lists; None when some list needs
+    that general path.
     """
     assert _LIB is not None
     pointers = _Pointers.of(msg, addr, seg, present)
@@ -182,7 +192,7 @@ def count_entries(
     if _LIB.ipu_count_entries(*pointers.args(), counts.ctypes.data, ctypes.byref(words), ctypes.byref(total)):
         return None
     msg.charge(words.value, what)
-    msg.charge_memory(total.value * ENTRY_BYTES, lambda: rows_of(what, counts, describe))
+    msg.charge_memory(total.value * row_bytes, lambda: rows_of(what, counts, describe))
     return EntryLists(pointers, counts, total.value)
 
 
@@ -240,6 +250,8 @@ class NativeTextColumn:
         Fewer rows than `lists.total` when an entry needs the general path: the caller appends the rest.
         """
         assert _LIB is not None
+        if lists.total == 0:  # nothing to intern, so nothing to borrow budget for
+            return 0, 0
         before = self.codes.size
         codes = self.codes.reserve(lists.total)
         cursor = _Cursor.new()

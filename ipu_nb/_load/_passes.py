@@ -1,9 +1,10 @@
 """Whole-column passes of the frame builder, split over the cores.
 
-Two passes touch every metadata entry once more after decoding: moving dictionary codes to
-polars' category numbering (`remap_codes`) and writing each entry's owner sample and
-position (`owner_positions`). Both run in the C library on ranges of rows, one range per
-thread (ctypes releases the GIL), or in numpy, a slice at a time, without it.
+Three passes touch every metadata entry once more after decoding: moving dictionary codes to
+polars' category numbering (`remap_codes`), writing each entry's owner sample and
+position (`owner_positions`), and flagging the samples holding some pair (`flag_owners`). They
+run in the C library on ranges of rows, one range per thread (ctypes releases the GIL), or in
+numpy, a slice at a time, without it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from ._intern import _LIB
 from ._text import CodeBuffer
 
-__all__ = ["PARALLEL_ROWS", "THREADS", "EntryIds", "owner_positions", "remap_codes", "row_ranges"]
+__all__ = ["PARALLEL_ROWS", "THREADS", "EntryIds", "flag_owners", "owner_positions", "remap_codes", "row_ranges"]
 
 #: Threads a pass is split over.
 THREADS = min(2, os.cpu_count() or 1)
@@ -40,7 +41,8 @@ def row_ranges(total: int, parts: int = 0) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
 
 
-def _run_all(pool: Executor | None, jobs: list[Callable[[], None]]) -> None:
+def run_all(pool: Executor | None, jobs: list[Callable[[], None]]) -> None:
+    """Run `jobs` on `pool` (in this thread when there is none or only one), re-raising the first failure."""
     if pool is None or len(jobs) == 1:
         for job in jobs:
             job()
@@ -77,7 +79,7 @@ def remap_codes(codes: np.ndarray, table: np.ndarray, pool: Executor | None = No
 
     if not codes.flags.writeable or not codes.flags.c_contiguous or codes.dtype != np.uint32:
         raise ValueError("remap_codes needs a writable, contiguous uint32 array")
-    _run_all(pool, [job(lo, hi) for lo, hi in row_ranges(len(codes))])
+    run_all(pool, [job(lo, hi) for lo, hi in row_ranges(len(codes))])
     if bad:
         row = min(bad)
         raise ValueError(f"code {int(codes[row])} at row {row} is out of range (only {len(table)} values)")
@@ -118,8 +120,44 @@ def owner_positions(counts: np.ndarray, pool: Executor | None = None) -> tuple[n
 
         return run
 
-    _run_all(pool, [job(g0, g1) for g0, g1 in itertools.pairwise(cuts) if g1 > g0])
+    run_all(pool, [job(g0, g1) for g0, g1 in itertools.pairwise(cuts) if g1 > g0])
     return owner, position
+
+
+def flag_owners(
+    codes: np.ndarray, starts: np.ndarray, wanted: np.ndarray, flags: np.ndarray, pool: Executor | None = None
+) -> None:
+    """Set ``flags[s]`` for each owner `s` one of whose rows (``starts[s]`` to ``starts[s + 1]``) has a `wanted` code.
+
+    `codes` are u16 (pair codes), `flags` one bool per owner; ranges of owners run in parallel.
+
+    >>> flags = np.zeros(3, dtype=bool)
+    >>> codes, starts = np.array([4, 1, 1, 4], np.uint16), np.array([0, 2, 2, 4], np.uint32)
+    >>> flag_owners(codes, starts, np.array([1]), flags); flags.tolist()
+    [True, False, True]
+    """
+    owners = len(starts) - 1
+    if codes.dtype != np.uint16 or not flags.flags.c_contiguous or flags.dtype != np.bool_ or len(flags) != owners:
+        raise ValueError("flag_owners needs u16 codes and one writable bool flag per owner")
+    hit = np.zeros(1 << 16, dtype=np.uint8)
+    hit[np.asarray(wanted, dtype=np.int64)] = 1
+    native = _LIB is not None and starts.dtype == np.uint32 and codes.flags.c_contiguous and starts.flags.c_contiguous
+
+    def job(lo: int, hi: int) -> Callable[[], None]:
+        def run() -> None:
+            if native and _LIB is not None:
+                _LIB.ipu_flag_owners(
+                    codes.ctypes.data, starts[lo:].ctypes.data, hi - lo, hit.ctypes.data, flags[lo:].ctypes.data
+                )
+                return
+            first, last = int(starts[lo]), int(starts[hi])
+            for a in range(first, last, _SLICE):
+                rows = np.flatnonzero(hit[codes[a : min(a + _SLICE, last)]]) + a
+                flags[np.searchsorted(starts, rows, side="right") - 1] = True
+
+        return run
+
+    run_all(pool, [job(lo, hi) for lo, hi in row_ranges(owners)])
 
 
 class EntryIds:

@@ -40,8 +40,9 @@ from ._text import TextColumn
 
 __all__ = ["BATCH_ROWS", "CHUNK_SAMPLES", "decode_bytes", "decode_file"]
 
-#: Samples per chunk: temporaries stay a few MB (cache- and allocator-friendly).
-CHUNK_SAMPLES = 1 << 13
+#: Samples per chunk: temporaries stay a few tens of MB, and each chunk's fixed cost (a few
+#: dozen numpy calls, a turn per text field, a hand-over of the GIL) stays small beside its work.
+CHUNK_SAMPLES = 1 << 16
 #: Metadata entries (or exchange activities) of a chunk expanded at once by the numpy path.
 BATCH_ROWS = 1 << 17
 #: Chunks decoded in parallel: numpy and Arrow release the GIL in the heavy loops.
@@ -402,12 +403,20 @@ def _decode_chunk(
     meta_counts = counted.counts if counted is not None else entries().count
     batch.cache_clear()
 
+    # Activities: counted (and charged) in C when it can; listed by numpy only when there are some.
     addr, present = msg.pointer(steps, 3)
-    acts = msg.lists(addr, steps.seg, present, "ProfileStep.exchangeActivities", at_sample, ACTIVITY_BYTES)
+    what = "ProfileStep.exchangeActivities"
+    counted_acts = count_entries(msg, addr, steps.seg, present, what, at_sample, ACTIVITY_BYTES) if native else None
+    if counted_acts is not None and not counted_acts.total:
+        acts, act_counts = None, counted_acts.counts
+    else:
+        acts = msg.lists(addr, steps.seg, present, what, at_sample, ACTIVITY_BYTES, charge=counted_acts is None)
+        act_counts = acts.count
     out["metadata_counts"][rows] = meta_counts
-    out["activity_counts"][rows] = acts.count
+    out["activity_counts"][rows] = act_counts
     parts = []
-    for lo, hi in _batches(0, acts.total):
+    for lo, hi in _batches(0, acts.total) if acts is not None else []:
+        assert acts is not None
         msg.stop_if_cancelled()
         elements = acts.elements(lo, hi)
         parts.append(
