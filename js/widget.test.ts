@@ -27,6 +27,8 @@ const traits = (): Traits => ({
   showing: "after",
   finding_rows: [],
   marker_rows: [],
+  flame_hierarchy: "kind/kernel/phase/operation",
+  clock: "tile",
   info: {
     tiles: 4,
     samples: 10,
@@ -41,9 +43,14 @@ const traits = (): Traits => ({
       group_bys: ["kind", "kernel", "operation", "phase", "tile", "metadata"],
       sort_bys: ["phase-cycles", "name"],
       color_bys: ["kind", "kernel"],
+      flame_hierarchies: ["kind/kernel/phase/operation", "kind/operation/kernel"],
       no_kernel: "(no kernel)",
       missing: "(missing)",
       palette: { compute: "#3478c6", exchange: "#e87a2c", synchronization: "#d63e52", idle: "#96ba78" },
+      kernel_palette: ["#4e79a7", "#f28e2b"],
+      activity_palette: {},
+      activity_labels: {},
+      color_by_labels: {},
     },
   },
 });
@@ -119,6 +126,7 @@ test("a view says hello, asks for the blocks its view lacks, draws them from the
         filters: traits().filters,
         color_by: "kind",
         showing: "after",
+        clock: "tile",
         start: 0,
         end: 1000,
       },
@@ -228,7 +236,7 @@ test("side views wait behind the request in flight, and every kind of message is
     assert.ok(dom.pendingTimers() > 0);
     answer(1);
     assert.equal(dom.pendingTimers(), 0); // flushed right after it
-    fromKernel({ type: "overview", bins: 2, span: 1000, filtered: false }, bytes(8, 8));
+    fromKernel({ type: "overview", bins: 2, span: 1000, planes: 1, color_by: "kind" }, bytes(1, 8));
     fromKernel({
       type: "flame",
       total: 5,

@@ -1,8 +1,10 @@
 """The widget's timeline as an Altair chart: tile rows × time bins of a window, binned in polars.
 
-Each (row, bin) cell is coloured as the widget colours it, conserving area: the cycle-weighted
-mean, per sRGB channel, of the kind colours (`ipu_nb.palette()`) of the samples covering it,
-the cycles no sample covers counting as the white background. When there are more tiles than
+Each (row, bin) cell is coloured as the widget's light theme colours it, conserving area: the
+cycle-weighted mean, per sRGB channel, of the colours of the samples covering it, the cycles no
+sample covers counting as the white background. A sample's colour is its kind's
+(`ipu_nb.palette()`), or with ``color_by="kernel"`` its kernel class's (`ipu_nb._model.kernel_classes`:
+the kernels ranked over the whole profile, as the widget's legend). When there are more tiles than
 rows, consecutive tiles (in the order given) share a row and are averaged the same way. The
 chart embeds at most `MAX_CELLS` rectangles (neighbouring cells of one colour are merged), never
 raw samples.
@@ -17,13 +19,15 @@ import altair as alt
 import polars as pl
 
 from .._markup.sanitize import label
+from .._model.kernel_classes import kernel_colours
 from .._model.palette import palette
+from .._terminal import printable
 from .common import as_profile, chart_data
 
 if TYPE_CHECKING:
     from .._profile import Profile
 
-__all__ = ["BACKGROUND", "CELL_PX", "MAX_CELLS", "timeline", "timeline_cells"]
+__all__ = ["BACKGROUND", "CELL_PX", "COLOR_COLUMNS", "MAX_CELLS", "timeline", "timeline_cells"]
 
 #: The colour of cycles no sample covers (the widget's light plot background).
 BACKGROUND: tuple[int, int, int] = (255, 255, 255)
@@ -32,6 +36,8 @@ CELL_PX = 4
 #: The most (row, bin) cells a chart has: the rows are bounded by this over the bins.
 MAX_CELLS = 16_000
 _ROW_HEIGHT = 6
+#: The colourings `timeline` draws (the widget's but "activity"): the sample column each colours by.
+COLOR_COLUMNS: dict[str, str] = {"kind": "kind", "kernel": "kernel"}
 
 
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
@@ -44,15 +50,23 @@ def bin_edges(start: int, end: int, bins: int, k: pl.Expr) -> pl.Expr:
 
 
 def timeline_cells(
-    samples: pl.DataFrame, tiles: Sequence[int], window: tuple[int, int], bins: int, rows: int
+    samples: pl.DataFrame,
+    tiles: Sequence[int],
+    window: tuple[int, int],
+    bins: int,
+    rows: int,
+    key: str = "kind",
+    colours: dict[str, str] | None = None,
 ) -> pl.DataFrame:
     """The colour of each covered (row, bin) cell: ``row``, ``bin``, ``r``, ``g``, ``b`` (0..255 floats).
 
-    `samples` has ``tile``, ``offset``, ``duration`` and ``kind``; `tiles` are the physical ids
-    drawn, top to bottom (others left out), spread over `rows` rows of consecutive tiles; the
-    window ``[start, end)`` is cut into `bins` bins whose edges are `bin_edges`. A cell's
-    colour is Σ(cycles × kind colour) plus the uncovered cycles × `BACKGROUND`, over the
-    cell's cycles (tiles in the row × bin width). Cells no sample covers are left out.
+    `samples` has ``tile``, ``offset``, ``duration`` and the column `key`; `tiles` are the
+    physical ids drawn, top to bottom (others left out), spread over `rows` rows of consecutive
+    tiles; the window ``[start, end)`` is cut into `bins` bins whose edges are `bin_edges`. A
+    sample's colour is ``colours[its key]`` (``"#rrggbb"``; default the kind palette; a missing
+    key is "", and a sample whose key has no colour is left out). A cell's colour is
+    Σ(cycles × colour) plus the uncovered cycles × `BACKGROUND`, over the cell's cycles (tiles
+    in the row × bin width). Cells no sample covers are left out.
     """
     start, end = window
     length = end - start
@@ -61,8 +75,12 @@ def timeline_cells(
         {"tile": list(tiles), "row": [i * rows // n for i in range(n)]}, schema={"tile": pl.Int64, "row": pl.Int64}
     )
     per_row = order.group_by("row").agg(pl.len().alias("members"))
-    colours = pl.DataFrame(
-        [{"kind": kind, "cr": c[0], "cg": c[1], "cb": c[2]} for kind, c in ((k, _rgb(v)) for k, v in palette().items())]
+    table = pl.DataFrame(
+        [
+            {"key": name, "cr": c[0], "cg": c[1], "cb": c[2]}
+            for name, c in ((k, _rgb(v)) for k, v in (palette() if colours is None else colours).items())
+        ],
+        schema={"key": pl.String, "cr": pl.Int64, "cg": pl.Int64, "cb": pl.Int64},
     )
     first = pl.max_horizontal(pl.col("offset").cast(pl.Int64), pl.lit(start)) - start
     last = pl.min_horizontal(pl.col("offset").cast(pl.Int64) + pl.col("duration").cast(pl.Int64), pl.lit(end)) - start
@@ -71,10 +89,10 @@ def timeline_cells(
     hi = ((k + 1) * length) // bins
     covered = (
         samples.lazy()
-        .select(pl.col("tile").cast(pl.Int64), pl.col("kind").cast(pl.String), s=first, e=last)
+        .select(pl.col("tile").cast(pl.Int64), pl.col(key).cast(pl.String).fill_null("").alias("key"), s=first, e=last)
         .filter(pl.col("e") > pl.col("s"))
         .join(order.lazy(), on="tile")
-        .join(colours.lazy(), on="kind")
+        .join(table.lazy(), on="key")
         .with_columns(
             bin=pl.int_ranges(
                 ((pl.col("s") + 1) * bins - 1) // length, (pl.col("e") * bins - 1) // length + 1, dtype=pl.Int64
@@ -189,22 +207,32 @@ def timeline(
     A `ProfileWidget` source draws its current view: its `view` as the window, the samples
     its filters keep (the others as background) and its rows in its order, pinned first.
     `tiles` picks physical tiles in the order to draw (default every tile, by id). Colours are
-    the widget's, area-conserving (the module docstring says how); one bin per `CELL_PX`
-    pixels of `width`, at most `MAX_CELLS` cells, so rows hold several tiles when there are many.
+    the widget's, area-conserving (the module docstring says how): by sample kind, or with
+    ``color_by="kernel"`` by kernel class, the ranking over the whole profile. A widget's own
+    mode is not followed by default: ``charts.timeline(widget, color_by=widget.color_by)``
+    draws it (its "activity" mode is refused: not drawn here). One bin per `CELL_PX` pixels
+    of `width`, at most `MAX_CELLS` cells, so rows hold several tiles when there are many.
 
-    >>> charts.timeline(profile, window=(0, 100_000), width=400)  # doctest: +SKIP
+    >>> charts.timeline(profile, window=(0, 100_000), width=400, color_by="kernel")  # doctest: +SKIP
     alt.Chart(...)
     """
-    if color_by != "kind":
+    if not isinstance(color_by, str) or color_by not in COLOR_COLUMNS:
+        accepted = ", ".join(repr(c) for c in COLOR_COLUMNS)
+        unsupported = (
+            "; the widget's 'activity' colouring is not drawn here"
+            if isinstance(color_by, str) and color_by == "activity"
+            else ""
+        )
         raise ValueError(
-            f"charts.timeline: color_by must be 'kind' (the kind palette, ipu_nb.palette()), got {color_by!r}"
+            f"charts.timeline: color_by must be one of {accepted}, got {printable(repr(color_by))}{unsupported}"
         )
     if isinstance(width, bool) or not isinstance(width, int) or not 100 <= width <= 4000:
         raise ValueError(f"charts.timeline: width must be an integer number of pixels in 100..4000, got {width!r}")
-    _, samples, (start, end), order = _source(source, window, tiles)
+    profile, samples, (start, end), order = _source(source, window, tiles)
     bins = max(1, min(width // CELL_PX, end - start))
     rows = max(1, min(len(order), MAX_CELLS // bins))
-    cells = timeline_cells(samples, order, (start, end), bins, rows)
+    colours = kernel_colours(profile.samples) if color_by == "kernel" else None
+    cells = timeline_cells(samples, order, (start, end), bins, rows, key=COLOR_COLUMNS[color_by], colours=colours)
     labels = _row_labels(order, rows)
     rects = _runs(cells, (start, end), bins).with_columns(
         tiles=pl.col("row").replace_strict(list(range(rows)), labels, return_dtype=pl.String)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict, get_args
 
-from .palette import palette
+from .palette import ACTIVITY_LABELS, KERNEL_PALETTE, WINDOW_PALETTE, palette
 
 __all__ = [
     "COLOR_BYS",
+    "COLOR_BY_LABELS",
+    "FLAME_HIERARCHIES",
     "GROUP_BYS",
     "GROUP_FIELDS",
     "KINDS",
@@ -59,8 +61,17 @@ SORT_COLUMNS: dict[str, str] = {
 Semantics = Literal["ba7339c", "head"]
 #: The values of `Semantics`, the default first.
 SEMANTICS: tuple[str, ...] = get_args(Semantics)
-#: What the timeline can colour samples by.
-COLOR_BYS: tuple[str, ...] = ("kind", "kernel")
+#: What the timeline can colour samples by ("activity": exchange windows split as the newest runtime draws them).
+COLOR_BYS: tuple[str, ...] = ("kind", "kernel", "activity")
+#: How the front end names each colouring.
+COLOR_BY_LABELS: dict[str, str] = {"kind": "kind", "kernel": "kernel", "activity": "exchange activity"}
+#: The widget's flame-graph hierarchies: the level keys below the root, outermost first, "/" between
+#: (the first is the default).
+FLAME_HIERARCHIES: tuple[str, ...] = (
+    "kind/kernel/phase/operation",
+    "kind/kernel/operation/phase",
+    "kind/operation/kernel",
+)
 
 #: The group name of samples with an empty kernel.
 NO_KERNEL = "(no kernel)"
@@ -124,20 +135,34 @@ class VocabularyInfo(TypedDict):
     group_bys: list[str]
     sort_bys: list[str]
     color_bys: list[str]
+    flame_hierarchies: list[str]
     no_kernel: str
     missing: str
     #: ``{kind: "#rrggbb"}``: `palette.KIND_PALETTE`, the colours the front end draws kinds in (and darkens from).
     palette: dict[str, str]
+    #: ``["#rrggbb", ...]``: `palette.KERNEL_PALETTE`, the colours of colour mode "kernel", class 1 first.
+    kernel_palette: list[str]
+    #: ``{part: "#rrggbb"}``: `palette.WINDOW_PALETTE`, what an exchange window holds in colour mode "activity".
+    activity_palette: dict[str, str]
+    #: The legend's name of each class of colour mode "activity" that has one (`palette.ACTIVITY_LABELS`).
+    activity_labels: dict[str, str]
+    #: How the controls name each of `color_bys`.
+    color_by_labels: dict[str, str]
 
 
 def widget_vocabulary() -> VocabularyInfo:
-    """The lists and kind colours the widget's front end shows, sent in its ``info`` trait (TypeScript copies none)."""
+    """The lists and colours the widget's front end shows, sent in its ``info`` trait (TypeScript copies none)."""
     return {
         "kinds": list(KINDS),
         "group_bys": list(GROUP_BYS),
         "sort_bys": list(SORT_BYS),
         "color_bys": list(COLOR_BYS),
+        "flame_hierarchies": list(FLAME_HIERARCHIES),
         "no_kernel": NO_KERNEL,
         "missing": MISSING,
         "palette": palette(),
+        "kernel_palette": list(KERNEL_PALETTE),
+        "activity_palette": dict(WINDOW_PALETTE),
+        "activity_labels": dict(ACTIVITY_LABELS),
+        "color_by_labels": dict(COLOR_BY_LABELS),
     }

@@ -2,9 +2,9 @@
 
 Windows and cache blocks are kept per side, filters and colouring (`Shown.drawing`), the flame
 graph and an area's samples per side and filters, the group table per side and query, the
-overview's background per side, the comparison with the baseline per query. A flip or a filter
-change asks under other keys, so nothing kept for what was shown before can answer; the caches
-are bounded (`Kept`), so nothing needs clearing either.
+overview per side, filters and colouring (`Shown.drawing` too), the comparison with the baseline
+per query. A flip or a filter change asks under other keys, so nothing kept for what was shown
+before can answer; the caches are bounded (`Kept`), so nothing needs clearing either.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from .._compare import Comparison
 from .._query import Query, QueryError
 from . import lod
 from .baseline import comparison_of
-from .flame import flame_tree
+from .flame import DEFAULT_HIERARCHY, accounting_samples, flame_tree
 from .kept import Kept
+from .lod.overview_shares import OverviewShares, overview_shares
 from .protocol import FlameTree, GroupRow
 from .selection import area_groups, selection_samples
 from .shown import Shown, Side, Sides, filters_key
@@ -33,7 +34,6 @@ __all__ = [
     "OVERVIEW_BINS",
     "WINDOW_PIXELS",
     "Answers",
-    "compute_positions",
 ]
 
 ANSWERS_KEPT = 48
@@ -41,6 +41,7 @@ ANSWERS_KEPT = 48
 WINDOW_PIXELS = 8192
 """Widest window answered; wider requests are answered at this width (summaries use fewer bins still)."""
 OVERVIEW_BINS = 1024
+"""Bins of the overview strip over the whole span."""
 GROUP_ROWS = 12
 """Rows of the side panel's group table."""
 _GROUP_COLUMNS = ["name", "dimensions", "sample_count", "phase_cycles", "work_cycles", "average_active_tiles"]
@@ -60,7 +61,7 @@ class Answers:
         self.flames: Kept[FlameTree] = Kept(8)
         self.groups: Kept[tuple[str | None, list[GroupRow]]] = Kept(8)
         self.areas: Kept[pl.DataFrame] = Kept(4)
-        self.overviews: Kept[np.ndarray] = Kept(2)
+        self.overviews: Kept[OverviewShares] = Kept(4)
         self.comparisons: Kept[Comparison] = Kept(4)
 
     def forget(self) -> None:
@@ -68,11 +69,11 @@ class Answers:
         for kept in (self.encoded, self.flames, self.groups, self.areas, self.overviews, self.comparisons):
             kept.forget()
 
-    def warm_up(self, shown: Shown) -> None:
+    def warm_up(self, shown: Shown, hierarchy: str = DEFAULT_HIERARCHY) -> None:
         """Make what the side panels and a first click need (the flame graph, the group table, the metadata
         order: about a second on a full-size profile). Queued once the timeline index is built, so after the
         first picture, and without holding up the side views asked for meanwhile (`SideViews.submit`)."""
-        self.flame(shown)
+        self.flame(shown, hierarchy)
         self.group_rows(shown, shown.query)
         shown.side.lookup.metadata_of(np.zeros(0, dtype=np.int64))
 
@@ -83,7 +84,7 @@ class Answers:
         pixels = min(pixels, WINDOW_PIXELS)
 
         def make() -> Encoded:
-            windowed, matched = shown.matching.windowed()
+            windowed, matched = shown.matching.windowed(shown.color_by)
             return lod.encode_window(lod.window(windowed, start, end, pixels, matched, shown.color_by))
 
         return self.encoded.get(("window", shown.drawing, start, end, pixels), make)
@@ -102,33 +103,50 @@ class Answers:
                 yield (k, *hit, 0.0)
         if not missing:
             return
-        windowed, matched = shown.matching.windowed()
+        windowed, matched = shown.matching.windowed(shown.color_by)
         for block in lod.blocks(windowed, level, bins, missing, matched, shown.color_by):
             began = time.perf_counter()
             header, buffers = lod.encode_window(block.answer)
             self.encoded.put(("block", shown.drawing, level, bins, block.index), (header, buffers))
             yield block.index, header, buffers, block.seconds + time.perf_counter() - began
 
-    def overview_active(self, side: Side) -> np.ndarray:
-        """Tile occupancy by compute over the whole profile of `side` (filter-independent)."""
-        return self.overviews.get(side.which, lambda: lod.overview(side.index, compute_positions(side), OVERVIEW_BINS))
+    def overview(self, shown: Shown) -> OverviewShares:
+        """Each colour class's share of all tiles' cycles per overview bin, for the filters and colouring shown."""
+
+        def make() -> OverviewShares:
+            index, matched = shown.matching.drawn(shown.color_by)  # the timeline's classes for the colouring
+            return overview_shares(index, OVERVIEW_BINS, matched, shown.color_by)
+
+        return self.overviews.get(("overview", shown.drawing), make)
 
     # ---- the side views -----------------------------------------------------------------------
 
-    def flame(self, shown: Shown) -> FlameTree:
-        """The flame graph of the matching samples."""
+    def flame(self, shown: Shown, hierarchy: str = DEFAULT_HIERARCHY) -> FlameTree:
+        """The flame graph of the matching samples in `hierarchy` (``flame_hierarchy``)."""
         matching = shown.matching
-        return self.flames.get(matching.key, lambda: flame_tree(shown.profile, matching.mask, matching.query))
 
-    def area_flame(self, shown: Shown, selection: dict[str, Any]) -> FlameTree:
+        split = shown.color_by == "activity"  # the newest runtime's accounting of exchange samples
+
+        def make() -> FlameTree:
+            samples = accounting_samples(shown.profile.samples, shown.side.accounting) if split else None
+            return flame_tree(shown.profile, matching.mask, matching.query, samples=samples, hierarchy=hierarchy)
+
+        return self.flames.get(("flame", matching.key, hierarchy, split), make)
+
+    def area_flame(self, shown: Shown, selection: dict[str, Any], hierarchy: str = DEFAULT_HIERARCHY) -> FlameTree:
         """The flame graph of the area's matching samples, each counted with its cycles inside the area."""
+
+        split = shown.color_by == "activity"  # the newest runtime's accounting of exchange samples
 
         def make() -> FlameTree:
             frame = self.area_samples(shown, selection)
             clipped = frame.with_columns(duration=pl.col("clipped_cycles").cast(pl.UInt32))
-            return flame_tree(shown.profile, None, shown.matching.query, samples=clipped)
+            if split:
+                within = (int(selection["start"]), int(selection["end"]))
+                clipped = accounting_samples(clipped, shown.side.accounting, within)
+            return flame_tree(shown.profile, None, shown.matching.query, samples=clipped, hierarchy=hierarchy)
 
-        return self.flames.get((shown.matching.key, filters_key(selection)), make)
+        return self.flames.get(("area", shown.matching.key, filters_key(selection), hierarchy, split), make)
 
     def area_samples(self, shown: Shown, selection: dict[str, Any] | None) -> pl.DataFrame:
         """`ProfileWidget.selection_samples` of `selection` for the matching samples."""
@@ -161,7 +179,7 @@ class Answers:
             ]
             return (None, rows)
 
-        return self.groups.get((shown.side.which, key, area is not None), make)
+        return self.groups.get((shown.side.key, key, area is not None), make)
 
     def comparison(self, q: Query) -> Comparison:
         """``compare(baseline, after, ...)`` for `q`'s filters and grouping (`ValueError` without a baseline)."""
@@ -169,12 +187,6 @@ class Answers:
         return self.comparisons.get(
             q, lambda: comparison_of(baseline, after, q, allow_clock_mismatch=self._allow_clock_mismatch)
         )
-
-
-def compute_positions(side: Side) -> np.ndarray:
-    """Positions of the timeline index holding compute samples of positive length."""
-    idx = side.index
-    return (idx.kind_class == lod.KIND_CLASSES.index("compute") + 1) & (idx.end > idx.start)
 
 
 def _built_index(side: Side) -> lod.TimelineIndex | None:

@@ -3,8 +3,9 @@
 `comparison_of` runs `ipu_nb.compare` for the widget's filters and grouping (the alignment
 is compare's, never redone here) and `group_deltas` turns its rows into the Δ columns of
 the group table, one per row the table shows. `flame_deltas` gives each flame-graph node
-its after − before cycles: a node's path (kind, kernel, phase number, operation) names
-the same samples in either profile, so the other side is summed along the same paths.
+its after − before cycles: a node's path (kind, kernel, phase number, operation, in the
+tree's ``levels`` order) names the same samples in either profile, so the other side is
+summed along the same paths.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from .._compare.align import check_clocks
 from .._profile import Profile
 from .._query import Query, filter_mask
 from .._query.filters_codec import FILTER_KEYS
-from .flame import FLAME_KEYS
 from .protocol import FlameTree, GroupDelta
 
 __all__ = ["SHOWING", "baseline_profile", "comparison_of", "flame_deltas", "group_deltas"]
@@ -87,15 +87,15 @@ def group_deltas(comparison: Comparison, names: list[str]) -> list[GroupDelta | 
     return out
 
 
-def _path_sums(profile: Profile, q: Query) -> dict[tuple[Any, ...], int]:
-    """Summed durations of `profile`'s samples matching `q`, per flame path prefix (() is the total)."""
+def _path_sums(profile: Profile, q: Query, levels: list[str]) -> dict[tuple[Any, ...], int]:
+    """Summed durations of `profile`'s samples matching `q`, per prefix of flame `levels` (() is the total)."""
     samples = profile.samples.filter(pl.Series(filter_mask(profile, q)))
     base = samples.select(
         pl.col("kind", "kernel", "operation").cast(pl.String), "phase", pl.col("duration").cast(pl.Int64)
     )
     sums: dict[tuple[Any, ...], int] = {(): int(base.get_column("duration").sum())}
-    for depth in range(1, len(FLAME_KEYS) + 1):
-        keys = list(FLAME_KEYS[:depth])
+    for depth in range(1, len(levels) + 1):
+        keys = levels[:depth]
         for row in base.group_by(keys).agg(pl.col("duration").sum()).iter_rows():
             sums[tuple(row[:-1])] = int(row[-1])
     return sums
@@ -107,14 +107,15 @@ def flame_deltas(tree: FlameTree, other: Profile, q: Query, *, shown: str) -> li
     A path absent from `other` counts as 0 there; merged ("…") nodes, which stand for no one
     path, get None.
     """
-    sums = _path_sums(other, q)
+    levels = tree["levels"]
+    sums = _path_sums(other, q, levels)
     out: list[int | None] = []
     for node in tree["nodes"]:
         path = node["path"]
         if path is None:
             out.append(None)
             continue
-        theirs = sums.get(tuple(path[k] for k in FLAME_KEYS if k in path), 0)
+        theirs = sums.get(tuple(path[k] for k in levels if k in path), 0)
         mine = int(node["value"])
         out.append(mine - theirs if shown == "after" else theirs - mine)
     return out

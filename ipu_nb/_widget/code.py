@@ -116,7 +116,9 @@ def view_code(
     grouping), the cursor `at`, the area `selection` and the widget's `state`.
 
     With a `baseline` (`Baseline`: the widget compares `path` with it), both profiles are
-    opened, ``profile`` is the one the state shows, and the widget is rebuilt with both.
+    opened, ``profile`` is the one the state shows, and the widget is rebuilt with both. On the
+    newest runtime's clocks (the state's ``clock``), the frames are built from ``clocked``, the
+    profile on that clock.
     """
     lines = ["import ipu_nb", ""]
     if baseline is None:
@@ -128,15 +130,24 @@ def view_code(
             _opened("baseline", baseline.path),
             f"profile = {shown}  # the profile shown (widget.showing)",
         ]
+    data = "profile"
+    clock = state.get("clock", "tile")
+    if clock != "tile":  # the frames below read offsets on the widget's clock, as the newest runtime does
+        data = "clocked"
+        lines += [
+            "from ipu_nb._query.head.clock import head_clock",
+            f"clocked = ipu_nb.Profile.of(head_clock(profile, shared_clock={clock == 'shared'!r}).profile)"
+            f"  # offsets on widget.clock = {clock!r}",
+        ]
     flags = _filter_flags(filters)
     lines.append(f"filters = {_literal(flags)}")
     grouping = _grouping(base)
     lines += [
-        f"groups = ipu_nb.query(profile, **filters, {grouping}).groups  # widget.groups",
-        "samples = profile.filter(**filters)  # widget.filtered",
+        f"groups = ipu_nb.query({data}, **filters, {grouping}).groups  # widget.groups",
+        f"samples = {data}.filter(**filters)  # widget.filtered",
     ]
     if at is not None:
-        lines.append(f"at_slice = profile.filter(**filters, at={at!r})  # widget.at_slice")
+        lines.append(f"at_slice = {data}.filter(**filters, at={at!r})  # widget.at_slice")
     if selection is not None:
         q = area_query(base, selection)
         if q is None:
@@ -149,9 +160,9 @@ def view_code(
                 area["tiles"] = list(q.tiles)
             lines += [
                 f"area = {_literal(area)}  # widget.selection, within the filters",
-                "selection_groups = ipu_nb.query(profile, **{**filters, **area}, clip=True,"
+                f"selection_groups = ipu_nb.query({data}, **{{**filters, **area}}, clip=True,"
                 f" {grouping}).groups  # widget.selection_groups",
-                "selection_samples = profile.filter(**{**filters, **area}, clip=True).drop('metadata')"
+                f"selection_samples = {data}.filter(**{{**filters, **area}}, clip=True).drop('metadata')"
                 "  # widget.selection_samples",
             ]
     lines += [

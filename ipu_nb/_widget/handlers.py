@@ -141,6 +141,7 @@ def _blocks(host: Host, shown: Shown, message: Blocks) -> None:
         filters_key(message.filters) == shown.matching.filters
         and message.color_by == shown.color_by
         and message.showing in (None, shown.side.which)
+        and message.clock in (None, shown.side.clock)
     )
     costs: list[float] = []
     count = matched = 0

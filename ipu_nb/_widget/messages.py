@@ -17,6 +17,7 @@ from typing import Any, get_args, get_type_hints
 from .._model.vocabulary import COLOR_BYS
 from .._query import QueryError
 from .._query.filters_codec import normalise_filters
+from .clocks import CLOCKS
 from .lod.blocks import MAX_BLOCK_BINS, MAX_LEVEL
 from .protocol import MAX_SAFE_INTEGER, REQUEST_TYPES, FromFrontEnd, ReplyAddress
 
@@ -137,6 +138,8 @@ class Blocks:
     end: int
     showing: str | None = None
     """The profile the front end showed (``"after"`` / ``"baseline"``; None: not said)."""
+    clock: str | None = None
+    """The clock the front end's offsets were on (a value of the ``clock`` trait; None: not said)."""
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,9 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
     showing = content.get("showing")
     if showing is not None and showing not in ("after", "baseline"):
         raise MessageError(f"blocks showing must be 'after' or 'baseline', got {_shown(showing)}")
+    clock = content.get("clock")
+    if clock is not None and clock not in CLOCKS:
+        raise MessageError(f"blocks clock must be one of {', '.join(CLOCKS)}, got {_shown(clock)}")
     return Blocks(
         view=_view_id(content, kind),
         id=_request_id(content, kind),
@@ -338,6 +344,7 @@ def _blocks(content: dict[str, Any], limits: Limits) -> Blocks:
         start=start,
         end=end,
         showing=showing,
+        clock=clock,
     )
 
 

@@ -27,7 +27,7 @@ __all__ = [
     "LAYOUTS",
     "LOD_WINDOW",
     "MAX_SAFE_INTEGER",
-    "OVERVIEW_TILES",
+    "OVERVIEW_SHARES",
     "PACKED_WINDOW",
     "RAW_WINDOW",
     "REPLY_TYPES",
@@ -103,6 +103,7 @@ _Range = Annotated[list[int], Wire(tuple[int, int])]
 _NameCount = Annotated[list[Any], Wire(tuple[str, int])]
 _NameValue = Annotated[list[str], Wire(tuple[str, str])]
 _NameValueCount = Annotated[list[Any], Wire(tuple[str, str, int])]
+_NameStartEnd = Annotated[list[Any], Wire(tuple[str, int, int])]
 
 # ---- traits that messages carry ---------------------------------------------------------------
 
@@ -194,6 +195,8 @@ class BlocksRequest(TypedDict):
     end: int
     showing: NotRequired[Literal["after", "baseline"]]
     """With a baseline: the profile shown (``"after"`` / ``"baseline"``); other answers are stale."""
+    clock: NotRequired[Literal["tile", "cropped", "shared"]]
+    """The clock of ``start``, ``end`` and the blocks (the ``clock`` trait); answers on another are stale."""
 
 
 class SearchRequest(TypedDict):
@@ -351,18 +354,26 @@ class SampleInfo(TypedDict):
 
 
 class SampleDetail(SampleInfo):
-    """`SampleInfo` plus the sample's metadata entries as ``[name, value]`` pairs in position order."""
+    """`SampleInfo` plus the sample's metadata entries as ``[name, value]`` pairs in position order, its
+    exchange activities as ``[kind, start, end]`` (offsets in its window), its role cycles (`ROLE_COLUMNS`
+    names; none without a window) and the newest runtime's accounting parts as ``[name, offset, end]``."""
 
     metadata: list[_NameValue]
+    activities: list[_NameStartEnd]
+    roles: dict[str, int]
+    parts: list[_NameStartEnd]
 
 
 class HoverReply(TypedDict):
-    """The answer to a `HoverRequest`: the sample there, or None."""
+    """The answer to a `HoverRequest`: the sample there, or None; in colour mode "activity" also the display
+    piece there (``[class, offset, end]``) and the newest runtime's accounting part there (``[name, offset, end]``)."""
 
     type: Literal["hover"]
     view: str | None
     id: int | None
     sample: SampleInfo | None
+    piece: NotRequired[_NameStartEnd]
+    part: NotRequired[_NameStartEnd]
 
 
 class AtSummary(TypedDict):
@@ -408,9 +419,11 @@ class FlameMetadata(TypedDict):
 
 
 class FlameTree(TypedDict):
-    """The flame graph of the matching samples: kind → kernel → phase/epoch → operation."""
+    """The flame graph of the matching samples, one level per key of ``levels`` (``flame_hierarchy``)."""
 
     total: int
+    levels: list[str]
+    """The filter key of each level below the root, outermost first (a node at level d has the first d in its path)."""
     nodes: list[FlameNode]
     metadata: list[FlameMetadata]
 
@@ -425,12 +438,16 @@ class FlamePush(FlameTree):
 
 
 class OverviewPush(TypedDict):
-    """Tile occupancy by compute in ``bins`` bins over the span. Buffers: all samples (f32), matching (f32)."""
+    """The whole span in ``bins`` bins, coloured by ``color_by``: per plane (colour class of the
+    ``classes`` buffer; 0: samples not matching the filters), each bin's tile-cycles of that class
+    / (tiles × bin width) (`ipu_nb._widget.lod.overview_shares`). Drawn as stacks of those shares
+    of the strip's height, the mean colour of any columns is the cycle-weighted mean over all tiles."""
 
     type: Literal["overview"]
     bins: int
     span: int
-    filtered: bool
+    planes: int
+    color_by: str
 
 
 class GroupRow(TypedDict):
@@ -663,15 +680,22 @@ SEARCH_MATCHES = Layout("search_matches", "search", (), _MATCHES)
 """The first ``sent`` matches of a search by offset, then timeline row."""
 HIGHLIGHT_MATCHES = Layout("highlight_matches", "highlight", (), _MATCHES)
 """The first ``sent`` highlighted samples by offset, then timeline row (as a search's)."""
-OVERVIEW_TILES = Layout(
-    "overview_tiles",
+OVERVIEW_SHARES = Layout(
+    "overview_shares",
     "overview",
     (),
     (
-        Buffer("all", "f32", ("bins",), "active compute tiles per bin over the whole profile"),
-        Buffer("matching", "f32", ("bins",), "the same, of the samples matching the filters"),
+        Buffer("classes", "u8", ("planes",), "the colour class of each plane, ascending"),
+        Buffer("shares", "f32", ("planes", "bins"), "per plane, per bin: the class's share of all tiles' cycles"),
     ),
 )
-"""The overview's two curves."""
+"""The overview's share planes: only the classes present, one row of ``bins`` shares each."""
 #: Every message that carries buffers, by layout; a message matches at most one.
-LAYOUTS: tuple[Layout, ...] = (RAW_WINDOW, LOD_WINDOW, PACKED_WINDOW, SEARCH_MATCHES, HIGHLIGHT_MATCHES, OVERVIEW_TILES)
+LAYOUTS: tuple[Layout, ...] = (
+    RAW_WINDOW,
+    LOD_WINDOW,
+    PACKED_WINDOW,
+    SEARCH_MATCHES,
+    HIGHLIGHT_MATCHES,
+    OVERVIEW_SHARES,
+)

@@ -13,18 +13,27 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from .._model.vocabulary import widget_vocabulary
+from .._model.vocabulary import COLOR_BYS, widget_vocabulary
 from .._profile import Profile
-from . import lod
-from .answers import OVERVIEW_BINS, Answers, compute_positions
+from .answers import Answers
 from .baseline import flame_deltas, group_deltas
 from .highlight import highlight_ids
 from .inspector import labels
 from .messages import Search
-from .protocol import AreaPush, FlamePush, GroupsReply, HighlightPush, OverviewPush, SearchReply, WindowReply
+from .protocol import (
+    OVERVIEW_SHARES,
+    AreaPush,
+    FlamePush,
+    GroupsReply,
+    HighlightPush,
+    OverviewPush,
+    SearchReply,
+    WindowReply,
+)
 from .selection import area_longest, area_query
 from .shown import Shown, Side
 from .timeline import row_positions, search_rows, timeline_matches
+from .wire import encode_buffers
 
 __all__ = [
     "AREA_LONGEST",
@@ -81,7 +90,7 @@ def info(side: Side, has_baseline: bool) -> dict[str, Any]:
         "granularity": profile.granularity,
         "rows": facts.row_tiles.tolist(),
         **row_positions(profile, facts),
-        "legend": {"kind": facts.legend("kind"), "kernel": facts.legend("kernel")},
+        "legend": {mode: facts.legend(mode) for mode in COLOR_BYS},
         "kernels": kernels[:500],
         "vocabulary": widget_vocabulary(),
         "baseline": has_baseline,
@@ -117,31 +126,28 @@ def with_labels(shown: Shown, reply: WindowReply, buffers: list[bytes]) -> list[
 
 
 def overview_push(shown: Shown, answers: Answers) -> Payload:
-    """Tile occupancy by compute over the span: of every sample, and of the matching ones."""
-    side = shown.side
-    active = answers.overview_active(side)
-    sorted_mask = shown.matching.sorted_mask
-    matched = (
-        active
-        if sorted_mask is None
-        else lod.overview(side.index, compute_positions(side) & sorted_mask, OVERVIEW_BINS)
-    )
+    """The overview strip: each colour class's share of all tiles' cycles per bin over the span."""
+    pic = answers.overview(shown)
     push: OverviewPush = {
         "type": "overview",
-        "bins": OVERVIEW_BINS,
-        "span": side.index.span,
-        "filtered": sorted_mask is not None,
+        "bins": pic.bins,
+        "span": pic.span,
+        "planes": len(pic.classes),
+        "color_by": shown.color_by,
     }
-    return push, [active.astype("<f4").tobytes(), matched.astype("<f4").tobytes()]
+    return push, encode_buffers(OVERVIEW_SHARES, push, {"classes": pic.classes, "shares": pic.shares})
 
 
-def flame_push(shown: Shown, answers: Answers, selection: dict[str, Any] | None, other: Profile | None) -> Payload:
-    """The flame graph of the matching samples (of the area's, clipped, with a selection); with the
-    `other` profile (the baseline's other side, None without one) each node's Δ."""
-    tree = answers.flame(shown) if selection is None else answers.area_flame(shown, selection)
+def flame_push(
+    shown: Shown, answers: Answers, selection: dict[str, Any] | None, other: Profile | None, hierarchy: str
+) -> Payload:
+    """The flame graph in `hierarchy` of the matching samples (of the area's, clipped, with a selection);
+    with the `other` profile (the baseline's other side, None without one) each node's Δ."""
+    tree = answers.flame(shown, hierarchy) if selection is None else answers.area_flame(shown, selection, hierarchy)
     push: FlamePush = {
         "type": "flame",
         "total": tree["total"],
+        "levels": tree["levels"],
         "nodes": tree["nodes"],
         "metadata": tree["metadata"],
         "area": selection is not None,

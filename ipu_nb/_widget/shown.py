@@ -6,7 +6,8 @@ new one when one of those traits changes. Every answer the kernel keeps is keyed
 its `Shown.key`, and a worker thread takes the value once and answers for it, so a flip or a
 filter change can never be answered from what was shown before.
 
-`Side` is one of the two profiles with its timeline index and lookups, made once; `Matching`
+`Side` is one of the two profiles on one clock (`ipu_nb._widget.clocks`) with its timeline index
+and lookups, made once; `Matching`
 is what normalised filters select in one side (their `Query` and masks), made once per
 filters and side and shared by every `Shown` with those filters (`Sides` keeps the last few).
 """
@@ -20,11 +21,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+import polars as pl
 
+from .._exchange.display import accounting_parts
 from .._model.index import ProfileIndex
 from .._query import Query, filter_mask, index_of, make_query
 from .._query.filters_codec import filters_query
 from . import lod
+from .clocks import DEFAULT_CLOCK, clocked_profile
 from .kept import Kept
 from .messages import Limits, view_limit
 
@@ -49,18 +53,27 @@ def filters_key(filters: dict[str, Any] | None) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Side:
-    """One profile the widget can show (``which``: "after" or "baseline"), its timeline index and lookups."""
+    """One profile the widget can show (``which``: "after" or "baseline") on one ``clock``, its timeline
+    index and lookups."""
 
     which: str
+    clock: str
     profile: Profile
+    """The profile with offsets on ``clock`` (`clocked_profile`)."""
     build: lod.IndexBuild
     """The timeline index, built on a thread from the side's first use on."""
     lookup: ProfileIndex
     """Sample id → row, and the metadata of samples."""
 
     @classmethod
-    def of(cls, which: str, profile: Profile) -> Side:
-        return cls(which, profile, lod.IndexBuild(profile.samples, profile.tiles), index_of(profile))
+    def of(cls, which: str, profile: Profile, clock: str = DEFAULT_CLOCK) -> Side:
+        shown = clocked_profile(profile, clock)
+        return cls(which, clock, shown, lod.IndexBuild(shown.samples, shown.tiles), index_of(shown))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(profile, clock): what every answer about this side is kept under."""
+        return (self.which, self.clock)
 
     @property
     def facts(self) -> lod.TimelineFacts:
@@ -71,6 +84,22 @@ class Side:
     def index(self) -> lod.TimelineIndex:
         """The timeline index: waits for its build (`lod.TimelineIndexError` if that failed)."""
         return self.build.index()
+
+    @cached_property
+    def activity_index(self) -> lod.TimelineIndex:
+        """The index of colour mode "activity": the samples' display pieces (`lod.activity_index`; waits for
+        `index`)."""
+        return lod.activity_index(self.profile, self.index, per_tile=self.clock == DEFAULT_CLOCK)
+
+    @cached_property
+    def accounting(self) -> pl.DataFrame:
+        """The newest runtime's accounting parts of every exchange sample (`accounting_parts`)."""
+        clock = lod.bounds_clock(self.profile, self.clock == DEFAULT_CLOCK)
+        return accounting_parts(self.profile.samples, clock)
+
+    def timeline(self, color_by: str) -> lod.TimelineIndex:
+        """The index drawn for `color_by`: `activity_index` for "activity", else `index`."""
+        return self.activity_index if color_by == "activity" else self.index
 
     @cached_property
     def limits(self) -> Limits:
@@ -105,19 +134,33 @@ class Matching:
         return cls(side, filters_key(filters), q, row_mask, None if mask.all() else mask)
 
     @property
-    def key(self) -> tuple[str, str]:
-        """(side, filters): what every answer about the matching samples is kept under."""
-        return (self.side.which, self.filters)
+    def key(self) -> tuple[str, str, str]:
+        """(side, clock, filters): what every answer about the matching samples is kept under."""
+        return (*self.side.key, self.filters)
 
     @cached_property
     def sorted_mask(self) -> np.ndarray | None:
         """`mask` per position of the timeline index (made on first use; waits for the index)."""
         return None if self.mask is None else self.mask[self.side.index.sample]
 
-    def windowed(self) -> tuple[lod.Windowed, np.ndarray | None]:
+    @cached_property
+    def activity_mask(self) -> np.ndarray | None:
+        """`mask` per position of `Side.activity_index` (each piece matches as its sample does)."""
+        return None if self.mask is None else self.mask[self.side.activity_index.sample]
+
+    def drawn(self, color_by: str) -> tuple[lod.TimelineIndex, np.ndarray | None]:
+        """The sorted index drawn for `color_by` (`Side.timeline`) and the mask per its positions: what the
+        overview sums classes over, ``index.classes(color_by)``."""
+        if color_by == "activity":
+            return self.side.activity_index, self.activity_mask
+        return self.side.index, self.sorted_mask
+
+    def windowed(self, color_by: str = "kind") -> tuple[lod.Windowed, np.ndarray | None]:
         """What answers windows now, and the mask for it: the index once sorted, before that the
         file-order samples (`lod.FileRuns` or `lod.UnsortedSamples`: the same answers, so the
-        first picture does not wait for the sort)."""
+        first picture does not wait for the sort). Colour mode "activity" draws `Side.activity_index`."""
+        if color_by == "activity":
+            return self.side.activity_index, self.activity_mask
         early = self.side.build.early()
         if early is None:
             return self.side.index, self.sorted_mask
@@ -165,11 +208,11 @@ class Shown:
 
 class Sides:
     """The widget's profiles ("after", and "baseline" when there is one), each `Side` made on first use,
-    and the `Matching` of the last few filters in each."""
+    on each clock, and the `Matching` of the last few filters in each."""
 
     def __init__(self, after: Profile, baseline: Profile | None) -> None:
         self._profiles = {"after": after, "baseline": baseline}
-        self._sides: dict[str, Side] = {}
+        self._sides: dict[tuple[str, str], Side] = {}
         self._lock = threading.Lock()
         self._matchings: Kept[Matching] = Kept(MATCHINGS_KEPT)
 
@@ -187,21 +230,28 @@ class Sides:
         """The profile compared with side `which`'s (None without a baseline)."""
         return self._profiles["baseline" if which == "after" else "after"] if self.has_baseline else None
 
-    def side(self, which: str) -> Side:
-        """The side `which`, its index build started the first time it is asked for."""
+    def side(self, which: str, clock: str = DEFAULT_CLOCK) -> Side:
+        """The side `which` on `clock`, its index build started the first time it is asked for."""
         with self._lock:
-            side = self._sides.get(which)
+            side = self._sides.get((which, clock))
             if side is None:
-                side = self._sides[which] = Side.of(which, self.profile(which))
+                side = self._sides[which, clock] = Side.of(which, self.profile(which), clock)
             return side
 
-    def matching(self, which: str, filters: dict[str, Any]) -> Matching:
-        """What normalised `filters` select in side `which` (kept: `QueryError` or polars' error if it fails)."""
-        side = self.side(which)
-        return self._matchings.get((which, filters_key(filters)), lambda: Matching.of(side, filters))
+    def matching(self, which: str, filters: dict[str, Any], clock: str = DEFAULT_CLOCK) -> Matching:
+        """What normalised `filters` select in side `which` on `clock` (kept: `QueryError` or polars'
+        error if it fails)."""
+        side = self.side(which, clock)
+        return self._matchings.get((*side.key, filters_key(filters)), lambda: Matching.of(side, filters))
 
     def shown(
-        self, which: str, filters: dict[str, Any], color_by: str, group_by: str, metadata_key: str | None
+        self,
+        which: str,
+        filters: dict[str, Any],
+        color_by: str,
+        group_by: str,
+        metadata_key: str | None,
+        clock: str = DEFAULT_CLOCK,
     ) -> Shown:
         """The value for these traits (their filters normalised)."""
-        return Shown(self.matching(which, filters), color_by, group_by, metadata_key)
+        return Shown(self.matching(which, filters, clock), color_by, group_by, metadata_key)

@@ -30,7 +30,8 @@ STATE_VERSION = 1
 """Bumped when a key changes meaning; a state of another version is refused."""
 
 #: The traits a view is made of: range, rows, filters, cursor and inspected sample, area, grouping,
-#: colours, which of a compared pair is shown, and the markers (notes on the timeline).
+#: colours, which of a compared pair is shown, the clock of its offsets, the markers (notes on the
+#: timeline) and the flame graph's levels.
 STATE_KEYS: tuple[str, ...] = (
     "view",
     "tracks",
@@ -42,7 +43,9 @@ STATE_KEYS: tuple[str, ...] = (
     "metadata_key",
     "color_by",
     "showing",
+    "clock",
     "marker_rows",
+    "flame_hierarchy",
 )
 
 #: The deepest nesting of lists and dicts a state (or a trait's value) may have; a view's deepest,

@@ -35,6 +35,9 @@ class ViewsHost(Protocol):
     @property
     def selection(self) -> dict[str, Any] | None: ...
 
+    @property
+    def flame_hierarchy(self) -> str: ...
+
     def _shown_now(self) -> Shown: ...
 
     def _push(self, message: Any, buffers: list[bytes] | None = None) -> None: ...
@@ -54,14 +57,21 @@ def _matching(shown: Shown) -> Hashable:
     return shown.matching.key
 
 
+def _drawing(shown: Shown) -> Hashable:
+    return shown.drawing
+
+
 def _grouping(shown: Shown) -> Hashable:
     return shown.grouping
 
 
 #: Each side view by the name it is queued under.
 VIEWS: dict[str, _View] = {
-    "overview": _View(lambda s, h, a, sides, _: overview_push(s, a), _matching, needs_index=True),
-    "flame": _View(lambda s, h, a, sides, _: flame_push(s, a, h.selection, sides.other(s.side.which)), _matching),
+    "overview": _View(lambda s, h, a, sides, _: overview_push(s, a), _drawing, needs_index=True),
+    "flame": _View(
+        lambda s, h, a, sides, _: flame_push(s, a, h.selection, sides.other(s.side.which), h.flame_hierarchy),
+        _matching,
+    ),
     "panel": _View(lambda s, h, a, sides, _: (panel_push(s, h.at, h.selected), []), _matching, needs_index=True),
     "area": _View(lambda s, h, a, sides, _: area_push(s, a, h.selection), _matching),
     "groups": _View(lambda s, h, a, sides, rid: groups_reply(s, a, rid, h.selection, sides.has_baseline), _grouping),

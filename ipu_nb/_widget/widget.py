@@ -23,7 +23,7 @@ import polars as pl
 import traitlets
 
 from .._compare import Comparison
-from .._model.vocabulary import COLOR_BYS, GROUP_BYS
+from .._model.vocabulary import COLOR_BYS, FLAME_HIERARCHIES, GROUP_BYS
 from .._profile import Profile
 from .._query import Query, QueryError, make_query
 from .._query.filters_codec import empty_filters, normalise_filters
@@ -32,6 +32,8 @@ from . import quiet_status
 from .answers import Answers
 from .background import Background
 from .baseline import SHOWING, baseline_profile
+from .clock_switch import switch_clock
+from .clocks import CLOCKS, DEFAULT_CLOCK, clock_crop, converted
 from .code import Baseline, view_code
 from .findings_panel import FindingSteps, culprit_samples, pinned_first, rows_job
 from .flip import flip
@@ -104,7 +106,7 @@ class ProfileWidget(anywidget.AnyWidget):
     ``"name=value"`` strings are accepted and split at the first ``=`` as the CLI does, so
     names containing ``=`` need a pair. Values are stored normalised (pairs, sorted lists)."""
     at = Integer(None, allow_none=True).tag(sync=True)
-    """int or None: the cursor, a per-tile offset in cycles, ``0 <= at <= 2**53 - 1`` (what the
+    """int or None: the cursor, an offset in cycles on `clock`, ``0 <= at <= 2**53 - 1`` (what the
     browser holds exactly; default None). An offset at or beyond the span is allowed and, as
     with ``--at``, nothing is active there: `at_slice` and the panel are empty."""
     view = traitlets.List(Integer(), default_value=[0, 1], minlen=2, maxlen=2).tag(sync=True)
@@ -139,6 +141,16 @@ class ProfileWidget(anywidget.AnyWidget):
     time (``start == end``: a point); key ``M`` in the browser or `add_marker` adds one, `markers` reads
     them as a DataFrame. Offsets lie within the profile, labels are at most 200 characters, 500 markers
     at most (`ipu_nb._widget.markers`)."""
+    flame_hierarchy = traitlets.Enum(FLAME_HIERARCHIES, default_value=FLAME_HIERARCHIES[0]).tag(sync=True)
+    """str: the flame graph's levels below the root, outermost first: ``"kind/kernel/phase/operation"``
+    (default), ``"kind/kernel/operation/phase"`` or ``"kind/operation/kernel"`` (the select in its panel)."""
+    clock = traitlets.Enum(CLOCKS, default_value=DEFAULT_CLOCK).tag(sync=True)
+    """str: the clock of every offset the widget shows and returns (`at`, `view`, `selection`, the
+    markers, the frames' ``offset``): ``"tile"`` (default: each tile's first sample at 0, as
+    ``ipu_nb.query``), or the newest runtime's one clock for every tile, ``"cropped"`` (its default,
+    "crop initial sync": 0 where the last tile starts, the cycles before cut) or ``"shared"`` (the
+    whole shared clock). Switching keeps the same part of the profile in view
+    (`ipu_nb._widget.clock_switch`)."""
     finding_rows = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
     """list: the findings panel's entries, ``ipu_nb.findings`` of the shown profile, best first
     (each with the ``filters`` and ``view`` that show it; `show_finding` applies one)."""
@@ -182,8 +194,9 @@ class ProfileWidget(anywidget.AnyWidget):
             raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
         traits["filters"] = self._normalised(traits.get("filters"))
         which = "baseline" if traits.get("showing") == "baseline" else "after"
-        # The profile and filters first: the other traits are checked against them (the rest follows once set).
-        self._shown = Shown(self._matched(which, traits["filters"]), "kind", "kernel", None)
+        clock = type(self).clock.validate(self, traits.get("clock", DEFAULT_CLOCK))
+        # The profile, clock and filters first: the other traits are checked against them (the rest follows once set).
+        self._shown = Shown(self._matched(which, traits["filters"], clock), "kind", "kernel", None)
         traits.setdefault("view", [0, max(self._shown.side.facts.span, 1)])
         super().__init__(**traits)
         self._refresh()
@@ -200,7 +213,7 @@ class ProfileWidget(anywidget.AnyWidget):
 
     def _warm_up(self) -> None:
         """The side views of the initial value, made once ahead of the front end asking (after the first picture)."""
-        self._answers.warm_up(self._shown_now())
+        self._answers.warm_up(self._shown_now(), self.flame_hierarchy)
 
     # ---- what is shown: one value, swapped whole ---------------------------------------------
 
@@ -209,10 +222,11 @@ class ProfileWidget(anywidget.AnyWidget):
         with self._shown_lock:
             return self._shown
 
-    def _matched(self, which: str, filters: dict[str, Any]) -> Matching:
-        """What normalised `filters` select in profile `which`; `traitlets.TraitError` when that cannot be made."""
+    def _matched(self, which: str, filters: dict[str, Any], clock: str | None = None) -> Matching:
+        """What normalised `filters` select in profile `which` on `clock` (None: the ``clock`` trait's);
+        `traitlets.TraitError` when that cannot be made."""
         try:
-            return self._sides.matching(which, filters)
+            return self._sides.matching(which, filters, self.clock if clock is None else clock)
         except (QueryError, pl.exceptions.PolarsError) as error:
             raise traitlets.TraitError(f"filters: {error}") from None
 
@@ -244,6 +258,9 @@ class ProfileWidget(anywidget.AnyWidget):
             self._views.later("flame", "overview", "panel")
             if self.selection is not None:
                 self._views.later("area")  # groups follow too: the front end asks for them
+        elif change["name"] == "color_by":
+            # Coloured as the timeline, after its next window; "activity" counts exchange as the newest runtime.
+            self._views.later("overview", "flame")
 
     @traitlets.observe("showing")
     def _showing_changed(self, change: Any) -> None:
@@ -252,11 +269,24 @@ class ProfileWidget(anywidget.AnyWidget):
         if old.side is not new.side:  # the same: the constructor's own profile
             flip(self, old, new)
 
+    @traitlets.observe("clock")
+    def _clock_changed(self, change: Any) -> None:
+        """Show the profile on the other clock, the same part of it in view (`ipu_nb._widget.clock_switch`)."""
+        old = self._shown_now()
+        if old.side.clock == change["new"]:  # the constructor's own clock
+            return
+        crop = clock_crop(self._sides.profile(old.side.which))
+        switch_clock(self, old, crop, lambda: self._refresh()[1])
+
     @traitlets.observe("selection")
     def _selection_changed(self, change: Any) -> None:
         # Each goes out as soon as it is ready, the cheapest first; the flame graph before the
         # groups, so the browser draws it (the costliest part to show) while the groups compute.
         self._views.send("area", "flame", "groups")
+
+    @traitlets.observe("flame_hierarchy")
+    def _flame_hierarchy_changed(self, change: Any) -> None:
+        self._views.send("flame")
 
     @traitlets.observe("at", "selected")
     def _cursor_changed(self, change: Any) -> None:
@@ -316,7 +346,8 @@ class ProfileWidget(anywidget.AnyWidget):
             raise ValueError(f"show_finding(rank): a rank in 1..{len(found)}, got {rank!r}")
         finding = found[rank - 1]
         state = finding.state
-        start, end = state["view"]
+        crop = clock_crop(self._sides.profile(self._which))  # the findings read per-tile offsets
+        start, end = (converted(v, "tile", self.clock, crop) for v in state["view"])
         limit = self._limits.end
         with self.hold_sync():  # one message: the filters, the view and the rows together
             self.filters = state["filters"]
@@ -371,10 +402,11 @@ class ProfileWidget(anywidget.AnyWidget):
     def __setattr__(self, name: str, value: Any) -> None:
         if name in FRONT_END_WRITES:
             check_trait_depth(name, value)  # before traitlets, whose error messages repr the value recursively
-        if name != "showing":
+        if name not in ("showing", "clock"):
             super().__setattr__(name, value)
             return
-        with self.hold_sync():  # a flip's changes reach the front end in one message, the profile's facts with it
+        # A flip's (or a clock switch's) changes reach the front end in one message, the profile's facts with it.
+        with self.hold_sync():
             super().__setattr__(name, value)
 
     def set_state(self, sync_data: Any) -> None:
@@ -520,7 +552,7 @@ class ProfileWidget(anywidget.AnyWidget):
     def state(self) -> dict[str, Any]:
         """The whole view as a JSON-serialisable dict: ``view``, ``tracks`` (the row layout),
         ``filters``, ``at``, ``selected``, ``selection``, ``group_by``, ``metadata_key``,
-        ``color_by``, ``showing``, ``marker_rows`` (the markers) and a ``version``.
+        ``color_by``, ``showing``, ``clock``, ``marker_rows`` (the markers), ``flame_hierarchy`` and a ``version``.
         ``ProfileWidget(profile, state=...)`` or setting it restores the view; a bad value raises
         `traitlets.TraitError` and changes nothing."""
         return json.loads(json.dumps({"version": STATE_VERSION, **{k: getattr(self, k) for k in STATE_KEYS}}))
@@ -531,9 +563,11 @@ class ProfileWidget(anywidget.AnyWidget):
         if "filters" in traits:
             traits["filters"] = self._normalised(traits["filters"])
         showing = traits.pop("showing", self.showing)
-        before = None if showing == self.showing else self.state
+        clock = type(self).clock.validate(self, traits.pop("clock", self.clock))  # refused before anything is set
+        before = None if (showing, clock) == (self.showing, self.clock) else self.state
         with self.hold_sync():  # one message to the front end
             self.showing = showing  # first: a flip fits the view and area to the profile shown
+            self.clock = clock  # and the state's offsets are on its clock
             try:
                 with self.hold_trait_notifications():
                     for key, v in traits.items():
@@ -631,7 +665,7 @@ class ProfileWidget(anywidget.AnyWidget):
         Give exactly one of them. ``sample`` (an id of ``profile.samples["sample"]``) also
         selects it, so the inspector shows it and its tile row scrolls into view; ``phase``
         fits every sample of that phase (all tiles, whatever the filters); ``range`` is
-        ``(start, end)`` in per-tile offsets, shown exactly; ``matching=True`` fits the
+        ``(start, end)`` in offsets on `clock`, shown exactly; ``matching=True`` fits the
         samples matching the filters. `margin` is the room left each side (a fraction of
         the width fitted). Returns the new `view`.
 

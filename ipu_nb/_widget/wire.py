@@ -3,13 +3,13 @@
 The front end decodes the same layouts (js/kernel/generated.ts, written from that table), so
 a buffer's order, element type and length are stated once.
 
->>> from ipu_nb._widget.protocol import OVERVIEW_TILES
->>> header = {"type": "overview", "bins": 2, "span": 10, "filtered": False}
->>> buffers = encode_buffers(OVERVIEW_TILES, header, {"all": [1, 2], "matching": [0, 1.5]})
+>>> from ipu_nb._widget.protocol import OVERVIEW_SHARES
+>>> header = {"type": "overview", "bins": 2, "span": 10, "planes": 1, "color_by": "kind"}
+>>> buffers = encode_buffers(OVERVIEW_SHARES, header, {"classes": [3], "shares": [0.25, 1.5]})
 >>> [len(b) for b in buffers]
-[8, 8]
->>> decode_buffers(OVERVIEW_TILES, header, buffers)["matching"].tolist()
-[0.0, 1.5]
+[1, 8]
+>>> decode_buffers(OVERVIEW_SHARES, header, buffers)["shares"].tolist()
+[0.25, 1.5]
 """
 
 from __future__ import annotations

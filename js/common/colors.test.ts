@@ -6,12 +6,13 @@ import {
   contrast,
   darkVariant,
   GREYS,
+  kernelPalette,
   kindColours,
   LIGHT,
-  PALETTE,
   parseColour,
   type RGB,
   textOn,
+  useKernelPalette,
   usePalette,
 } from "./colors";
 
@@ -22,6 +23,17 @@ function pythonPalette(): Record<string, string> {
   return Object.fromEntries([...table.matchAll(/"(\w+)":\s*"(#[0-9a-f]{6})"/gi)].map((m) => [m[1], m[2]]));
 }
 const KIND_HEX = pythonPalette();
+
+/** The kernel colours as ipu_nb/_model/palette.py writes them (`KERNEL_PALETTE`, sent as `info.vocabulary.kernel_palette`). */
+function pythonKernelPalette(): string[] {
+  const source = readFileSync("ipu_nb/_model/palette.py", "utf8");
+  const table = /KERNEL_PALETTE: tuple\[str, \.\.\.\] = \(([^)]*)\)/.exec(source)![1];
+  return [...table.matchAll(/"(#[0-9a-f]{6})"/gi)].map((m) => m[1]);
+}
+const KERNEL_HEX = pythonKernelPalette();
+const PALETTE = KERNEL_HEX.map((h) => parseColour(h)!);
+/** palette.py's `NO_KERNEL_COLOUR`, the grey `charts.timeline` draws "(no kernel)" in. */
+const NO_KERNEL_HEX = /NO_KERNEL_COLOUR = "(#[0-9a-f]{6})"/.exec(readFileSync("ipu_nb/_model/palette.py", "utf8"))![1];
 const KIND_LIGHT = Object.values(KIND_HEX).map((h) => parseColour(h)!);
 const KIND_DARK = KIND_LIGHT.map(darkVariant);
 
@@ -83,6 +95,26 @@ test("sample colours stay apart from each other, the greys and the background in
     }
   }
   assert.equal(PALETTE.length, 31, "one colour per kernel class");
+});
+
+test("the kernel colours are the vocabulary's, and charts.timeline's no-kernel grey is the light theme's", () => {
+  assert.deepEqual(kernelPalette(), [], "none before a vocabulary is read");
+  assert.deepEqual(classColours("kernel", ["gemm"], "(no kernel)")[1], LIGHT.noKernel, "the neutral grey then");
+  useKernelPalette(["#102030", "not a colour", "#405060"]);
+  try {
+    assert.deepEqual(kernelPalette(), [
+      [16, 32, 48],
+      [64, 80, 96],
+    ]);
+    const classes = classColours("kernel", ["gemm", "(no kernel)", "conv", "relu"], "(no kernel)");
+    // Legend entry i takes colour i, cycling through the table; the kernel-less class its grey.
+    assert.deepEqual(classes.slice(1, 5), [[16, 32, 48], LIGHT.noKernel, [16, 32, 48], [64, 80, 96]]);
+    useKernelPalette(KERNEL_HEX);
+    assert.deepEqual(classColours("kernel", ["a", "b"], "(no kernel)").slice(1, 3), PALETTE.slice(0, 2));
+  } finally {
+    useKernelPalette([]);
+  }
+  assert.deepEqual(parseColour(NO_KERNEL_HEX), GREYS.light.noKernel);
 });
 
 test("computed CSS colours parse, composited over what is below", () => {

@@ -11,7 +11,7 @@ export type RGB = [number, number, number];
 /**
  * The kind colours of the light theme: the kernel's palette (`info.vocabulary.palette`,
  * ipu_nb.palette()), set by `usePalette` when the vocabulary is read; empty before (then
- * kinds take kernel colours). The dark theme's are `darkVariant`s of these.
+ * kinds take the kernel colours, or without those the neutral grey). The dark theme's are `darkVariant`s of these.
  */
 let kinds: Readonly<Record<string, RGB>> = {};
 
@@ -40,18 +40,28 @@ export function kindColours(dark: boolean = current.dark): Record<string, RGB> {
   return out;
 }
 
-// 31 chromatic colours for kernels, no two closer than ΔE*ab 24, none near grey or either
-// theme's plot background (greys are taken: "not matching" and "(no kernel)"). The first
-// nine are Tableau 10's; the rest were picked greedily for distance.
-// biome-ignore format: a table, five colours a line
-export const PALETTE: readonly RGB[] = [
-  [78, 121, 167], [242, 142, 43], [225, 87, 89], [118, 183, 178], [89, 161, 79],
-  [237, 201, 72], [176, 122, 161], [255, 157, 167], [156, 117, 95], [119, 102, 221],
-  [187, 17, 119], [255, 153, 255], [119, 102, 0], [0, 221, 170], [204, 204, 136],
-  [0, 204, 255], [0, 153, 255], [153, 68, 0], [187, 187, 255], [170, 204, 68],
-  [238, 170, 119], [0, 119, 85], [153, 68, 85], [170, 85, 170], [255, 102, 153],
-  [102, 85, 153], [68, 102, 34], [102, 221, 119], [0, 221, 221], [136, 204, 153], [102, 136, 0],
-];
+/**
+ * The colours of colour mode "kernel", class 1 first: the kernel's table
+ * (`info.vocabulary.kernel_palette`, ipu_nb/_model/palette.py `KERNEL_PALETTE`), set by
+ * `useKernelPalette` when the vocabulary is read; empty before (then every class is the
+ * neutral `noKernel` grey). Both themes draw them as they are.
+ */
+let kernels: readonly RGB[] = [];
+
+/** Take the kernel colours from the kernel's table (`["#rrggbb", ...]`); entries that are not such colours are left out. */
+export function useKernelPalette(palette: readonly string[]): void {
+  kernels = palette.filter((text) => /^#[0-9a-f]{6}$/i.test(text)).map((text) => parseColour(text)!);
+}
+
+/** The kernel colours as last taken (`useKernelPalette`). */
+export function kernelPalette(): readonly RGB[] {
+  return kernels;
+}
+
+/** The colour of legend entry `i` in a kernel colouring: the table's, cycling; the neutral grey without one. */
+function kernelColour(i: number): RGB {
+  return kernels.length ? kernels[i % kernels.length] : current.noKernel;
+}
 
 /** Canvas chrome, as CSS colours; each from a `--ipu-nb-canvas-*` variable of widget.css. */
 export interface Chrome {
@@ -124,14 +134,17 @@ export function grey(): RGB {
   return current.grey;
 }
 
-/** RGB for each class index of a legend (index 0 = not matching); `noKernel` names the samples without a kernel. */
+/**
+ * RGB for each class index of a legend (index 0 = not matching); `noKernel` names the samples without a kernel.
+ * Modes "kind" and "activity" name their classes by the palette's keys (the kinds, what an exchange window holds).
+ */
 export function classColours(mode: string, legend: string[], noKernel: string): RGB[] {
   const out: RGB[] = [current.grey];
   const byKind = kindColours();
   legend.forEach((name, i) => {
-    if (mode === "kind") out.push(byKind[name] ?? PALETTE[i % PALETTE.length]);
+    if (mode === "kind" || mode === "activity") out.push(byKind[name] ?? kernelColour(i));
     else if (name === noKernel) out.push(current.noKernel);
-    else out.push(PALETTE[i % PALETTE.length]);
+    else out.push(kernelColour(i));
   });
   while (out.length < 32) out.push([0, 0, 0]);
   return out;

@@ -5,7 +5,7 @@ import { Controls } from "../panels/controls";
 import { crumbs } from "../panels/flame";
 import { Groups, groupFilter } from "../panels/groups";
 import { type FakeElement, installFakeDom } from "../testing/fake-dom";
-import { classColours, kindColour, theme } from "./colors";
+import { classColours, kernelPalette, kindColour, theme } from "./colors";
 import { Disposers } from "./disposers";
 import { kernelLabel, type Vocabulary, vocabularyOf } from "./vocabulary";
 
@@ -15,9 +15,14 @@ const words: Vocabulary = {
   group_bys: ["kernel", "tile", "cluster"],
   sort_bys: ["samples"],
   color_bys: ["kind", "kernel", "phase"],
+  flame_hierarchies: ["kind/kernel"],
   no_kernel: "<none>",
   missing: "<absent>",
   palette: { compute: "#102030", dma: "#405060" },
+  kernel_palette: ["#4e79a7", "#f28e2b"],
+  activity_palette: {},
+  activity_labels: {},
+  color_by_labels: {},
 };
 const none: Filters = {
   kind: null,
@@ -33,6 +38,14 @@ const none: Filters = {
 test("the vocabulary is read from info and checked", () => {
   assert.deepEqual(vocabularyOf({ tiles: 3, vocabulary: words }), words);
   assert.deepEqual(kindColour("dma"), [64, 80, 96], "its palette colours the kinds");
+  assert.deepEqual(
+    kernelPalette(),
+    [
+      [78, 121, 167],
+      [242, 142, 43],
+    ],
+    "its kernel palette colours the kernels",
+  );
   const warn = console.warn;
   const warnings: unknown[] = [];
   console.warn = (...args: unknown[]) => warnings.push(args);
@@ -58,6 +71,8 @@ test("the controls offer the kernel's kinds, colourings and kernel placeholder",
       setFilters() {},
       colorBy: () => "phase",
       setColorBy() {},
+      clock: () => "tile",
+      setClock() {},
       kernels: () => ["", "gemm"],
       zoom() {},
       reset() {},
@@ -109,7 +124,7 @@ test("the kernel placeholder labels crumbs and greys the legend's kernel-less cl
   assert.equal(kernelLabel("", words), "<none>");
   assert.equal(kernelLabel("gemm", words), "gemm");
   assert.deepEqual(
-    crumbs({ ...none, kernel: "" }, words).map((c) => c.label),
+    crumbs({ ...none, kernel: "" }, words, ["kind", "kernel"]).map((c) => c.label),
     ["all", "<none>"],
   );
   const colours = classColours("kernel", ["gemm", "<none>"], words.no_kernel);

@@ -27,9 +27,14 @@ export interface VocabularyInfo {
   group_bys: string[];
   sort_bys: string[];
   color_bys: string[];
+  flame_hierarchies: string[];
   no_kernel: string;
   missing: string;
   palette: Record<string, string>;
+  kernel_palette: string[];
+  activity_palette: Record<string, string>;
+  activity_labels: Record<string, string>;
+  color_by_labels: Record<string, string>;
 }
 
 /** The `filters` trait as the front end holds it (`ipu_nb._query.filters_codec.normalise_filters`' form). */
@@ -110,6 +115,8 @@ export interface BlocksRequest {
   end: number;
   /** With a baseline: the profile shown (`"after"` / `"baseline"`); other answers are stale. */
   showing?: "after" | "baseline";
+  /** The clock of `start`, `end` and the blocks (the `clock` trait); answers on another are stale. */
+  clock?: "tile" | "cropped" | "shared";
 }
 
 /** Samples matching the filters whose operation or kernel contains `text` (answered by `SearchReply`). */
@@ -270,17 +277,29 @@ export interface SampleInfo {
   matched: boolean;
 }
 
-/** `SampleInfo` plus the sample's metadata entries as `[name, value]` pairs in position order. */
+/**
+ * `SampleInfo` plus the sample's metadata entries as `[name, value]` pairs in position order, its exchange activities
+ * as `[kind, start, end]` (offsets in its window), its role cycles (`ROLE_COLUMNS` names; none without a window) and
+ * the newest runtime's accounting parts as `[name, offset, end]`.
+ */
 export interface SampleDetail extends SampleInfo {
   metadata: [string, string][];
+  activities: [string, number, number][];
+  roles: Record<string, number>;
+  parts: [string, number, number][];
 }
 
-/** The answer to a `HoverRequest`: the sample there, or None. */
+/**
+ * The answer to a `HoverRequest`: the sample there, or None; in colour mode "activity" also the display piece there
+ * (`[class, offset, end]`) and the newest runtime's accounting part there (`[name, offset, end]`).
+ */
 export interface HoverReply {
   type: "hover";
   view: string | null;
   id: number | null;
   sample: SampleInfo | null;
+  piece?: [string, number, number];
+  part?: [string, number, number];
 }
 
 /**
@@ -323,9 +342,11 @@ export interface FlameMetadata {
   samples: number;
 }
 
-/** The flame graph of the matching samples: kind → kernel → phase/epoch → operation. */
+/** The flame graph of the matching samples, one level per key of `levels` (`flame_hierarchy`). */
 export interface FlameTree {
   total: number;
+  /** The filter key of each level below the root, outermost first (a node at level d has the first d in its path). */
+  levels: string[];
   nodes: FlameNode[];
   metadata: FlameMetadata[];
 }
@@ -338,12 +359,18 @@ export interface FlamePush extends FlameTree {
   deltas?: (number | null)[];
 }
 
-/** Tile occupancy by compute in `bins` bins over the span. Buffers: all samples (f32), matching (f32). */
+/**
+ * The whole span in `bins` bins, coloured by `color_by`: per plane (colour class of the `classes` buffer; 0: samples
+ * not matching the filters), each bin's tile-cycles of that class / (tiles × bin width)
+ * (`ipu_nb._widget.lod.overview_shares`). Drawn as stacks of those shares of the strip's height, the mean colour of any
+ * columns is the cycle-weighted mean over all tiles.
+ */
 export interface OverviewPush {
   type: "overview";
   bins: number;
   span: number;
-  filtered: boolean;
+  planes: number;
+  color_by: string;
 }
 
 /** One row of the group table (the top of `query(profile, widget.query).groups`). */
@@ -533,9 +560,14 @@ export const checkVocabularyInfo = record<VocabularyInfo>({
   group_bys: arrayOf(string),
   sort_bys: arrayOf(string),
   color_bys: arrayOf(string),
+  flame_hierarchies: arrayOf(string),
   no_kernel: string,
   missing: string,
   palette: recordOf(string),
+  kernel_palette: arrayOf(string),
+  activity_palette: recordOf(string),
+  activity_labels: recordOf(string),
+  color_by_labels: recordOf(string),
 });
 
 export const checkFilters = record<Filters>({
@@ -601,6 +633,7 @@ export const checkBlocksRequest = record<BlocksRequest>({
   start: integer,
   end: integer,
   showing: optional(literal("after", "baseline")),
+  clock: optional(literal("tile", "cropped", "shared")),
 });
 
 export const checkSearchRequest = record<SearchRequest>({
@@ -747,6 +780,9 @@ export const checkSampleDetail = record<SampleDetail>({
   end: integer,
   matched: boolean,
   metadata: arrayOf(tuple<[string, string]>(string, string)),
+  activities: arrayOf(tuple<[string, number, number]>(string, integer, integer)),
+  roles: recordOf(integer),
+  parts: arrayOf(tuple<[string, number, number]>(string, integer, integer)),
 });
 
 export const checkHoverReply = record<HoverReply>({
@@ -754,6 +790,8 @@ export const checkHoverReply = record<HoverReply>({
   view: nullable(string),
   id: nullable(integer),
   sample: nullable(checkSampleInfo),
+  piece: optional(tuple<[string, number, number]>(string, integer, integer)),
+  part: optional(tuple<[string, number, number]>(string, integer, integer)),
 });
 
 export const checkAtSummary = record<AtSummary>({
@@ -789,12 +827,14 @@ export const checkFlameMetadata = record<FlameMetadata>({
 
 export const checkFlameTree = record<FlameTree>({
   total: integer,
+  levels: arrayOf(string),
   nodes: arrayOf(checkFlameNode),
   metadata: arrayOf(checkFlameMetadata),
 });
 
 export const checkFlamePush = record<FlamePush>({
   total: integer,
+  levels: arrayOf(string),
   nodes: arrayOf(checkFlameNode),
   metadata: arrayOf(checkFlameMetadata),
   type: literal("flame"),
@@ -806,7 +846,8 @@ export const checkOverviewPush = record<OverviewPush>({
   type: literal("overview"),
   bins: integer,
   span: integer,
-  filtered: boolean,
+  planes: integer,
+  color_by: string,
 });
 
 export const checkGroupRow = record<GroupRow>({
@@ -1016,16 +1057,16 @@ export const LAYOUTS = {
       { name: "sample", dtype: "u32", length: ["sent"], only_with: null },
     ],
   },
-  /** The overview's two curves. */
-  overview_tiles: {
+  /** The overview's share planes: only the classes present, one row of `bins` shares each. */
+  overview_shares: {
     message: "overview",
     when: {},
     needs: [],
     buffers: [
-      /** active compute tiles per bin over the whole profile */
-      { name: "all", dtype: "f32", length: ["bins"], only_with: null },
-      /** the same, of the samples matching the filters */
-      { name: "matching", dtype: "f32", length: ["bins"], only_with: null },
+      /** the colour class of each plane, ascending */
+      { name: "classes", dtype: "u8", length: ["planes"], only_with: null },
+      /** per plane, per bin: the class's share of all tiles' cycles */
+      { name: "shares", dtype: "f32", length: ["planes", "bins"], only_with: null },
     ],
   },
 } as const satisfies Record<string, Layout>;

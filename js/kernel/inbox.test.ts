@@ -80,8 +80,8 @@ test("side views wait for the request in flight and follow its closing reply; ot
   try {
     ask();
     inbox.receive(panel, []);
-    inbox.receive({ type: "overview", bins: 1, span: 9, filtered: false }, [
-      new DataView(new ArrayBuffer(4)),
+    inbox.receive({ type: "overview", bins: 1, span: 9, planes: 1, color_by: "kind" }, [
+      new DataView(new ArrayBuffer(1)),
       new DataView(new ArrayBuffer(4)),
     ]);
     inbox.receive(block(1, 1, "someone else"), one);

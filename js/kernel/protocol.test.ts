@@ -54,7 +54,7 @@ const valid: [unknown, DataView[]][] = [
   [{ ...raw, labels: undefined }, bytes(512, 512, 256, 128, 512)],
   [lod, bytes(2696, 2484, 11272)],
   [{ ...lod, compressed: null, runs: undefined, rows: 2, bins: 3 }, bytes(6)],
-  [{ type: "overview", bins: 1024, span: 14154224, filtered: false }, bytes(4096, 4096)],
+  [{ type: "overview", bins: 1024, span: 14154224, planes: 3, color_by: "kind" }, bytes(3, 12288)],
   [{ type: "hover", view: "v", id: 4, sample }, []],
   [{ type: "hover", view: "v", id: 5, sample: null }, []],
   [{ type: "panel", at: null, selected: null }, []],
@@ -73,7 +73,7 @@ const valid: [unknown, DataView[]][] = [
         kernels: [["(no kernel)", 8]],
         metadata: [["a=b", "c", 3]],
       },
-      selected: { ...sample, metadata: [["layer", "0"]] },
+      selected: { ...sample, metadata: [["layer", "0"]], activities: [], roles: {}, parts: [] },
     },
     [],
   ],
@@ -81,6 +81,7 @@ const valid: [unknown, DataView[]][] = [
     {
       type: "flame",
       total: 905801032,
+      levels: ["kind", "kernel", "phase", "operation"],
       nodes: [
         { name: "all", level: 0, value: 905801032, parent: -1, path: {} },
         { name: "compute", level: 1, value: 551685720, parent: 0, path: { kind: "compute" } },
@@ -153,11 +154,14 @@ test("a bad field is refused with its path, nested ones too", () => {
   );
   const nodes = [{ name: "all", level: 0, value: "9", parent: -1, path: {} }];
   assert.match(
-    refused({ type: "flame", total: 9, nodes, metadata: [] }).problem,
+    refused({ type: "flame", total: 9, levels: ["kind"], nodes, metadata: [] }).problem,
     /flame\.nodes\[0\]\.value: expected an integer/,
   );
   assert.match(refused({ type: "error" }).problem, /error\.message: expected a string, got undefined/);
-  assert.match(refused({ type: "overview", bins: 4, span: 9, filtered: false }).problem, /expected 2 buffers, got 0/);
+  assert.match(
+    refused({ type: "overview", bins: 4, span: 9, planes: 2, color_by: "kind" }).problem,
+    /expected 2 buffers, got 0/,
+  );
   assert.match(
     refused({ type: "groups", id: null, group_by: "kind", error: null, rows: [{ name: "x" }] }).problem,
     /rows\[0\]\.dimensions/,

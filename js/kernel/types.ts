@@ -2,6 +2,7 @@
 // kernel's messages, and the `filters` and `selection` traits they carry, are generated from
 // ipu_nb/_widget/protocol.py: generated.ts, re-exported by protocol.ts).
 
+import type { Clock } from "../common/clock";
 import type { Vocabulary } from "../common/vocabulary";
 import type { FindingRow } from "../panels/findings";
 import type { Area, Filters, Marker } from "./generated";
@@ -74,6 +75,10 @@ export interface Traits {
   finding_rows: FindingRow[];
   /** The markers, by time (js/timeline/markers.ts). */
   marker_rows: Marker[];
+  /** The clock of every offset the kernel sends and takes (js/common/clock.ts). */
+  clock: Clock;
+  /** The flame graph's levels, one of `info.vocabulary.flame_hierarchies` (js/panels/flame.ts). */
+  flame_hierarchy: string;
 }
 
 export type Showing = "after" | "baseline";

@@ -160,8 +160,10 @@ export class AreaPanel {
     for (const s of msg.longest) {
       const tr = el("tr", "ipu-nb-clickable");
       const name = displayText(s.operation || kernelLabel(s.kernel, this.words));
+      const nameCell = el("td", "ipu-nb-group-name", name);
+      nameCell.title = name; // the whole name where it is cut (the row's title says the rest)
       tr.append(
-        el("td", "ipu-nb-group-name", name),
+        nameCell,
         el("td", undefined, cycles(s.clipped_cycles)),
         el("td", undefined, cycles(s.duration)),
         el("td", undefined, String(s.tile)),
@@ -171,6 +173,8 @@ export class AreaPanel {
       this.rows.listen(tr, "click", () => this.host.select(s.sample));
       table.append(tr);
     }
-    this.body.append(table);
+    const scroller = el("div", "ipu-nb-table-scroll");
+    scroller.append(table);
+    this.body.append(scroller);
   }
 }

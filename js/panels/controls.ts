@@ -1,6 +1,7 @@
 // Filter and view controls. Every edit produces a new Filters value for the model;
 // the inputs are refreshed from the model when Python changes the traits.
 
+import { CLOCK_LABELS, CLOCK_TITLES, CLOCKS, type Clock, clockLabel } from "../common/clock";
 import type { Disposers } from "../common/disposers";
 import { clear, el } from "../common/dom";
 import { formatIntList, parseIntList } from "../common/format";
@@ -14,6 +15,9 @@ export interface ControlsHost {
   setFilters(filters: Filters): void;
   colorBy(): string;
   setColorBy(mode: string): void;
+  /** The clock of the offsets shown (the `clock` trait). */
+  clock(): string;
+  setClock(clock: Clock): void;
   kernels(): string[];
   zoom(factor: number): void;
   reset(): void;
@@ -30,6 +34,7 @@ export class Controls {
   private tiles = el("input", "ipu-nb-input ipu-nb-short");
   private phases = el("input", "ipu-nb-input ipu-nb-short");
   private colour = el("select", "ipu-nb-select");
+  private clock = el("select", "ipu-nb-select ipu-nb-clock");
   private error = el("span", "ipu-nb-error");
   /** The listeners of the current chips, replaced on each `sync`. */
   private chipListeners: Disposers;
@@ -59,7 +64,15 @@ export class Controls {
       "Split at the first '='; for a name containing '=', click the entry in the inspector or flame graph";
     this.tiles.placeholder = "tiles 0-63";
     this.phases.placeholder = "phases 3,5";
-    this.colour.append(...words.color_bys.map((c) => new Option(`colour: ${c}`, c)));
+    this.colour.append(...words.color_bys.map((c) => new Option(`colour: ${words.color_by_labels[c] ?? c}`, c)));
+    this.clock.append(
+      ...CLOCKS.map((c) => {
+        const option = new Option(CLOCK_LABELS[c], c);
+        option.title = CLOCK_TITLES[c];
+        return option;
+      }),
+    );
+    this.clock.title = "The clock of every offset shown: the axis, cursor, area, markers and inspector";
     const zoomIn = button("+", "Zoom in (+)", () => host.zoom(0.5));
     const zoomOut = button("−", "Zoom out (-)", () => host.zoom(2));
     const reset = button("reset", "Whole profile (0 / Esc)", () => host.reset());
@@ -74,6 +87,7 @@ export class Controls {
       this.tiles,
       this.phases,
       this.colour,
+      this.clock,
       zoomOut,
       zoomIn,
       reset,
@@ -115,6 +129,7 @@ export class Controls {
     ints(this.tiles, "tiles");
     ints(this.phases, "phases");
     bag.listen(this.colour, "change", () => host.setColorBy(this.colour.value));
+    bag.listen(this.clock, "change", () => host.setClock(this.clock.value as Clock));
   }
 
   private fail(message: string): void {
@@ -135,6 +150,9 @@ export class Controls {
     if (document.activeElement !== this.tiles) this.tiles.value = formatIntList(f.tiles);
     if (document.activeElement !== this.phases) this.phases.value = formatIntList(f.phases);
     this.colour.value = this.host.colorBy();
+    this.clock.value = this.host.clock();
+    this.clock.dataset.clock = this.host.clock();
+    this.clock.setAttribute("aria-label", `offsets on the ${clockLabel(this.host.clock())}`);
     clear(this.chips);
     this.chipListeners.clear();
     for (const m of f.metadata) {

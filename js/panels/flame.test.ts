@@ -2,10 +2,24 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FlameNode } from "../kernel/protocol";
 import { type Filters, noFilters } from "../kernel/types";
-import { clickFilters, crumbs, type FlameBox, focusFilters, layoutFlame, MIN_NODE_PX, mergedName, upTo } from "./flame";
+import {
+  chainOf,
+  clickFilters,
+  crumbs,
+  type FlameBox,
+  focusFilters,
+  hierarchyLabel,
+  hierarchyLevels,
+  layoutFlame,
+  MIN_NODE_PX,
+  mergedName,
+  upTo,
+} from "./flame";
 
 const none: Filters = noFilters();
 const words = { no_kernel: "(no kernel)", missing: "(missing)" };
+/** The default hierarchy's levels (the kernel's "kind/kernel/phase/operation"). */
+const LEVELS = ["kind", "kernel", "phase", "operation"];
 
 test("focusing a node sets the filters along its path, the operation exactly, and keeps the others", () => {
   const f = focusFilters(
@@ -20,7 +34,7 @@ test("focusing a node sets the filters along its path, the operation exactly, an
 test("a click on a node of the focus chain zooms out to it; one off the chain focuses it", () => {
   const deep: Filters = { ...none, kind: "compute", kernel: "gemm", phases: [3], operation: ["op"], tiles: [5] };
   // The kernel node above a focused operation: back to the kernel, the unrelated tile filter kept.
-  assert.deepEqual(clickFilters(deep, 2, { kind: "compute", kernel: "gemm" }), {
+  assert.deepEqual(clickFilters(deep, 2, { kind: "compute", kernel: "gemm" }, LEVELS), {
     ...none,
     kind: "compute",
     kernel: "gemm",
@@ -28,8 +42,11 @@ test("a click on a node of the focus chain zooms out to it; one off the chain fo
   });
   // A sibling kernel: focused, deeper levels as they were (the graph showed it under them).
   const shallow: Filters = { ...none, kind: "compute", operation_contains: "x" };
-  assert.deepEqual(clickFilters(shallow, 2, { kind: "compute", kernel: "copy" }), { ...shallow, kernel: "copy" });
-  assert.deepEqual(clickFilters(deep, 4, { kind: "compute", kernel: "gemm", phase: 3, operation: "op" }), deep);
+  assert.deepEqual(clickFilters(shallow, 2, { kind: "compute", kernel: "copy" }, LEVELS), {
+    ...shallow,
+    kernel: "copy",
+  });
+  assert.deepEqual(clickFilters(deep, 4, { kind: "compute", kernel: "gemm", phase: 3, operation: "op" }, LEVELS), deep);
 });
 
 test("the breadcrumb follows the focus chain and going up clears deeper levels", () => {
@@ -46,35 +63,35 @@ test("the breadcrumb follows the focus chain and going up clears deeper levels",
     ],
   };
   assert.deepEqual(
-    crumbs(f, words).map((c) => c.label),
+    crumbs(f, words, LEVELS).map((c) => c.label),
     ["all", "compute", "gemm", "phase 7", "<b>x</b>", "a=1", "b", "x=y=z"],
   );
   assert.deepEqual(
-    crumbs({ ...none, operation: ["a", "b"] }, words).map((c) => c.label),
+    crumbs({ ...none, operation: ["a", "b"] }, words, LEVELS).map((c) => c.label),
     ["all", "2 operations"],
   );
   assert.deepEqual(
-    crumbs({ ...none, operation_contains: "mm" }, words).map((c) => c.label),
+    crumbs({ ...none, operation_contains: "mm" }, words, LEVELS).map((c) => c.label),
     ["all", "contains: mm"],
   );
-  assert.deepEqual(upTo(f, 5), { ...f, metadata: [["a", "1"]] });
-  assert.deepEqual(upTo(f, 6), {
+  assert.deepEqual(upTo(f, 5, LEVELS), { ...f, metadata: [["a", "1"]] });
+  assert.deepEqual(upTo(f, 6, LEVELS), {
     ...f,
     metadata: [
       ["a", "1"],
       ["b", null],
     ],
   });
-  assert.deepEqual(upTo(f, 2), { ...none, kind: "compute", kernel: "gemm" });
-  assert.deepEqual(upTo({ ...f, operation_contains: "x" }, 3), {
+  assert.deepEqual(upTo(f, 2, LEVELS), { ...none, kind: "compute", kernel: "gemm" });
+  assert.deepEqual(upTo({ ...f, operation_contains: "x" }, 3, LEVELS), {
     ...none,
     kind: "compute",
     kernel: "gemm",
     phases: [7],
   });
-  assert.deepEqual(upTo(f, 0), none);
+  assert.deepEqual(upTo(f, 0, LEVELS), none);
   // Several phases typed in the controls are not a flame focus: going up keeps them.
-  assert.deepEqual(upTo({ ...none, kind: "idle", phases: [1, 2] }, 0), { ...none, phases: [1, 2] });
+  assert.deepEqual(upTo({ ...none, kind: "idle", phases: [1, 2] }, 0, LEVELS), { ...none, phases: [1, 2] });
 });
 
 /** A tree as the kernel sends it: root, one kind, `kernels` kernels of the given sizes, each with `ops` equal operations. */
@@ -241,7 +258,9 @@ test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
   try {
     const set: Filters[] = [];
     const filters: Filters = { ...noFilters(), kind: "compute" };
-    const words = { no_kernel: "(no kernel)" } as unknown as ConstructorParameters<typeof Flame>[2];
+    const words = { no_kernel: "(no kernel)", flame_hierarchies: [] } as unknown as ConstructorParameters<
+      typeof Flame
+    >[2];
     const flame = new Flame(
       { filters: () => filters, setFilters: (f) => set.push(f), colorBy: () => "kind", legend: () => [] },
       new Disposers(),
@@ -251,7 +270,7 @@ test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
       { name: "all", level: 0, value: 10, parent: -1, path: {} },
       { name: "compute", level: 1, value: 10, parent: 0, path: { kind: "compute" } },
     ];
-    flame.set({ type: "flame", total: 10, nodes, metadata: [] });
+    flame.set({ type: "flame", total: 10, levels: LEVELS, nodes, metadata: [] });
     flame.render(); // a redraw (a theme or filter change) as well as the first drawing
     const crumbs = (
       flame.root as unknown as { findAll(c: string): { dispatchEvent(e: { type: string }): void }[] }
@@ -266,10 +285,10 @@ test("the breadcrumb's crumbs stay clickable after each redraw", async () => {
 });
 
 test("a merged box reads as what it holds at its level, with its count", () => {
-  assert.equal(mergedName(236, 3), "236 phases");
-  assert.equal(mergedName(1, 3), "1 phase");
-  assert.equal(mergedName(1200, 4), "1,200 operations");
-  assert.equal(mergedName(2, 9), "2 nodes");
+  assert.equal(mergedName(236, 3, LEVELS), "236 phases");
+  assert.equal(mergedName(1, 3, LEVELS), "1 phase");
+  assert.equal(mergedName(1200, 4, LEVELS), "1,200 operations");
+  assert.equal(mergedName(2, 9, LEVELS), "2 nodes");
 });
 
 test("the narrow phases of a wide kernel merge into one box with their total and spread", () => {
@@ -303,3 +322,92 @@ test("the narrow phases of a wide kernel merge into one box with their total and
   assert.equal(merged[0].largest, Math.max(...narrow.map((n) => n.value)));
   assert.equal(kept.length + merged[0].count, 1000);
 });
+
+test("under another hierarchy the chain, going up and merged boxes follow its levels", () => {
+  const levels = hierarchyLevels("kind/operation/kernel");
+  assert.deepEqual(levels, ["kind", "operation", "kernel"]);
+  assert.deepEqual(chainOf(levels), ["kind", "operation", "kernel", "phase"]);
+  assert.equal(hierarchyLabel("kind/operation/kernel"), "kind › operation › kernel");
+  const f: Filters = { ...none, kind: "compute", kernel: "", operation: ["op"], phases: [4], metadata: [["a", "1"]] };
+  assert.deepEqual(
+    crumbs(f, words, levels).map((c) => [c.label, c.level]),
+    [
+      ["all", 0],
+      ["compute", 1],
+      ["op", 2],
+      ["(no kernel)", 3],
+      ["phase 4", 4],
+      ["a=1", 5],
+    ],
+  );
+  // Up to the operation: the kernel under it (and the phase, further down this chain) cleared.
+  assert.deepEqual(upTo(f, 2, levels), { ...none, kind: "compute", operation: ["op"] });
+  // The same filters in the default order: the kernel sits above the operation and stays.
+  assert.deepEqual(upTo(f, 2, LEVELS), { ...none, kind: "compute", kernel: "" });
+  // A click on the operation node of a graph focused below it zooms out to it.
+  assert.deepEqual(clickFilters(f, 2, { kind: "compute", operation: "op" }, levels), upTo(f, 2, levels));
+  assert.equal(mergedName(12, 2, levels), "12 operations");
+  assert.equal(mergedName(12, 3, levels), "12 kernels");
+  assert.equal(mergedName(12, 3, ["kind", "kernel", "operation", "phase"]), "12 operations");
+});
+
+test("the hierarchy select offers the kernel's orders, sets the trait and follows it", async () => {
+  const { installFakeDom } = await import("../testing/fake-dom");
+  const { Disposers } = await import("../common/disposers");
+  const { Flame } = await import("./flame");
+  const dom = installFakeDom();
+  try {
+    let hierarchy = "kind/kernel/phase/operation";
+    const chosen: string[] = [];
+    const words = {
+      no_kernel: "(no kernel)",
+      flame_hierarchies: ["kind/kernel/phase/operation", "kind/operation/kernel"],
+    } as unknown as ConstructorParameters<typeof Flame>[2];
+    const flame = new Flame(
+      {
+        filters: () => none,
+        setFilters() {},
+        colorBy: () => "kind",
+        legend: () => [],
+        flameHierarchy: () => hierarchy,
+        setFlameHierarchy: (h) => chosen.push(h),
+      },
+      new Disposers(),
+      words,
+    );
+    const select = (flame.root as unknown as FakeDom).find("ipu-nb-flame-hierarchy");
+    assert.deepEqual(
+      select.children.map((o) => [(o as FakeDom).value, (o as FakeDom).textContent]),
+      [
+        ["kind/kernel/phase/operation", "kind › kernel › phase › operation"],
+        ["kind/operation/kernel", "kind › operation › kernel"],
+      ],
+    );
+    assert.equal(select.value, "kind/kernel/phase/operation");
+    select.value = "kind/operation/kernel";
+    select.dispatchEvent({ type: "change" });
+    assert.deepEqual(chosen, ["kind/operation/kernel"]);
+    hierarchy = "kind/operation/kernel"; // the trait changed (from Python, or the kernel accepted it)
+    flame.sync();
+    assert.equal(select.value, "kind/operation/kernel");
+    // Before a graph of it comes, the levels are the trait's; then the graph's own.
+    assert.deepEqual(flame.levels(), ["kind", "operation", "kernel"]);
+    const nodes: FlameNode[] = [
+      { name: "all", level: 0, value: 10, parent: -1, path: {} },
+      { name: "compute", level: 1, value: 10, parent: 0, path: { kind: "compute" } },
+    ];
+    flame.set({ type: "flame", total: 10, levels: ["kind", "kernel"], nodes, metadata: [] });
+    assert.deepEqual(flame.levels(), ["kind", "kernel"]);
+  } finally {
+    dom.uninstall();
+  }
+});
+
+/** The fake DOM's elements as these tests read them. */
+interface FakeDom {
+  value: string;
+  textContent: string;
+  children: unknown[];
+  find(name: string): FakeDom;
+  dispatchEvent(e: { type: string }): void;
+}

@@ -1,5 +1,6 @@
-// Flame graph (icicle) of summed durations over the matching samples:
-// kind → kernel → phase → operation, and metadata entries once an operation is focused.
+// Flame graph (icicle) of summed durations over the matching samples, one level per key of the
+// hierarchy chosen (the `flame_hierarchy` trait, the select in the panel: kind → kernel → phase →
+// operation by default), and metadata entries once an operation is focused.
 // A click on a node zooms into it (it fills the width at once) and focuses it: the filters
 // are set exactly along its path, so the timeline, groups and the kernel's next flame graph
 // show those samples. The breadcrumb, a click on an ancestor or right-click goes back up.
@@ -34,6 +35,30 @@ export interface FlameHost {
   showing?(): string;
   /** Names of colour classes 1, 2, … of a colour mode (the timeline's legend). */
   legend(mode: string): string[];
+  /** The `flame_hierarchy` trait (one of `info.vocabulary.flame_hierarchies`), and setting it. */
+  flameHierarchy?(): string;
+  setFlameHierarchy?(hierarchy: string): void;
+}
+
+/** The filter keys a flame path can hold, in the default hierarchy's order. */
+const PATH_KEYS = ["kind", "kernel", "phase", "operation"];
+
+/** The level keys a hierarchy name holds, outermost first: "kind/operation/kernel" → [kind, operation, kernel]. */
+export function hierarchyLevels(hierarchy: string): string[] {
+  return hierarchy.split("/").filter((k) => PATH_KEYS.includes(k));
+}
+
+/** How a hierarchy reads in its select: "kind › operation › kernel". */
+export function hierarchyLabel(hierarchy: string): string {
+  return hierarchy.split("/").join(" › ");
+}
+
+/**
+ * The focus chain's order for a graph of `levels`: its levels first (level 1, 2, …), then the path
+ * keys it does not show (a phase filter under "kind/operation/kernel"), so each filter has one level.
+ */
+export function chainOf(levels: readonly string[]): string[] {
+  return [...levels, ...PATH_KEYS.filter((k) => !levels.includes(k))];
 }
 
 /** Filters after focusing a node: its whole path (kind, kernel, phase, operation) is set, exactly. */
@@ -57,12 +82,17 @@ export function focused(filters: Filters, path: Record<string, string | number>)
 }
 
 /**
- * The filters a click on a node at `level` with `path` leads to: a node off the focus chain
- * is focused (its path set, other filters kept); one on it (an ancestor, or a full-width
- * node of a focused graph) is zoomed out to (everything deeper cleared).
+ * The filters a click on a node at `level` (of a graph of `levels`) with `path` leads to: a node
+ * off the focus chain is focused (its path set, other filters kept); one on it (an ancestor, or a
+ * full-width node of a focused graph) is zoomed out to (everything deeper cleared).
  */
-export function clickFilters(filters: Filters, level: number, path: Record<string, string | number>): Filters {
-  return focused(filters, path) ? upTo(filters, level) : focusFilters(filters, path);
+export function clickFilters(
+  filters: Filters,
+  level: number,
+  path: Record<string, string | number>,
+  levels: readonly string[],
+): Filters {
+  return focused(filters, path) ? upTo(filters, level, levels) : focusFilters(filters, path);
 }
 
 /** How a list of exact operation names reads in the breadcrumb. */
@@ -70,31 +100,58 @@ function operationsLabel(names: string[]): string {
   return names.length === 1 ? names[0] : `${names.length} operations`;
 }
 
-/** The focus chain the filters describe, outermost first (labels are raw profile strings). */
-export function crumbs(filters: Filters, words: Pick<Vocabulary, "no_kernel">): { label: string; level: number }[] {
+/** The crumb of path key `key` the filters set (null: they set none). */
+function crumbLabel(filters: Filters, key: string, words: Pick<Vocabulary, "no_kernel">): string | null {
+  switch (key) {
+    case "kind":
+      return filters.kind;
+    case "kernel":
+      return filters.kernel === null ? null : kernelLabel(filters.kernel, words);
+    case "phase":
+      return filters.phases.length === 1 ? `phase ${filters.phases[0]}` : null;
+    case "operation":
+      if (filters.operation.length) return operationsLabel(filters.operation);
+      return filters.operation_contains === null ? null : `contains: ${filters.operation_contains}`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The focus chain the filters describe, outermost first, in the order of a graph of `levels`
+ * (`chainOf`), then the metadata filters (labels are raw profile strings).
+ */
+export function crumbs(
+  filters: Filters,
+  words: Pick<Vocabulary, "no_kernel">,
+  levels: readonly string[],
+): { label: string; level: number }[] {
   const out = [{ label: "all", level: 0 }];
-  if (filters.kind !== null) out.push({ label: filters.kind, level: 1 });
-  if (filters.kernel !== null) out.push({ label: kernelLabel(filters.kernel, words), level: 2 });
-  if (filters.phases.length === 1) out.push({ label: `phase ${filters.phases[0]}`, level: 3 });
-  if (filters.operation.length) out.push({ label: operationsLabel(filters.operation), level: 4 });
-  else if (filters.operation_contains !== null)
-    out.push({ label: `contains: ${filters.operation_contains}`, level: 4 });
+  const chain = chainOf(levels);
+  chain.forEach((key, i) => {
+    const label = crumbLabel(filters, key, words);
+    if (label !== null) out.push({ label, level: i + 1 });
+  });
   filters.metadata.forEach((m, i) => {
-    out.push({ label: metadataLabel(m), level: 5 + i });
+    out.push({ label: metadataLabel(m), level: chain.length + 1 + i });
   });
   return out;
 }
 
-/** Filters with everything deeper than `level` of the focus chain cleared. */
-export function upTo(filters: Filters, level: number): Filters {
-  const next: Filters = { ...filters, metadata: filters.metadata.slice(0, Math.max(0, level - 4)) };
-  if (level < 4) {
-    next.operation = [];
-    next.operation_contains = null;
-  }
-  if (level < 3) next.phases = filters.phases.length === 1 ? [] : filters.phases;
-  if (level < 2) next.kernel = null;
-  if (level < 1) next.kind = null;
+/** Filters with everything deeper than `level` of the focus chain (of a graph of `levels`) cleared. */
+export function upTo(filters: Filters, level: number, levels: readonly string[]): Filters {
+  const chain = chainOf(levels);
+  const next: Filters = { ...filters, metadata: filters.metadata.slice(0, Math.max(0, level - chain.length)) };
+  chain.forEach((key, i) => {
+    if (level > i) return; // at or above `level`: kept
+    if (key === "kind") next.kind = null;
+    else if (key === "kernel") next.kernel = null;
+    else if (key === "phase") next.phases = filters.phases.length === 1 ? [] : filters.phases;
+    else if (key === "operation") {
+      next.operation = [];
+      next.operation_contains = null;
+    }
+  });
   return next;
 }
 
@@ -221,28 +278,33 @@ function spread(value: number): { smallest: number; largest: number } {
   return { smallest: value, largest: value };
 }
 
-/** What the nodes of each level are (FLAME_KEYS in ipu_nb/_widget/flame.py), one and many. */
-const LEVEL_NOUNS: Record<number, [string, string]> = {
-  1: ["kind", "kinds"],
-  2: ["kernel", "kernels"],
-  3: ["phase", "phases"],
-  4: ["operation", "operations"],
+/** What the nodes of each path key are, one and many. */
+const KEY_NOUNS: Record<string, [string, string]> = {
+  kind: ["kind", "kinds"],
+  kernel: ["kernel", "kernels"],
+  phase: ["phase", "phases"],
+  operation: ["operation", "operations"],
 };
 
-/** How a merged box of `count` nodes at `level` reads: "236 phases". */
-export function mergedName(count: number, level: number): string {
-  const [one, many] = LEVEL_NOUNS[level] ?? ["node", "nodes"];
+/** How a merged box of `count` nodes at `level` of a graph of `levels` reads: "236 phases". */
+export function mergedName(count: number, level: number, levels: readonly string[]): string {
+  const [one, many] = KEY_NOUNS[levels[level - 1]] ?? ["node", "nodes"];
   return `${grouped(count)} ${count === 1 ? one : many}`;
 }
 
-/** What a node is coloured by: its kind, and its kernel from level 2 down (null above, or for a merged kernel level). */
-function lineage(nodes: FlameNode[]): { kind: string[]; kernel: (string | null)[] } {
+/**
+ * What a node is coloured by: its kind, and its kernel from the kernel level (of `levels`) down
+ * (null above it, or under a merged kernel box).
+ */
+function lineage(nodes: FlameNode[], levels: readonly string[]): { kind: string[]; kernel: (string | null)[] } {
   const kind: string[] = new Array(nodes.length).fill("");
   const kernel: (string | null)[] = new Array(nodes.length).fill(null);
+  const kindLevel = levels.indexOf("kind") + 1;
+  const kernelLevel = levels.indexOf("kernel") + 1;
   nodes.forEach((node, i) => {
     if (node.parent < 0) return;
-    kind[i] = node.level === 1 ? node.name : kind[node.parent];
-    kernel[i] = node.level === 2 ? (node.path ? String(node.path.kernel ?? "") : null) : kernel[node.parent];
+    kind[i] = node.level === kindLevel ? (node.path ? String(node.path.kind ?? "") : "") : kind[node.parent];
+    kernel[i] = node.level === kernelLevel ? (node.path ? String(node.path.kernel ?? "") : null) : kernel[node.parent];
   });
   return { kind, kernel };
 }
@@ -263,6 +325,8 @@ export class Flame {
   readonly root = el("div", "ipu-nb-flame");
   private title = el("div", "ipu-nb-section-title", FLAME_TITLE);
   private crumbBar = el("div", "ipu-nb-crumbs");
+  /** The hierarchy's select (the `flame_hierarchy` trait). */
+  readonly hierarchy = el("select", "ipu-nb-select ipu-nb-flame-hierarchy");
   private icicle = el("div", "ipu-nb-icicle");
   private meta = el("div", "ipu-nb-flame-meta");
   private tip = el("div", "ipu-nb-tooltip ipu-nb-flame-tip");
@@ -291,12 +355,22 @@ export class Flame {
       () => this.render(),
       bag,
     );
-    this.root.append(this.title, this.delta.root, this.crumbBar, this.icicle, this.meta, this.tip);
+    const head = el("div", "ipu-nb-flame-head");
+    const levels = el("label", "ipu-nb-flame-levels", "levels ");
+    levels.append(this.hierarchy);
+    this.hierarchy.title = "The flame graph's levels below the root, outermost first (widget.flame_hierarchy)";
+    this.hierarchy.append(...words.flame_hierarchies.map((h) => new Option(hierarchyLabel(h), h)));
+    levels.hidden = !words.flame_hierarchies.length || !this.host.setFlameHierarchy;
+    head.append(this.title, levels, this.delta.root);
+    this.root.append(head, this.crumbBar, this.icicle, this.meta, this.tip);
+    bag.listen(this.hierarchy, "change", () => this.host.setFlameHierarchy?.(this.hierarchy.value));
+    this.sync();
     bag.listen(this.root, "contextmenu", (e) => {
       e.preventDefault();
       e.stopPropagation();
-      const chain = crumbs(this.host.filters(), this.words);
-      if (chain.length > 1) this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level));
+      const chain = crumbs(this.host.filters(), this.words, this.levels());
+      if (chain.length > 1)
+        this.host.setFilters(upTo(this.host.filters(), chain[chain.length - 2].level, this.levels()));
     });
     bag.listen(this.icicle, "mouseleave", () => {
       this.tip.hidden = true;
@@ -305,6 +379,21 @@ export class Flame {
     // One listener per event for every bar (a graph has hundreds, redrawn on each new area).
     bag.listen(this.icicle, "click", (e) => this.onClick(e));
     bag.listen(this.icicle, "mousemove", (e) => this.onMove(e));
+  }
+
+  /** Show the `flame_hierarchy` trait in the select (the graph of it follows from the kernel). */
+  sync(): void {
+    const hierarchy = this.host.flameHierarchy?.();
+    if (hierarchy !== undefined) this.hierarchy.value = hierarchy;
+    this.root.dataset.hierarchy = hierarchy ?? "";
+  }
+
+  /**
+   * The levels of the graph shown (the kernel's tree says them), or of the chosen hierarchy before
+   * one came: what the crumbs, merged boxes and clicks read a level as.
+   */
+  levels(): string[] {
+    return this.data?.levels ?? hierarchyLevels(this.host.flameHierarchy?.() ?? PATH_KEYS.join("/"));
   }
 
   /** The bar under an event, if any. */
@@ -317,7 +406,7 @@ export class Flame {
     const bar = this.barAt(e);
     const node = bar?.node;
     if (!bar || !node) return; // a merged box: nothing to focus
-    if (node.level === 0) this.host.setFilters(upTo(this.host.filters(), 0));
+    if (node.level === 0) this.host.setFilters(upTo(this.host.filters(), 0, this.levels()));
     else if (node.path) this.click(bar.box.node, node.level, node.path);
   }
 
@@ -337,6 +426,7 @@ export class Flame {
   set(data: FlameMessage): void {
     this.title.textContent = data.area ? AREA_FLAME_TITLE : FLAME_TITLE;
     this.root.dataset.area = String(data.area === true);
+    this.root.dataset.levels = data.levels.join("/");
     this.data = data;
     this.zoom = 0;
     this.render();
@@ -393,7 +483,10 @@ export class Flame {
   private painter(nodes: FlameNode[]): (box: FlameBox) => RGB {
     const t = theme();
     const neutral: RGB = t.dark ? [96, 98, 108] : [120, 120, 130];
-    const { kind, kernel } = lineage(nodes);
+    const levels = this.levels();
+    const { kind, kernel } = lineage(nodes, levels);
+    const kernelLevel = levels.indexOf("kernel") + 1;
+    const kindLevel = levels.indexOf("kind") + 1;
     const byKernel = this.host.colorBy() === "kernel";
     const legend = this.host.legend("kernel");
     const kernelColours = classColours("kernel", legend, this.words.no_kernel);
@@ -413,7 +506,7 @@ export class Flame {
         : k === null
           ? mix(neutral, t.plotRgb, 0.15)
           : kernelColour(k);
-      const fade = Math.min(0.55, Math.max(0, box.level - (byKernel ? 2 : 1)) * 0.14);
+      const fade = Math.min(0.55, Math.max(0, box.level - (byKernel ? kernelLevel : kindLevel)) * 0.14);
       return mix(base, t.plotRgb, fade);
     };
   }
@@ -441,7 +534,7 @@ export class Flame {
     bar.dataset.value = String(box.value);
     const delta = box.node >= 0 ? this.data?.deltas?.[box.node] : undefined;
     if (delta !== undefined && delta !== null) bar.dataset.delta = String(delta);
-    const name = node ? node.name : mergedName(box.count, box.level);
+    const name = node ? node.name : mergedName(box.count, box.level, this.levels());
     if (labelled) bar.textContent = fitText(ctx, name, box.width - 7);
     if (box.ancestor) bar.classList.add("ipu-nb-flame-ancestor");
     if (!node) bar.dataset.merged = String(box.count);
@@ -452,7 +545,7 @@ export class Flame {
 
   /** Zoom into node `index` now (the kernel's graph for the new filters follows) and set the filters. */
   private click(index: number, level: number, path: Record<string, string | number>): void {
-    const next = clickFilters(this.host.filters(), level, path);
+    const next = clickFilters(this.host.filters(), level, path, this.levels());
     this.zoom = index;
     this.render();
     this.host.setFilters(next);
@@ -478,7 +571,7 @@ export class Flame {
       if (!node.path && node.level > 0) tip.append(el("div", undefined, "nodes too small to keep, summed"));
       else if (node.level > 0 && !box.ancestor) tip.append(el("div", undefined, "click to zoom in and focus"));
     } else {
-      title.textContent = mergedName(box.count, box.level);
+      title.textContent = mergedName(box.count, box.level, this.levels());
       tip.append(
         el("div", undefined, `each ${cycles(box.smallest)} to ${cycles(box.largest)} cycles`),
         el("div", undefined, "each too narrow to read: click a parent to zoom in and tell them apart"),
@@ -509,14 +602,15 @@ export class Flame {
   private renderCrumbs(): void {
     const font = fontOf(this.crumbBar); // read before the change below
     clear(this.crumbBar);
-    const chain = crumbs(this.host.filters(), this.words);
+    const levels = this.levels();
+    const chain = crumbs(this.host.filters(), this.words, levels);
     chain.forEach((c, i) => {
       if (i > 0) this.crumbBar.append(el("span", "ipu-nb-crumb-sep", "›"));
       const crumb = el("button", "ipu-nb-crumb");
       setFittedText(crumb, c.label, CRUMB_PX, font);
       crumb.type = "button";
       crumb.disabled = i === chain.length - 1;
-      this.shown.listen(crumb, "click", () => this.host.setFilters(upTo(this.host.filters(), c.level)));
+      this.shown.listen(crumb, "click", () => this.host.setFilters(upTo(this.host.filters(), c.level, levels)));
       this.crumbBar.append(crumb);
     });
   }

@@ -125,9 +125,8 @@ export class Groups {
     }
     const table = el("table", "ipu-nb-group-table");
     const deltas = msg.deltas;
-    // With the Δ columns (nine in all) the numbers take the width they need and the table scrolls
-    // sideways when the panel is narrower: a number is never cut; a long name is, its whole text in `title`.
-    if (deltas) table.style.tableLayout = "auto";
+    // The numbers take the width they need (nine columns with the Δ ones) and the table scrolls sideways
+    // when the panel is narrower: a number is never cut; a long name is, its whole text in `title` (widget.css).
     const head = el("tr");
     for (const h of ["name", "phase cyc", "work cyc", "avg tiles", "samples"]) head.append(el("th", undefined, h));
     if (deltas) for (const h of ["before", "after", "Δ", "ratio"]) head.append(el("th", "ipu-nb-delta", h));
@@ -137,7 +136,6 @@ export class Groups {
       const name = row.name ? displayText(row.name) : "(empty)";
       const nameCell = el("td", "ipu-nb-group-name", name);
       nameCell.title = name;
-      if (deltas) nameCell.style.cssText = "max-width:14em;overflow:hidden;text-overflow:ellipsis";
       tr.append(
         nameCell,
         el("td", undefined, cycles(row.phase_cycles)),
@@ -152,8 +150,6 @@ export class Groups {
           tr.append(el("td", k === 2 ? `ipu-nb-delta ${deltaClass(d)}` : "ipu-nb-delta", text));
         });
         if (d) tr.dataset.delta = String(d.delta);
-        for (const cell of tr.querySelectorAll<HTMLElement>("td:not(.ipu-nb-group-name)"))
-          cell.style.overflow = "visible";
       }
       tr.title = `${name}: phase ${row.phase_cycles} cycles, work ${row.work_cycles} cycles`;
       const next = groupFilter(msg.group_by, row, this.host.filters(), this.words);
@@ -163,12 +159,7 @@ export class Groups {
       }
       table.append(tr);
     });
-    if (!deltas) {
-      this.body.append(table);
-      return;
-    }
-    const scroller = el("div", "ipu-nb-group-scroll");
-    scroller.style.overflowX = "auto";
+    const scroller = el("div", "ipu-nb-table-scroll");
     scroller.append(table);
     this.body.append(scroller);
   }

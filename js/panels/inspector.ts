@@ -3,16 +3,20 @@
 // (name, value) pair. The selected sample's names are shown whole (neutralised, text.ts):
 // this is where a name cut short elsewhere can be read in full.
 
+import { offsetText, onClock } from "../common/clock";
 import type { Disposers } from "../common/disposers";
 import { clear, el } from "../common/dom";
 import { grouped, ms, plural } from "../common/format";
 import { displayText } from "../common/text";
 import { kernelLabel, type Vocabulary } from "../common/vocabulary";
+import type { SampleDetail } from "../kernel/generated";
 import type { AtSummary, SampleInfo } from "../kernel/protocol";
 import { metadataLabel } from "./metadata";
 
 export interface InspectorHost {
   clockHz(): number;
+  /** The clock of the offsets shown (the `clock` trait). */
+  clock?(): string;
   /** Add the metadata filter (name, value). */
   filterMetadata(name: string, value: string): void;
 }
@@ -35,6 +39,10 @@ export class Inspector {
     this.set(null, null);
   }
 
+  private clock(): string {
+    return this.host.clock?.() ?? "tile";
+  }
+
   set(at: AtSummary | null, sample: SampleInfo | null): void {
     this.rowListeners.clear();
     this.renderAt(at);
@@ -52,7 +60,7 @@ export class Inspector {
       el(
         "div",
         "ipu-nb-at-head",
-        `cycle ${grouped(at.at)} (${ms(at.at, this.host.clockHz())}) · ${plural(at.count, "matching sample")} on ${plural(at.tiles, "tile")}`,
+        `${offsetText(at.at, this.clock())} · ${ms(at.at, this.host.clockHz())} · ${plural(at.count, "matching sample")} on ${plural(at.tiles, "tile")}`,
       ),
     );
     this.list("Kinds", at.kinds);
@@ -75,7 +83,9 @@ export class Inspector {
     const rows = items.map(([name, count]) => {
       const row = el("div", "ipu-nb-list-row");
       const shown = name ? displayText(name) : "(empty)";
-      row.append(el("span", "ipu-nb-list-name", shown), el("span", "ipu-nb-list-count", grouped(count)));
+      const label = el("span", "ipu-nb-list-name", shown);
+      label.title = shown; // the whole name where it is cut (a clickable row's own title says what a click does)
+      row.append(label, el("span", "ipu-nb-list-count", grouped(count)));
       row.title = shown;
       return row;
     });
@@ -112,7 +122,7 @@ export class Inspector {
     add("operation", displayText(s.operation));
     add("kernel", displayText(kernelLabel(s.kernel, this.words)));
     add("phase / epoch", `${s.phase} / ${s.epoch}`);
-    add("offset", `${grouped(s.offset)} (${ms(s.offset, this.host.clockHz())})`);
+    add("offset", `${onClock(s.offset, this.clock())} · ${ms(s.offset, this.host.clockHz())}`);
     add("duration", `${grouped(s.duration)} cycles (${ms(s.duration, this.host.clockHz())})`);
     add("local index", String(s.local_index));
     add("raw start / end", `${s.start} / ${s.end}`);
@@ -128,5 +138,45 @@ export class Inspector {
       mt.append(tr);
     }
     this.sampleBox.append(mt);
+    this.renderExchange(s as Partial<SampleDetail>);
+  }
+
+  /** An exchange sample's activities (offsets in its window), role cycles and the runtime's accounting parts. */
+  private renderExchange(s: Partial<SampleDetail>): void {
+    const acts = s.activities ?? [];
+    const parts = s.parts ?? [];
+    const roles = Object.entries(s.roles ?? {});
+    if (!acts.length && !parts.length && !roles.length) return;
+    const table = (className: string, rows: [string, string][]) => {
+      const t = el("table", `ipu-nb-fields ${className}`);
+      for (const [k, v] of rows) {
+        const tr = el("tr");
+        tr.append(el("th", undefined, k), el("td", undefined, v));
+        t.append(tr);
+      }
+      this.sampleBox.append(t);
+    };
+    this.sampleBox.append(el("div", "ipu-nb-list-title", `Exchange activities (${acts.length}; cycles in the window)`));
+    table(
+      "ipu-nb-activities",
+      acts.map(([kind, start, end]) => [kind, `${grouped(start)} – ${grouped(end)}`]),
+    );
+    if (roles.length) {
+      this.sampleBox.append(el("div", "ipu-nb-list-title", "Window roles (cycles)"));
+      table(
+        "ipu-nb-roles",
+        roles.map(([name, cycles]) => [name.replace(/_cycles$/, "").replace(/_/g, " "), grouped(cycles)]),
+      );
+    }
+    if (parts.length) {
+      this.sampleBox.append(el("div", "ipu-nb-list-title", "Accounting (newest runtime)"));
+      table(
+        "ipu-nb-parts",
+        parts.map(([name, start, end]) => [
+          name,
+          `${grouped(start)} – ${grouped(end)} (${grouped(end - start)} cycles)`,
+        ]),
+      );
+    }
   }
 }

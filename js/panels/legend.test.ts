@@ -42,3 +42,37 @@ test("the kind legend's swatches name their kind and show the palette's colour d
     dom.uninstall();
   }
 });
+
+test("the activity legend names the runtime's parts and shows the activity palette's colours", () => {
+  const dom = installFakeDom();
+  const activity = { send: "#17854c", receive: "#287db2", sendReceive: "#6b5596" };
+  usePalette({ ...palette, ...activity });
+  try {
+    const labels = { send: "tx", receive: "rx", sendReceive: "tx/rx", synchronization: "sync" };
+    const host = {
+      colorBy: () => "activity",
+      legend: () => ["exchange", "synchronization", "send", "receive", "sendReceive"],
+    };
+    const legend = new Legend(host, { ...words, activity_labels: labels } as Vocabulary);
+    legend.render();
+    const named = swatches(legend).filter((s) => s.dataset.kind);
+    assert.deepEqual(
+      named.map((s) => s.dataset.kind),
+      ["exchange", "synchronization", "send", "receive", "sendReceive"],
+    );
+    const colours = { ...palette, ...activity } as Record<string, string>;
+    for (const s of named) {
+      const hex = colours[s.dataset.kind!];
+      const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      assert.equal(s.style.background, `rgb(${rgb.join(",")})`);
+    }
+    const text = (legend.root as unknown as FakeElement)
+      .querySelectorAll("span")
+      .filter((s) => s.className === "ipu-nb-legend-name")
+      .map((s) => s.textContent);
+    assert.deepEqual(text.slice(0, 5), ["exchange", "sync", "tx", "rx", "tx/rx"]);
+  } finally {
+    usePalette({});
+    dom.uninstall();
+  }
+});

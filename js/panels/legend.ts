@@ -3,7 +3,7 @@
 import { classColours, css, grey } from "../common/colors";
 import { clear, el } from "../common/dom";
 import { fontOf, setFittedText } from "../common/text";
-import type { Vocabulary } from "../common/vocabulary";
+import { className, type Vocabulary } from "../common/vocabulary";
 
 /** Widest a legend name is drawn (CSS pixels); longer ones end in "…" with the whole name as their title. */
 export const LEGEND_NAME_PX = 220;
@@ -28,15 +28,20 @@ export class Legend {
     const names = this.host.legend(mode);
     const colours = classColours(mode, names, this.words.no_kernel);
     const font = fontOf(this.root);
+    const byName = mode === "kind" || mode === "activity";
     names.forEach((name, i) => {
-      this.item(css(colours[i + 1]), name, font, mode === "kind" ? name : null);
+      this.item(css(colours[i + 1]), className(mode, name, this.words), font, byName ? name : null);
     });
     this.item(css(grey()), "not matching filters", font);
     // docs/reference/format.md#inactive-compute
-    if (mode === "kind") this.root.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
+    if (byName) this.root.append(el("span", "ipu-nb-legend-note", "compute with active=false drawn as idle"));
+    // docs/reference/head.md#exchange-activity-on-the-timeline
+    if (mode === "activity") {
+      this.root.append(el("span", "ipu-nb-legend-note", "exchange split as the newest runtime draws it"));
+    }
   }
 
-  /** One swatch and its name; a kind's swatch carries `data-kind` (the colour drawn for it in this theme). */
+  /** One swatch and its name; a kind's (or an exchange activity's) swatch carries `data-kind` (the colour drawn for it in this theme). */
   private item(colour: string, name: string, font: string, kind: string | null = null): void {
     const item = el("span", "ipu-nb-legend-item");
     const swatch = el("span", "ipu-nb-swatch");

@@ -47,8 +47,12 @@ export class MarkersPanel {
       input.maxLength = MAX_LABEL;
       input.placeholder = "label";
       input.value = m.label;
+      input.title = m.label; // the whole label where the field is too narrow for it
       li.append(at, input);
       this.listeners.listen(at, "click", () => this.host.show(m));
+      this.listeners.listen(input, "input", () => {
+        input.title = input.value;
+      });
       this.listeners.listen(input, "change", () => this.host.relabel(index, input.value));
       this.body.append(li);
     });

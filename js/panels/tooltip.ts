@@ -5,7 +5,7 @@
 import { clear, el, placeTip } from "../common/dom";
 import { grouped, ms } from "../common/format";
 import { fontOf, setFittedText } from "../common/text";
-import { kernelLabel, type Vocabulary } from "../common/vocabulary";
+import { className, kernelLabel, type Vocabulary } from "../common/vocabulary";
 import type { HoverReply, HoverRequest, SampleInfo } from "../kernel/protocol";
 
 /** Widest line of the tooltip (CSS pixels, inside its padding). */
@@ -45,11 +45,11 @@ export class Tooltip {
 
   reply(msg: HoverReply): void {
     if (msg.view !== this.view || msg.id !== this.latest) return;
-    if (msg.sample) this.show(msg.sample);
+    if (msg.sample) this.show(msg.sample, msg);
     else this.root.hidden = true;
   }
 
-  private show(s: SampleInfo): void {
+  private show(s: SampleInfo, msg: HoverReply): void {
     const tip = this.root;
     clear(tip);
     const c = this.host.clockHz();
@@ -61,6 +61,12 @@ export class Tooltip {
       el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
       el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
     );
+    // Colour mode "activity": the piece drawn under the pointer and the runtime's accounting part there.
+    const stretch = ([name, a, b]: [string, number, number], what: string) =>
+      el("div", "ipu-nb-tooltip-activity", `${what} ${name} · ${grouped(a)}–${grouped(b)} (${grouped(b - a)} cycles)`);
+    if (msg.piece)
+      tip.append(stretch([className("activity", msg.piece[0], this.words), msg.piece[1], msg.piece[2]], "drawn as"));
+    if (msg.part) tip.append(stretch(msg.part, "counted as"));
     tip.hidden = false; // measured in its own font, which it has once shown
     if (s.operation) setFittedText(title, s.operation, TOOLTIP_TEXT_PX, fontOf(title));
     else title.textContent = "(no operation)";

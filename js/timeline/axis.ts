@@ -2,6 +2,7 @@
 // the time alongside. Labels carry as many digits as the step needs, so two ticks never read
 // the same however deep the zoom.
 
+import { axisCaption } from "../common/clock";
 import { theme } from "../common/colors";
 import { sizeCanvas } from "../common/dom";
 import { GUTTER, INK, pixelsPerCycle, plotWidth } from "./plot";
@@ -116,18 +117,26 @@ export function fittedTicks(
 }
 
 /**
- * The axis under the plot on `canvas` (`width` CSS pixels): "cycles" and "time" in the gutter,
+ * The axis under the plot on `canvas` (`width` CSS pixels): "cycles" (or the newest runtime's clock
+ * named, `axisCaption`; the canvas' title names any clock) and "time" in the gutter,
  * then each tick with its two labels, kept inside the plot (the last right-aligned rather
  * than cut, none over the gutter). The labels go on the canvas' data-ticks for tests.
  */
-export function drawAxis(canvas: HTMLCanvasElement, [s, e]: Range, width: number, clockHz: number): void {
+export function drawAxis(
+  canvas: HTMLCanvasElement,
+  [s, e]: Range,
+  width: number,
+  clockHz: number,
+  clock = "tile",
+): void {
+  const caption = axisCaption(clock);
   const ctx = sizeCanvas(canvas, width, AXIS_HEIGHT);
   ctx.clearRect(0, 0, width, AXIS_HEIGHT);
   ctx.font = "10px sans-serif";
   ctx.textBaseline = "top";
   ctx.fillStyle = INK.faint;
   ctx.textAlign = "right";
-  ctx.fillText("cycles", GUTTER - 6, 5);
+  ctx.fillText(caption.gutter, GUTTER - 6, 5);
   ctx.fillText("time", GUTTER - 6, 17);
   ctx.textAlign = "left";
   const k = pixelsPerCycle([s, e], width);
@@ -148,4 +157,7 @@ export function drawAxis(canvas: HTMLCanvasElement, [s, e]: Range, width: number
     ctx.fillText(t.time, lx, 17);
   }
   canvas.dataset.ticks = JSON.stringify(out.map((t) => [t.cycles, t.time]));
+  canvas.dataset.clock = clock;
+  canvas.title = caption.title;
+  canvas.setAttribute("aria-label", caption.title);
 }

@@ -1,10 +1,14 @@
-// Overview strip: active compute tiles over the whole profile, the current view marked;
-// click to centre the view there, drag to select a range. The strip is drawn when its data,
-// size, theme or drag change; the view's box is drawn on a canvas of its own over it, so a
-// pan or zoom redraws only that box, and changes no element's style (which cost every such
-// frame a layout, a paint of the page, a new layering and a hit test of the mouse).
+// Overview strip: the whole profile, the current view marked; click to centre the view
+// there, drag to select a range. Each column is a stack of the colour classes' shares of all
+// tiles' cycles over its stretch of the span (the kernel's `overview_shares`), background
+// above, so the mean colour of any columns is the cycle-weighted mean of the class colours
+// over every tile, gaps as background: the timeline's conservation, for the whole profile.
+// The strip is drawn when its data, size, theme or drag change; the view's box is drawn on a
+// canvas of its own over it, so a pan or zoom redraws only that box, and changes no
+// element's style (which cost every such frame a layout, a paint of the page, a new layering
+// and a hit test of the mouse).
 
-import { css, kindColour, mix, theme } from "../common/colors";
+import { classColours, type RGB, theme } from "../common/colors";
 import type { Disposers } from "../common/disposers";
 import { el, sizeCanvas } from "../common/dom";
 import { GUTTER, plotWidth } from "./plot";
@@ -13,12 +17,94 @@ import { between, centre, type Range } from "./view";
 const HEIGHT = 46;
 const BOX_FILL = "rgba(255, 180, 0, 0.18)";
 const BOX_LINE = 1.5;
+/** The colour class of samples not matching the filters (`classColours`' index 0). */
+const NOT_MATCHING = 0;
 
 export interface OverviewHost {
   view(): Range;
   span(): number;
-  tiles(): number;
+  /** The legend of colour mode `mode` (class i + 1 is its entry i), as the timeline colours it. */
+  legend(mode: string): string[];
+  /** The legend's name of the samples without a kernel. */
+  noKernel(): string;
   setView(view: Range, remember: boolean): void;
+}
+
+/** The kernel's overview: per plane (colour class `classes[p]` of mode `colorBy`), `bins` shares of all tiles' cycles. */
+export interface OverviewShares {
+  bins: number;
+  colorBy: string;
+  classes: Uint8Array;
+  /** Plane-major: `shares[p * bins + i]`. */
+  shares: Float32Array;
+}
+
+/**
+ * The strip's pixels (RGBA, `width` × `height`, top row first): column x covers bins
+ * [x·bins/width, (x+1)·bins/width) and shows the overlap-weighted mean of their shares, each
+ * class a band of that share of the height, stacked from the bottom in ascending class order
+ * with the not-matching grey last, `background` above. A pixel row cut by a band's edge mixes
+ * the colours by how much of it each covers, so every column's mean is exactly
+ * Σ share·colour + (1 − Σ share)·background.
+ */
+export function stripPixels(
+  data: OverviewShares,
+  colours: readonly RGB[],
+  background: RGB,
+  width: number,
+  height: number,
+): Uint8ClampedArray {
+  const { bins, classes, shares } = data;
+  const planes = classes.length;
+  // Bottom first: the classes in ascending order, grey (not matching) on top of them.
+  const order = [...classes.keys()].sort((a, b) => stackRank(classes[a]) - stackRank(classes[b]));
+  // Prefix sums of each plane over the bins: a column's shares are differences of them.
+  const prefix = order.map((p) => {
+    const out = new Float64Array(bins + 1);
+    for (let i = 0; i < bins; i++) out[i + 1] = out[i] + shares[p * bins + i];
+    return out;
+  });
+  const at = (sums: Float64Array, u: number) => {
+    const i = Math.min(Math.floor(u), bins - 1);
+    return sums[i] + (u - i) * (sums[i + 1] - sums[i]);
+  };
+  const out = new Uint8ClampedArray(width * height * 4);
+  const acc = new Float64Array(height * 4); // per pixel row from the bottom: r, g, b, covered
+  for (let x = 0; x < width; x++) {
+    const u = (x * bins) / width;
+    const v = ((x + 1) * bins) / width;
+    acc.fill(0);
+    let top = 0; // where the next band starts, in pixel rows from the bottom
+    for (let k = 0; k < planes; k++) {
+      const share = Math.max(0, (at(prefix[k], v) - at(prefix[k], u)) / (v - u));
+      const lo = top;
+      const hi = Math.min(height, top + share * height);
+      const [r, g, b] = colours[classes[order[k]]] ?? [0, 0, 0];
+      for (let row = Math.floor(lo); row < hi; row++) {
+        const part = Math.min(hi, row + 1) - Math.max(lo, row);
+        if (part <= 0) continue;
+        acc[row * 4] += part * r;
+        acc[row * 4 + 1] += part * g;
+        acc[row * 4 + 2] += part * b;
+        acc[row * 4 + 3] += part;
+      }
+      top = hi;
+    }
+    for (let row = 0; row < height; row++) {
+      const gap = Math.max(0, 1 - acc[row * 4 + 3]);
+      const i = ((height - 1 - row) * width + x) * 4;
+      out[i] = Math.round(acc[row * 4] + gap * background[0]);
+      out[i + 1] = Math.round(acc[row * 4 + 1] + gap * background[1]);
+      out[i + 2] = Math.round(acc[row * 4 + 2] + gap * background[2]);
+      out[i + 3] = 255;
+    }
+  }
+  return out;
+}
+
+/** Where a class sits in a column's stack: the legend's classes in order from the bottom, grey last. */
+function stackRank(cls: number): number {
+  return cls === NOT_MATCHING ? 256 : cls;
 }
 
 export class Overview {
@@ -28,9 +114,9 @@ export class Overview {
   /** Where the view's box is drawn (CSS pixels), on a strip how wide, in what colour: redrawn when any changes. */
   private drawnBox = { left: NaN, width: NaN, strip: 0, accent: "" };
   private accent = "";
-  private active: Float32Array | null = null;
-  private matched: Float32Array | null = null;
-  private filtered = false;
+  private data: OverviewShares | null = null;
+  /** The strip's pixels as last made (a drag redraws without making them again): for which data, size and colours. */
+  private strip: { data: OverviewShares; key: string; image: ImageData } | null = null;
   private width = 600;
   private drag: { x0: number; x1: number } | null = null;
 
@@ -76,11 +162,11 @@ export class Overview {
     return ((px - GUTTER) / this.plotWidth()) * this.host.span();
   }
 
-  setSeries(active: Float32Array, matched: Float32Array, filtered: boolean): void {
-    this.active = active;
-    this.matched = matched;
-    this.filtered = filtered;
+  /** Show the kernel's shares (coloured by the mode they were made for, in the current theme). */
+  setShares(data: OverviewShares): void {
+    this.data = data;
     this.draw();
+    this.root.dataset.shares = `${data.colorBy}:${data.classes.join(",")}`; // what the strip shows (for tests)
   }
 
   resize(width: number): void {
@@ -98,26 +184,23 @@ export class Overview {
     ctx.fillStyle = t.text;
     ctx.font = "10px sans-serif";
     ctx.textBaseline = "top";
-    ctx.fillText("active", 2, 4);
+    ctx.fillText("all", 2, 4);
     ctx.fillText("tiles", 2, 16);
-    const top = Math.max(this.host.tiles(), 1);
-    const area = (series: Float32Array, colour: string) => {
-      ctx.fillStyle = colour;
-      ctx.beginPath();
-      ctx.moveTo(GUTTER, HEIGHT);
-      for (let i = 0; i < series.length; i++) {
-        const x = GUTTER + (i / series.length) * w;
-        const y = HEIGHT - (Math.min(series[i], top) / top) * (HEIGHT - 4);
-        ctx.lineTo(x, y);
-        ctx.lineTo(GUTTER + ((i + 1) / series.length) * w, y);
+    const data = this.data;
+    if (data && data.bins > 0) {
+      // In device pixels: putImageData is not transformed.
+      const dpr = this.canvas.width / Math.max(1, Math.floor(this.width));
+      const x0 = Math.round(GUTTER * dpr);
+      const x1 = Math.round((GUTTER + w) * dpr);
+      const colours = classColours(data.colorBy, this.host.legend(data.colorBy), this.host.noKernel());
+      const key = JSON.stringify([x1 - x0, this.canvas.height, colours, t.plotRgb]);
+      if (this.strip?.data !== data || this.strip.key !== key) {
+        const image = ctx.createImageData(x1 - x0, this.canvas.height);
+        image.data.set(stripPixels(data, colours, t.plotRgb, image.width, image.height));
+        this.strip = { data, key, image };
       }
-      ctx.lineTo(GUTTER + w, HEIGHT);
-      ctx.closePath();
-      ctx.fill();
-    };
-    const compute = kindColour("compute");
-    if (this.active) area(this.active, css(this.filtered ? mix(compute, t.plotRgb, 0.65) : compute));
-    if (this.matched && this.filtered) area(this.matched, css(compute));
+      ctx.putImageData(this.strip.image, x0, 0);
+    }
     this.accent = t.accent;
     this.showView();
     if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 3) {

@@ -61,6 +61,8 @@ export interface TimelineHost extends Omit<TimelineActions, "zoomRows" | "scroll
   /** The kernel's name for samples without a kernel (drawn grey when colouring by kernel). */
   noKernel(): string;
   clockHz(): number;
+  /** The clock of the offsets shown (the `clock` trait), named on the axis. */
+  clock?(): string;
   at(): number | null;
   selected(): SampleInfo | null;
   /** What the blocks to draw were answered for (filters and colours). */
@@ -334,7 +336,7 @@ export class Timeline {
     }
     ctx.restore();
     drawGutter(ctx, frame, h, this.host.source(), this.choice.order === "grid");
-    drawAxis(this.axis, view, this.width, this.host.clockHz());
+    drawAxis(this.axis, view, this.width, this.host.clockHz(), this.host.clock?.());
     this.drawOverlay();
     const final = painted.blocks > 0 && painted.exact === painted.blocks;
     this.describe(layout);

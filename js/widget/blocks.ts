@@ -156,7 +156,7 @@ export class BlockFlow {
   /** What a block's answer depends on besides the block: the filters and the colouring. */
   state(): string {
     const model = this.host.model;
-    return JSON.stringify([model.get("filters"), model.get("color_by"), model.get("showing")]);
+    return JSON.stringify([model.get("filters"), model.get("color_by"), model.get("showing"), model.get("clock")]);
   }
 
   /** How the kernel answered `state`, once it has. */
@@ -244,6 +244,7 @@ export class BlockFlow {
       filters: model.get("filters"),
       color_by: model.get("color_by"),
       showing: model.get("showing"),
+      clock: model.get("clock"),
       start,
       end,
     });

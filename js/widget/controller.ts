@@ -4,6 +4,7 @@
 // everything shown comes from the kernel.
 
 import type { AnyModel } from "@anywidget/types";
+import type { Clock } from "../common/clock";
 import { Disposers, type Timer } from "../common/disposers";
 import { frameScheduler } from "../common/frames";
 import { type Vocabulary, vocabularyOf } from "../common/vocabulary";
@@ -114,6 +115,7 @@ export class WidgetController implements PartsHost, Commands {
     parts.legend.render();
     parts.controls.sync();
     this.root.dataset.showing = model.get("showing");
+    this.root.dataset.clock = model.get("clock");
     applyTracks(parts.timeline.choice, model.get("tracks"), this.info().rows.length); // the rows as the state left them
     this.root.dataset.view = this.view().join(",");
     parts.timeline.layout(); // the track bar shows the rows at once
@@ -166,6 +168,12 @@ export class WidgetController implements PartsHost, Commands {
     this.onColour();
   }
 
+  /** The kernel moves every offset to the new clock (the view, cursor, area, markers) and syncs them back. */
+  setClock(next: Clock): void {
+    this.save("clock", next);
+    this.onClock();
+  }
+
   setShowing(next: Showing): void {
     this.save("showing", next);
     this.onShowing();
@@ -187,6 +195,11 @@ export class WidgetController implements PartsHost, Commands {
 
   select(id: number): void {
     this.save("selected", id);
+  }
+
+  /** The kernel sends the flame graph of the hierarchy chosen. */
+  setFlameHierarchy(hierarchy: string): void {
+    this.save("flame_hierarchy", hierarchy);
   }
 
   /** The kernel applies it (`widget.show_finding`): filters, view, its tile pinned and highlighted. */
@@ -367,6 +380,15 @@ export class WidgetController implements PartsHost, Commands {
     this.drawSoon();
   }
 
+  /** The offsets are on another clock: its own blocks, and the controls and axis say which. */
+  private onClock(): void {
+    this.groupsDirty = true;
+    this.blocks.restate();
+    this.root.dataset.clock = this.model.get("clock");
+    this.parts.controls.sync();
+    this.drawSoon();
+  }
+
   private onColour(): void {
     this.blocks.restate();
     this.parts.controls.sync();
@@ -403,6 +425,7 @@ export class WidgetController implements PartsHost, Commands {
     bag.on(model, "change:filters", () => this.onFilters());
     bag.on(model, "change:color_by", () => this.onColour());
     bag.on(model, "change:showing", () => this.onShowing());
+    bag.on(model, "change:clock", () => this.onClock());
     bag.on(model, "change:info", () => this.onInfo());
     bag.on(model, "change:finding_rows", () => parts.findings.render());
     bag.on(model, "change:marker_rows", () => this.onMarkers());
@@ -417,6 +440,7 @@ export class WidgetController implements PartsHost, Commands {
     });
     bag.on(model, "change:group_by", () => this.onGrouping());
     bag.on(model, "change:metadata_key", () => this.onGrouping());
+    bag.on(model, "change:flame_hierarchy", () => parts.flame.sync());
   }
 
   private onDone(msg: BlocksReply): void {

@@ -2,7 +2,8 @@
 // overview, …). The two that change the controller's own state, the inspector's panel and a
 // fit's answer, are the controller's (controller.ts).
 
-import { float32 } from "../kernel/buffers";
+import { decodeBuffers } from "../kernel/buffers";
+import { LAYOUTS } from "../kernel/generated";
 import type { SideMessage } from "../kernel/inbox";
 import { type FitReply, type PanelMessage, unhandled } from "../kernel/protocol";
 import type { Parts } from "./parts";
@@ -14,7 +15,11 @@ export type PartMessage = Exclude<SideMessage, PanelMessage | FitReply>;
 export function deliver(parts: Parts, root: HTMLElement, msg: PartMessage, buffers: DataView[]): void {
   switch (msg.type) {
     case "overview":
-      parts.overview.setSeries(float32(buffers[0]), float32(buffers[1]), msg.filtered);
+      parts.overview.setShares({
+        bins: msg.bins,
+        colorBy: msg.color_by,
+        ...decodeBuffers(LAYOUTS.overview_shares, msg, buffers),
+      });
       break;
     case "groups":
       parts.groups.set(msg);

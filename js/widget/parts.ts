@@ -3,6 +3,7 @@
 // controller, controller.ts), which decides what they change.
 
 import type { AnyModel } from "@anywidget/types";
+import type { Clock } from "../common/clock";
 import { ThemeWatcher } from "../common/colors";
 import type { Disposers } from "../common/disposers";
 import type { Vocabulary } from "../common/vocabulary";
@@ -23,6 +24,7 @@ import { Legend } from "../panels/legend";
 import { MarkersPanel } from "../panels/markers";
 import { withMetadata } from "../panels/metadata";
 import { type Matches, Search } from "../panels/search";
+import { SideWidth } from "../panels/sidewidth";
 import { Status } from "../panels/status";
 import { Tooltip } from "../panels/tooltip";
 import { TrackBar } from "../panels/trackbar";
@@ -60,9 +62,11 @@ export interface PartsHost {
   state(): string;
   setFilters(filters: Filters): void;
   setColorBy(mode: string): void;
+  setClock(clock: Clock): void;
   setShowing(next: Showing): void;
   setArea(next: Area | null): void;
   setGrouping(groupBy: string, key: string | null): void;
+  setFlameHierarchy(hierarchy: string): void;
   /** Inspect sample `id` (the `selected` trait). */
   select(id: number): void;
   showFinding(row: FindingRow): void;
@@ -102,6 +106,8 @@ export class Parts {
   readonly findings: FindingsPanel;
   readonly inspector: Inspector;
   readonly flame: Flame;
+  /** The side panel's width, dragged at its left edge. */
+  readonly sideWidth: SideWidth;
   readonly themes: ThemeWatcher;
   /** The timeline's column (the track bar, overview and timeline): its width is the plot's. */
   readonly left: HTMLElement;
@@ -118,6 +124,7 @@ export class Parts {
     const setFilters = (f: Filters) => host.setFilters(f);
     const filters = () => model.get("filters");
     const colorBy = () => model.get("color_by");
+    const clock = () => model.get("clock");
     const hasBaseline = () => host.info().baseline === true;
 
     this.header = new Header({ info, view });
@@ -127,6 +134,8 @@ export class Parts {
         setFilters,
         colorBy,
         setColorBy: (mode) => host.setColorBy(mode),
+        clock,
+        setClock: (next) => host.setClock(next),
         kernels: () => host.info().kernels,
         zoom: (f) => views.zoom(f),
         reset: () => views.reset(),
@@ -136,7 +145,7 @@ export class Parts {
       host.id,
     );
     this.legend = new Legend({ colorBy, legend }, words);
-    this.overview = new Overview({ view, span, tiles: () => host.info().tiles, setView }, bag);
+    this.overview = new Overview({ view, span, legend, noKernel: () => words.no_kernel, setView }, bag);
     this.tooltip = new Tooltip({ send, clockHz, origin: () => root.getBoundingClientRect() }, host.id, words);
     const timeline = new Timeline(
       {
@@ -145,6 +154,7 @@ export class Parts {
         source: () => host.info() as Info & TrackSource,
         legend,
         clockHz,
+        clock,
         at: () => model.get("at"),
         selected: () => host.selectedSample(),
         noKernel: () => words.no_kernel,
@@ -238,13 +248,22 @@ export class Parts {
       bag,
     );
     this.inspector = new Inspector(
-      { clockHz, filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)) },
+      { clockHz, clock, filterMetadata: (name, value) => setFilters(withMetadata(model.get("filters"), name, value)) },
       bag,
       words,
       sideTop(this.areaPanel.root, this.groupsNote, this.groups.root, this.findings.root, this.markers.root),
     );
     this.flame = new Flame(
-      { filters, setFilters, colorBy, legend, hasBaseline, showing: () => model.get("showing") },
+      {
+        filters,
+        setFilters,
+        colorBy,
+        legend,
+        hasBaseline,
+        showing: () => model.get("showing"),
+        flameHierarchy: () => model.get("flame_hierarchy"),
+        setFlameHierarchy: (h) => host.setFlameHierarchy(h),
+      },
       bag,
       words,
     );
@@ -264,6 +283,8 @@ export class Parts {
       tooltip: this.tooltip.root,
       help: this.help.root,
     });
+    this.sideWidth = new SideWidth(this.inspector.root, () => this.inspector.root.parentElement, model, bag);
+    this.sideWidth.place();
     connection.attach(root, () => this.status.error("disconnected from the kernel"));
     // The page's theme: read now and after each switch; the canvases and coloured parts redraw.
     this.themes = new ThemeWatcher(root, () => this.recolour(), bag);

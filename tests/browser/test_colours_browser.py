@@ -55,7 +55,7 @@ def rgb(css: str) -> list[float]:
 
 def kind_colours(dark: bool) -> dict[str, list[float]]:
     """The palette, and in the dark theme each colour a quarter of the way to white (the widget's rule)."""
-    out = {}
+    out: dict[str, list[float]] = {}
     for kind, hex_colour in ipu_nb.palette().items():
         light = [int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]
         out[kind] = [round(c + (255 - c) / 4) for c in light] if dark else [float(c) for c in light]
@@ -117,7 +117,8 @@ def test_the_timeline_conserves_area_at_every_zoom_in_both_themes_and_the_legend
                 centre, half = span / 2, span / 2 / zoom
                 view = (centre - half, centre + half) if zoom > 1 else (0.0, float(span))
                 nb.kernel("0", f"widget.view = [{int(view[0])}, {int(view[1])}]")
-                view = tuple(float(v) for v in nb.kernel("list(widget.view)"))
+                start, end = (float(v) for v in nb.kernel("list(widget.view)"))
+                view = (start, end)
                 settle(page)
                 check_regions(page, view, dark)
     finally:

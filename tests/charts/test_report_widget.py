@@ -6,6 +6,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+import altair as alt
 from builders import S, T, profile_from_tiles
 
 import ipu_nb
@@ -36,3 +37,20 @@ def test_report_of_a_widget_holds_chart_summary_groups_escaped(tmp_path: Path) -
     assert selected.count('class="ipu-nb-table"') >= 3  # the area's groups, the groups, the markers
     assert 'class="ipu-nb-spec"' in selected
     assert HOSTILE not in selected
+
+
+def test_the_report_chart_follows_the_widget_colouring_where_the_chart_draws_it() -> None:
+    from ipu_nb import charts
+    from ipu_nb._report.view import view_items
+
+    widget = ipu_nb.ProfileWidget(_profile())
+    widget.color_by = "kernel"
+    caption, chart = view_items(widget)[:2]
+    assert caption == "Timeline of offsets 0–600:" and isinstance(chart, alt.Chart)
+    assert chart.to_dict() == charts.timeline(widget, color_by="kernel").to_dict()
+    assert chart.to_dict() != charts.timeline(widget, color_by="kind").to_dict()
+
+    widget.color_by = "activity"  # not a chart colouring: drawn by kind, and the caption says so
+    caption, chart = view_items(widget)[:2]
+    assert caption == "Timeline of offsets 0–600, coloured by kind:" and isinstance(chart, alt.Chart)
+    assert chart.to_dict() == charts.timeline(widget, color_by="kind").to_dict()

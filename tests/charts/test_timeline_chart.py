@@ -99,7 +99,7 @@ def test_bad_arguments_are_named(profile: Any) -> None:
     with pytest.raises(ValueError, match="tile ids"):
         charts.timeline(profile, tiles=[999])
     with pytest.raises(ValueError, match="color_by"):
-        charts.timeline(profile, color_by="kernel")
+        charts.timeline(profile, color_by="bogus")
     with pytest.raises(ValueError, match="width"):
         charts.timeline(profile, width=True)
     with pytest.raises(TypeError, match="Profile or ProfileWidget"):

@@ -10,11 +10,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 from test_timeline import Recorder, blocks_message, profile  # noqa: F401 (the fixture)
 
 import ipu_nb
+from ipu_nb._supersteps.detectors import Findings
 from ipu_nb._widget import background as module
 from ipu_nb._widget.background import Background
 from ipu_nb._widget.widget import ProfileWidget
@@ -146,7 +148,12 @@ def test_findings_from_python_finish_the_steps_the_background_began(profile, mon
     expected = ipu_nb.findings(profile)
     made: list[int] = []
     original = detectors.finding_steps
-    monkeypatch.setattr(detectors, "finding_steps", lambda *args: made.append(1) or original(*args))
+
+    def counted(*args: Any) -> Generator[None, None, Findings]:
+        made.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(detectors, "finding_steps", counted)
     assert widget._findings.step("after") is None  # one step done, the rest to come
     found = widget.findings  # the steps under way, finished on this thread
     assert made == [1] and found.frame.equals(expected.frame)

@@ -49,7 +49,7 @@ def after():
 class Recorder:
     def __init__(self, widget: ProfileWidget) -> None:
         self.sent: list[dict[str, Any]] = []
-        widget.send = lambda content, buffers=None: self.sent.append(content)  # type: ignore[method-assign]
+        widget.send = lambda content, buffers=None: self.sent.append(content)
 
     def last(self, kind: str) -> dict[str, Any]:
         return next(c for c in reversed(self.sent) if c.get("type") == kind)
@@ -250,7 +250,7 @@ def pair_files(doctest_profiles: Any) -> tuple[Any, Any]:
 def test_to_code_opens_both_profiles_and_reproduces_the_shown_one(pair_files, showing):
     before, after = pair_files
     widget = ProfileWidget(after, baseline=before)
-    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    widget.send = lambda content, buffers=None: None
     widget.showing = showing
     widget.filters = {"kind": "compute"}
     widget.at = widget.filtered.row(0, named=True)["offset"]

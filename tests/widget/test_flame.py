@@ -77,6 +77,7 @@ def test_a_phase_run_in_two_epochs_is_one_node_named_for_them(profile):
     names = []
     for node in (n for n in nodes if n["level"] == 3):
         path = node["path"]
+        assert path is not None  # only the root has no path
         epochs = sorted(
             {r["epoch"] for r in profile.samples.iter_rows(named=True) if all(r[k] == v for k, v in path.items())}
         )

@@ -166,7 +166,7 @@ def _replies(widget: ProfileWidget, message: dict[str, Any]) -> list[tuple[dict[
 
 def _widget(profile, **traits: Any) -> ProfileWidget:
     w = ProfileWidget(profile, **traits)
-    w.recorder = Recorder(w)  # type: ignore[attr-defined]
+    w.recorder = Recorder(w)
     return w
 
 

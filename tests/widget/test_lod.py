@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -57,7 +58,7 @@ def brute(profile, start, end, bins, matched_ids=None):
     width = (end - start) / bins
     cover = np.zeros((len(rows), bins))
     mcover = np.zeros((len(rows), bins))
-    best = {}
+    best: dict[tuple[int, int], list[tuple[bool, float, dict[str, Any]]]] = {}
     for s in profile.samples.iter_rows(named=True):
         a, b = s["offset"], s["offset"] + s["duration"]
         if b <= start or a >= end or a == b:
@@ -150,6 +151,7 @@ def test_contiguous_rows_in_small_blocks_match_brute_force(seed, monkeypatch, su
     for start, end in windows:
         assert_summary_matches_brute(profile, index, start, end, rng.choice([1, 7, 33, 90]), rng)
         raw = window(index, start, end, 10, None, raw_limit=10**9)
+        assert isinstance(raw, RawWindow)
         expected = {
             s["sample"]
             for s in profile.samples.iter_rows(named=True)
@@ -194,6 +196,7 @@ def test_kernel_classes_rank_by_total_duration():
     index = build_index(profile.samples, profile.tiles)
     assert index.kernel_names == ["big", "small", "(no kernel)"]
     got = window(index, 0, 111, 10, None, color_by="kernel")
+    assert isinstance(got, RawWindow)
     assert got.cls.tolist() == [2, 1, 3]  # raw intervals in offset order: small, big, no kernel
 
 
@@ -287,6 +290,7 @@ def test_any_int64_window_lists_exactly_its_samples(indexed, data):
     start = data.draw(st.one_of(near, INT64))
     end = data.draw(st.one_of(near, INT64, st.sampled_from([10**15, 2**40, 2**40 + span // 2, 2**63 - 1])))
     got = window(index, start, end, 10, None, raw_limit=10**9)
+    assert isinstance(got, RawWindow)
     expected = overlapping(profile, start, max(end, start + 1))
     assert sorted(got.sample.tolist()) == expected
     summary = window(index, start, end, 7, None, raw_limit=0)  # raw only when nothing overlaps
@@ -318,6 +322,7 @@ def test_the_issue_window_counts_only_its_samples():
     index = build_index(profile.samples, profile.tiles)
     whole = window(index, 0, index.span, 100, None, raw_limit=0)
     wide = window(index, 0, 10**15, 100, None, raw_limit=0)
+    assert isinstance(whole, ShareWindow) and isinstance(wide, ShareWindow)
     assert wide.sample_count == whole.sample_count == len(overlapping(profile, 0, index.span))
 
 

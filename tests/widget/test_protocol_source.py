@@ -273,7 +273,7 @@ def test_a_buffer_only_with_a_header_key_is_left_out_without_it() -> None:
 
 
 def test_each_message_matches_at_most_one_layout() -> None:
-    headers = [
+    headers: list[dict[str, Any]] = [
         {"type": "window", "mode": "raw"},
         {"type": "window", "mode": "lod", "compressed": None},
         {"type": "window", "mode": "lod", "compressed": "xor-runs"},

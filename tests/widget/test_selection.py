@@ -42,7 +42,7 @@ class Sent:
 
     def __init__(self, widget: ProfileWidget) -> None:
         self.messages: list[tuple[dict[str, Any], list[bytes]]] = []
-        widget.send = lambda content, buffers=None: self.messages.append((content, list(buffers or [])))  # type: ignore[method-assign]
+        widget.send = lambda content, buffers=None: self.messages.append((content, list(buffers or [])))
 
     def last(self, kind: str) -> tuple[dict[str, Any], list[bytes]]:
         for content, buffers in reversed(self.messages):
@@ -57,7 +57,7 @@ class Sent:
 @pytest.fixture
 def widget(profile: ipu_nb.Profile) -> ProfileWidget:
     w = ProfileWidget(profile)
-    w.sent = Sent(w)  # type: ignore[attr-defined]
+    w.sent = Sent(w)
     return w
 
 
@@ -111,7 +111,7 @@ def test_selection_is_normalised_and_bad_values_are_refused_with_what_is_wrong(w
 def test_a_bad_selection_from_the_browser_is_answered_and_set_back(widget):
     widget.selection = {"start": 0, "end": 100, "tiles": None}
     resent = []
-    widget.send_state = lambda keys=None: resent.append(keys)  # type: ignore[method-assign]
+    widget.send_state = lambda keys=None: resent.append(keys)
     widget.set_state({"selection": {"start": 50, "end": 10, "tiles": None}})
     error, _ = widget.sent.last("error")
     assert error["request"] == "update" and "start < end" in error["message"]
@@ -183,7 +183,7 @@ def test_the_area_narrows_the_filters_never_replaces_them(widget, profile):
 @given(st.data())
 def test_selection_groups_equal_the_clipped_query(profile, data):
     widget = ProfileWidget(profile)
-    widget.send = lambda content, buffers=None: (  # type: ignore[method-assign]
+    widget.send = lambda content, buffers=None: (
         setattr(widget, "sent_groups", content["rows"]) if content["type"] == "groups" else None
     )
     span = widget.view[1]
@@ -221,7 +221,7 @@ def test_selection_groups_equal_the_clipped_query(profile, data):
 def test_the_widgets_area_samples_are_the_query_cores_window_samples(profile, data):
     # The widget finds an area's rows in its timeline index; the query core scans every sample.
     widget = ProfileWidget(profile)
-    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    widget.send = lambda content, buffers=None: None
     span = widget.view[1]
     rows = widget.info["rows"]
     start = data.draw(st.integers(0, span - 1))
@@ -408,7 +408,7 @@ def test_to_code_reproduces_every_frame_the_widget_shows(widget, profile):
 
 def test_to_code_takes_hostile_strings_as_data(profile, tmp_path):
     widget = ProfileWidget(profile)
-    widget.send = lambda content, buffers=None: None  # type: ignore[method-assign]
+    widget.send = lambda content, buffers=None: None
     marker = tmp_path / "pwned"
     nasty = f"x'); open({str(marker)!r}, 'w'); ('\n\u202e\"\"\"#"
     widget.filters = {"operation_contains": nasty, "metadata": [[nasty, None]]}
@@ -468,7 +468,9 @@ def test_state_round_trips_through_json_and_a_new_widget(widget, profile):
         "metadata_key",
         "color_by",
         "showing",
+        "clock",
         "marker_rows",
+        "flame_hierarchy",
     }
     assert state["showing"] == "after"  # no baseline: the one profile
     copy = ProfileWidget(profile, state=json.loads(json.dumps(state)))

@@ -54,8 +54,8 @@ class Sent:
     def __init__(self, widget: ProfileWidget) -> None:
         self.messages: list[tuple[dict[str, Any], list[bytes]]] = []
         self.states: list[set[str]] = []
-        widget.send = lambda content, buffers=None: self.messages.append((content, list(buffers or [])))  # type: ignore[method-assign]
-        widget.send_state = lambda key=None: self.states.append(set([key] if isinstance(key, str) else key or ()))  # type: ignore[method-assign]
+        widget.send = lambda content, buffers=None: self.messages.append((content, list(buffers or [])))
+        widget.send_state = lambda key=None: self.states.append(set([key] if isinstance(key, str) else key or ()))
 
     def last(self, kind: str) -> dict[str, Any]:
         return next(c for c, _ in reversed(self.messages) if c["type"] == kind)
@@ -67,7 +67,7 @@ class Sent:
 @pytest.fixture
 def widget(after: Any, before: Any) -> ProfileWidget:
     w = ProfileWidget(after, baseline=before)
-    w.sent = Sent(w)  # type: ignore[attr-defined]
+    w.sent = Sent(w)
     return w
 
 
@@ -125,9 +125,9 @@ def test_a_flip_drops_what_the_other_profile_does_not_have(widget: ProfileWidget
 
 
 def test_a_flip_from_python_reaches_the_front_end_in_one_update(widget: ProfileWidget) -> None:
-    widget.sent.states.clear()  # type: ignore[attr-defined]
+    widget.sent.states.clear()
     widget.showing = "baseline"
-    (update,) = widget.sent.states  # type: ignore[attr-defined]
+    (update,) = widget.sent.states
     assert {"showing", "info", "view"} <= update
 
 
@@ -140,15 +140,15 @@ def test_groups_flame_panel_and_overview_after_each_flip_are_the_shown_profiles(
         widget.showing = showing
         profile = before if showing == "baseline" else after
         widget._handle_custom_msg({"type": "groups", "id": 4}, [])
-        rows = widget.sent.last("groups")["rows"]  # type: ignore[attr-defined]
+        rows = widget.sent.last("groups")["rows"]
         assert [(r["name"], r["sample_count"], r["phase_cycles"]) for r in rows] == _top_groups(
             profile, kind="compute", group_by="kernel"
         )
         compute = profile.samples.filter(pl.col("kind") == "compute")
-        assert widget.sent.last("flame")["total"] == int(compute.get_column("duration").sum())  # type: ignore[attr-defined]
+        assert widget.sent.last("flame")["total"] == int(compute.get_column("duration").sum())
         active = compute.filter((pl.col("offset") <= 300) & (pl.col("offset") + pl.col("duration") > 300))
-        assert widget.sent.last("panel")["at"]["count"] == active.height  # type: ignore[attr-defined]
-        assert widget.sent.last("overview")["span"] == _span(profile)  # type: ignore[attr-defined]
+        assert widget.sent.last("panel")["at"]["count"] == active.height
+        assert widget.sent.last("overview")["span"] == _span(profile)
 
 
 def test_windows_and_blocks_after_a_flip_are_a_fresh_widgets_on_that_profile(
@@ -168,9 +168,9 @@ def test_windows_and_blocks_after_a_flip_are_a_fresh_widgets_on_that_profile(
 def test_highlights_belong_to_the_profile_they_were_made_on(widget: ProfileWidget, after: Any) -> None:
     assert widget.highlight(after.samples.head(4)) == 4
     widget.showing = "baseline"
-    assert widget.sent.last("highlight")["count"] == 0  # type: ignore[attr-defined]
+    assert widget.sent.last("highlight")["count"] == 0
     widget.showing = "after"
-    assert widget.sent.last("highlight")["count"] == 4  # type: ignore[attr-defined]
+    assert widget.sent.last("highlight")["count"] == 4
 
 
 # ---- filters, colouring, grouping ------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_answers_after_a_filter_change_are_for_the_new_filters(widget: ProfileWi
         header, _ = widget.window_answer(0, 500, 32)
         assert ProfileWidget(after, filters=filters).window_answer(0, 500, 32)[0] == header
         widget._handle_custom_msg({"type": "groups", "id": 1}, [])
-        rows = widget.sent.last("groups")["rows"]  # type: ignore[attr-defined]
+        rows = widget.sent.last("groups")["rows"]
         assert [(r["name"], r["sample_count"], r["phase_cycles"]) for r in rows] == _top_groups(
             after, group_by="kernel", **flags
         )
@@ -215,9 +215,9 @@ def test_a_job_that_outlives_its_value_answers_for_the_one_shown_now(
         return original.build(shown, *rest)
 
     monkeypatch.setitem(views.VIEWS, "flame", dataclasses.replace(original, build=build))
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget._views.send("flame")
-    (flame,) = [c for c, _ in widget.sent.of("flame")]  # type: ignore[attr-defined]
+    (flame,) = [c for c, _ in widget.sent.of("flame")]
     exchange = after.samples.filter(pl.col("kind") == "exchange")
     assert len(seen) == 2 and flame["total"] == int(exchange.get_column("duration").sum())
 
@@ -277,7 +277,12 @@ def test_kept_answers_are_bounded_and_made_once_per_key() -> None:
     kept: Kept[int] = Kept(3)
     made: list[int] = []
     for key in [1, 2, 1, 3, 4, 1, 2]:
-        assert kept.get(key, lambda k=key: made.append(k) or k * 10) == key * 10
+
+        def make(k: int = key) -> int:
+            made.append(k)
+            return k * 10
+
+        assert kept.get(key, make) == key * 10
     assert made == [1, 2, 3, 4, 2] and len(kept) == 3  # 2 was the least recently used when 4 came
     assert kept.peek(1) == 10 and kept.peek(3) is None
     kept.forget()

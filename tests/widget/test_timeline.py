@@ -39,7 +39,7 @@ def profile():
 class Recorder:
     def __init__(self, widget: ProfileWidget) -> None:
         self.sent: list[tuple[dict[str, Any], list[bytes]]] = []
-        widget.send = lambda content, buffers=None: self.sent.append((content, list(buffers or [])))  # type: ignore[method-assign]
+        widget.send = lambda content, buffers=None: self.sent.append((content, list(buffers or [])))
 
     def of(self, kind: str) -> list[tuple[dict[str, Any], list[bytes]]]:
         return [(c, b) for c, b in self.sent if c.get("type") == kind]
@@ -133,15 +133,14 @@ def test_summary_blocks_hold_the_cells_of_the_windows_they_stand_for(widget, pro
 
 
 def test_blocks_are_answered_once_per_state(widget, monkeypatch):
-    calls = []
+    calls: list[list[int]] = []
     original = lod.blocks
-    monkeypatch.setattr(
-        lod,
-        "blocks",
-        lambda index, level, bins, wanted, *a, **k: (
-            calls.append(list(wanted)) or original(index, level, bins, wanted, *a, **k)
-        ),
-    )
+
+    def counted(index: Any, level: int, bins: int, wanted: list[int], *a: Any, **k: Any) -> Any:
+        calls.append(list(wanted))
+        return original(index, level, bins, wanted, *a, **k)
+
+    monkeypatch.setattr(lod, "blocks", counted)
     for _ in range(2):
         widget._handle_custom_msg(blocks_message(widget, 6, [0, 1]), [])
     assert calls == [[0, 1]]  # the second time from the widget's cache, nothing computed

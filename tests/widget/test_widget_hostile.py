@@ -50,7 +50,7 @@ def profile() -> ipu_nb.Profile:
 @pytest.fixture
 def widget(profile: ipu_nb.Profile) -> ProfileWidget:
     w = ProfileWidget(profile)
-    w.sent = Sent(w)  # type: ignore[attr-defined]
+    w.sent = Sent(w)
     with w.hold_trait_notifications():
         w.filters = {"kind": "compute", "metadata": [["layer", "1"]]}
         w.metadata_key, w.group_by = "layer", "metadata"
@@ -140,9 +140,9 @@ def test_a_refused_filter_leaves_every_trait_and_mask_as_before(widget: ProfileW
     with pytest.raises(traitlets.TraitError):
         widget.filters = {**widget.filters, key: value}
     before.assert_unchanged()
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget.set_state({"filters": {**widget.filters, key: value}})  # the same from the browser
-    assert [m["request"] for m in widget.sent.errors()] == ["update"]  # type: ignore[attr-defined]
+    assert [m["request"] for m in widget.sent.errors()] == ["update"]
     before.assert_unchanged()
     with pytest.raises(traitlets.TraitError):  # and in a saved state
         ProfileWidget(widget.profile, state={**widget.state, "filters": {key: value}})
@@ -161,9 +161,9 @@ def test_a_refused_trait_leaves_every_trait_and_mask_as_before(widget: ProfileWi
         widget.filters = {"kind": "exchange"}
         setattr(widget, key, value)
     before.assert_unchanged()
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget.set_state({"filters": {"kind": "exchange"}, key: value})
-    assert [m["request"] for m in widget.sent.errors()] == ["update"]  # type: ignore[attr-defined]
+    assert [m["request"] for m in widget.sent.errors()] == ["update"]
     before.assert_unchanged()
 
 
@@ -182,9 +182,9 @@ def test_filters_whose_selection_fails_are_refused_before_they_are_set(
         with pytest.raises(traitlets.TraitError, match="the selection failed"), widget.hold_trait_notifications():
             widget.view = [0, 50]
             widget.filters = {"kind": "exchange"}
-        widget.sent.messages.clear()  # type: ignore[attr-defined]
+        widget.sent.messages.clear()
         widget.set_state({"view": [0, 50], "filters": {"kind": "exchange"}})
-        (error,) = widget.sent.errors()  # type: ignore[attr-defined]
+        (error,) = widget.sent.errors()
         assert "the selection failed" in error["message"]
         assert widget.view == [100, 250]
     before.assert_unchanged()
@@ -253,21 +253,21 @@ def test_browser_updates_of_other_traits_are_refused_with_an_error_reply(
 ) -> None:
     before = {name: getattr(widget, name) for name in widget.keys}
     state = _Before(widget)
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget.set_state(update)
-    (error,) = widget.sent.errors()  # type: ignore[attr-defined]
+    (error,) = widget.sent.errors()
     assert error["request"] == "update" and "the browser cannot set" in error["message"]
     assert {name: getattr(widget, name) for name in widget.keys} == before
-    assert widget.sent.states[-1] == [k for k in update if k in widget.keys]  # type: ignore[attr-defined]
+    assert widget.sent.states[-1] == [k for k in update if k in widget.keys]
     state.assert_unchanged()
 
 
 def test_every_trait_a_browser_writes_is_still_accepted(widget: ProfileWidget) -> None:
     update = {name: getattr(widget, name) for name in STATE_KEYS}
     update["view"], update["at"] = [10, 250], 20
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget.set_state(update)
-    assert widget.sent.errors() == []  # type: ignore[attr-defined]
+    assert widget.sent.errors() == []
     assert (widget.view, widget.at) == ([10, 250], 20)
 
 
@@ -283,16 +283,16 @@ def test_a_deeply_nested_state_is_a_trait_error(widget: ProfileWidget, profile: 
         {"nonsense": _deep()},
     ):
         with pytest.raises(traitlets.TraitError, match=f"more than {MAX_DEPTH} levels deep"):
-            widget.state = state  # type: ignore[assignment]
+            widget.state = state
         with pytest.raises(traitlets.TraitError, match=f"more than {MAX_DEPTH} levels deep"):
-            ProfileWidget(profile, state=state)  # type: ignore[arg-type]
+            ProfileWidget(profile, state=state)
     with pytest.raises(traitlets.TraitError, match="state must be a dict"):
         widget.state = _deep()  # type: ignore[assignment]
     with pytest.raises(traitlets.TraitError, match=f"more than {MAX_DEPTH} levels deep"):
         ProfileWidget(profile, filters={"metadata": _deep()})
-    widget.sent.messages.clear()  # type: ignore[attr-defined]
+    widget.sent.messages.clear()
     widget.set_state({"filters": {"metadata": _deep()}})
-    assert "levels deep" in widget.sent.errors()[0]["message"]  # type: ignore[attr-defined]
+    assert "levels deep" in widget.sent.errors()[0]["message"]
     before.assert_unchanged()
 
 

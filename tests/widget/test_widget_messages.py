@@ -79,7 +79,7 @@ def refused(widget: ProfileWidget, content: Any) -> dict[str, Any]:
 # ---- parse_message: every field of every message type ---------------------------------------------------
 
 LIMITS = Limits(end=1000, rows=6)
-GOOD = {
+GOOD: dict[str, dict[str, Any]] = {
     "window": {"type": "window", "view": "1-abc", "id": 3, "start": 10, "end": 500, "pixels": 800, "labels": True},
     "hover": {"type": "hover", "view": "1-abc", "id": 4, "row": 2, "x": 250},
     "pick": {"type": "pick", "row": 5, "x": 1000},
@@ -486,6 +486,7 @@ def test_every_reply_the_widget_sends_has_its_protocol_keys(widget) -> None:
 def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
     from ipu_nb import palette
     from ipu_nb._model import vocabulary
+    from ipu_nb._model.palette import ACTIVITY_LABELS, KERNEL_PALETTE, WINDOW_PALETTE
 
     info = ProfileWidget(profile).info["vocabulary"]
     assert info == {
@@ -493,9 +494,14 @@ def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
         "group_bys": list(vocabulary.GROUP_BYS),
         "sort_bys": list(vocabulary.SORT_BYS),
         "color_bys": list(vocabulary.COLOR_BYS),
+        "flame_hierarchies": list(vocabulary.FLAME_HIERARCHIES),
         "no_kernel": "(no kernel)",
         "missing": "(missing)",
         "palette": palette(),
+        "kernel_palette": list(KERNEL_PALETTE),
+        "activity_palette": WINDOW_PALETTE,
+        "activity_labels": ACTIVITY_LABELS,
+        "color_by_labels": vocabulary.COLOR_BY_LABELS,
     }
 
 

@@ -11,6 +11,7 @@ front end's cache blocks (a level and block index each); `codec` turns an answer
 JSON header and binary buffers the front end decodes.
 """
 
+from .activity import ACTIVITY_CLASSES, activity_index, bounds_clock
 from .blocks import BLOCK_RAW_LIMIT, MAX_BLOCK_BINS, MAX_LEVEL, Block, block_range, blocks
 from .build import (
     IndexBuild,
@@ -39,6 +40,7 @@ from .shares import ShareWindow, quantise, share_window
 from .summaries import MAX_BINS, RAW_LIMIT, LodWindow, RawWindow, overview, summarise, window
 
 __all__ = [
+    "ACTIVITY_CLASSES",
     "BLOCK_RAW_LIMIT",
     "GREY",
     "KIND_CLASSES",
@@ -59,8 +61,10 @@ __all__ = [
     "TimelineIndexError",
     "UnsortedSamples",
     "Windowed",
+    "activity_index",
     "block_range",
     "blocks",
+    "bounds_clock",
     "build_index",
     "cell_bytes",
     "count_in",

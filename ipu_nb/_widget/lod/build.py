@@ -18,7 +18,8 @@ import numpy as np
 import polars as pl
 from polars.exceptions import PanicException
 
-from ..._model.vocabulary import NO_KERNEL
+from ..._model.chunks import column_chunks
+from ..._model.kernel_classes import KERNEL_CLASSES, kernel_classes
 from .index import KEY_SHIFT, KIND_CLASSES, MAX_CLASSES, TimelineFacts, TimelineIndex, UnsortedSamples
 from .runs import FileRuns, Pieces, find_runs
 
@@ -35,6 +36,8 @@ __all__ = [
 
 _LOOKUP_TILES = 1 << 20
 """Physical ids below this map to rows through a table; larger (hostile) ids are binary-searched."""
+
+assert KERNEL_CLASSES <= MAX_CLASSES  # the kernel classes fit the index's 5 class bits
 
 
 class TimelineIndexError(RuntimeError):
@@ -112,40 +115,6 @@ def _order(rows: np.ndarray, offsets: np.ndarray, ids: np.ndarray) -> tuple[np.n
     return np.lexsort((ids, offsets, rows)), None
 
 
-def _chunks(samples: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
-    """The columns `names` of `samples` (``kind``, ``kernel``: physical codes) as numpy arrays, chunk by chunk.
-
-    Each loaded chunk as it is (no copy), when the columns are chunked alike; else each column in one piece.
-    """
-    columns = [samples.get_column(n).to_physical() if n in ("kind", "kernel") else samples.get_column(n) for n in names]
-    chunks = [c.get_chunks() for c in columns]
-    if any([len(c) for c in chunks[0]] != [len(c) for c in other] for other in chunks[1:]):
-        chunks = [[c.rechunk()] for c in columns]
-    return [tuple(c.to_numpy() for c in parts) for parts in zip(*chunks, strict=True)]
-
-
-def _kernel_classes(samples: pl.DataFrame) -> tuple[list[str], np.ndarray]:
-    """Kernels ranked by total cycles (then name) get classes 1..30, the rest share the last one.
-
-    Returns the legend and the class of each physical code of the ``kernel`` column.
-    """
-    present = samples.get_column("kernel").unique()  # the distinct kernels first: cheap on a categorical
-    codes = present.to_physical().to_numpy().astype(np.int64)
-    found = present.cast(pl.String).to_list()
-    # Chunk by chunk: no copy of the columns, bincount's float copies stay small. The sums are
-    # exact integers (below 2**53).
-    totals = np.zeros(int(codes.max()) + 1 if len(codes) else 0)
-    for physical, durations in _chunks(samples, ("kernel", "duration")):
-        totals += np.bincount(physical, durations, len(totals))
-    ranked = sorted(zip(found, codes.tolist(), strict=True), key=lambda nc: (-int(totals[nc[1]]), nc[0] or ""))
-    names = [name for name, _ in ranked]
-    if len(names) > MAX_CLASSES:
-        names = [*names[: MAX_CLASSES - 1], "(other kernels)"]
-    lookup = np.zeros(int(codes.max()) + 1 if len(codes) else 1, dtype=np.uint8)
-    lookup[[code for _, code in ranked]] = np.minimum(np.arange(1, len(ranked) + 1), MAX_CLASSES)
-    return [n if n else NO_KERNEL for n in names], lookup
-
-
 def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
     """Rows, span and kernel legend of a profile (chunk by chunk over a few columns: no copy of any).
 
@@ -156,12 +125,12 @@ def timeline_facts(samples: pl.DataFrame, tiles: pl.DataFrame) -> TimelineFacts:
     """
     row_tiles = np.unique(tiles.get_column("tile").to_numpy()).astype(np.uint32)
     span = 0
-    for offsets, durations in _chunks(samples, ("offset", "duration")):
+    for offsets, durations in column_chunks(samples, ("offset", "duration")):
         if len(offsets):
             span = max(span, int(np.max(offsets + durations)))
     if span >= 1 << int(KEY_SHIFT):
         raise ValueError(f"sample offsets reach {span}; the timeline index holds offsets below 2**{KEY_SHIFT}")
-    names, lookup = _kernel_classes(samples)
+    names, lookup = kernel_classes(samples)
     return TimelineFacts(row_tiles=row_tiles, kernel_names=names, kernel_lookup=lookup, span=span)
 
 
@@ -197,7 +166,7 @@ def file_runs(facts: TimelineFacts, samples: pl.DataFrame) -> FileRuns | None:
     if not len(row_tiles) or int(row_tiles[-1]) >= _LOOKUP_TILES:
         return None
     names = ("tile", "offset", "duration", "sample", "kind", "inactive", "kernel")
-    chunks = _chunks(samples, names)
+    chunks = column_chunks(samples, names)
     pieces = Pieces({name: [chunk[i] for chunk in chunks] for i, name in enumerate(names)})
     table = np.full(int(row_tiles[-1]) + 1, -1, dtype=np.int64)
     table[row_tiles] = np.arange(len(row_tiles))
@@ -255,8 +224,11 @@ def unsorted_samples(
     )
 
 
-def sorted_index(unsorted: UnsortedSamples) -> TimelineIndex:
-    """The `TimelineIndex`: `unsorted`'s columns gathered in its order, and the keys windows search."""
+def sorted_index(unsorted: UnsortedSamples, activity_class: np.ndarray | None = None) -> TimelineIndex:
+    """The `TimelineIndex`: `unsorted`'s columns gathered in its order, and the keys windows search.
+
+    `activity_class` (per file row, optional) becomes the index's classes for colour mode "activity".
+    """
     order = unsorted.order
     row = unsorted.row[order]
     start = unsorted.start[order]
@@ -285,6 +257,7 @@ def sorted_index(unsorted: UnsortedSamples) -> TimelineIndex:
         end_f=end_f,
         empty=unsorted.empty,
         end_key=None if unsorted.overlaps else (row << KEY_SHIFT) + end,
+        activity_class=None if activity_class is None else activity_class[order],
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._exchange.display import DISPLAY_CLASSES
 from ..._model.vocabulary import STEP_KINDS
 
 __all__ = ["GREY", "KIND_CLASSES", "MAX_CLASSES", "TimelineFacts"]
@@ -43,5 +44,7 @@ class TimelineFacts:
         return len(self.row_tiles)
 
     def legend(self, color_by: str) -> list[str]:
-        """Name of class 1, 2, …"""
+        """Name of class 1, 2, … (colour mode "activity": the kinds, then what an exchange window holds)."""
+        if color_by == "activity":
+            return list(DISPLAY_CLASSES)
         return list(self.kernel_names) if color_by == "kernel" else list(KIND_CLASSES)

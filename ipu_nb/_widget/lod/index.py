@@ -55,6 +55,9 @@ class TimelineIndex(TimelineFacts):
         Whether some sample has zero duration (such samples are never drawn).
     end_key : np.ndarray or None
         ``row << 40 | end`` when rows don't overlap (then it is sorted too), else None.
+    activity_class : np.ndarray or None
+        Colour class of each sorted position for ``color_by`` activity (`lod.activity`: an index of
+        display pieces); None in an index of samples, which then colours activity by kind.
     """
 
     sample: np.ndarray
@@ -70,6 +73,7 @@ class TimelineIndex(TimelineFacts):
     end_f: np.ndarray
     empty: bool
     end_key: np.ndarray | None
+    activity_class: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -77,17 +81,24 @@ class TimelineIndex(TimelineFacts):
         return len(self.key)
 
     def classes(self, color_by: str) -> np.ndarray:
-        """Colour class per sorted position for ``color_by`` ("kind" or "kernel")."""
+        """Colour class per sorted position for ``color_by`` ("kind", "kernel" or "activity")."""
+        if color_by == "activity" and self.activity_class is not None:
+            return self.activity_class
         return self.kernel_class if color_by == "kernel" else self.kind_class
 
     def sample_at(self, row: int, at: int) -> int | None:
         """Id of the sample of ``row`` covering offset ``at`` (the latest-starting one), or None."""
+        pos = self.position_at(row, at)
+        return None if pos is None else int(self.sample[pos])
+
+    def position_at(self, row: int, at: int) -> int | None:
+        """Sorted position of the interval of ``row`` covering offset ``at`` (the latest-starting one), or None."""
         if not 0 <= row < self.rows or not 0 <= at < self.span:  # no sample ends beyond the span
             return None
         lo = int(np.searchsorted(self.key, (row << 40) + max(0, at - int(self.row_max_duration[row]))))
         hi = int(np.searchsorted(self.key, (row << 40) + at, side="right"))
         hits = np.flatnonzero(self.end[lo:hi] > at)
-        return int(self.sample[lo + hits[-1]]) if len(hits) else None
+        return lo + int(hits[-1]) if len(hits) else None
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,7 @@ class UnsortedSamples(TimelineFacts):
         return len(self.order)
 
     def classes(self, color_by: str) -> np.ndarray:
-        """Colour class per file row for ``color_by`` ("kind" or "kernel")."""
+        """Colour class per file row for ``color_by`` ("kind" or "kernel"; "activity" as kind: samples are not cut)."""
         return self.kernel_class if color_by == "kernel" else self.kind_class
 
     def positions(self, start: int, end: int) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import native as _native
 from .index import GREY, TimelineIndex, UnsortedSamples, Windowed, positions
+from .overview_shares import bin_sums
 from .runs import FileRuns
 from .shares import ShareWindow, share_window
 
@@ -408,23 +409,10 @@ def overview(index: TimelineIndex, active: np.ndarray, bins: int) -> np.ndarray:
     """Average number of rows busy with ``active`` positions per bin over ``[0, span)``.
 
     ``active`` is a per-sorted-position mask (e.g. compute and not inactive); the result
-    (float64, ``bins`` long) is Σ overlap / bin width, so it is exact tile-occupancy.
+    (float64, ``bins`` long) is Σ overlap / bin width, so it is exact tile-occupancy
+    (`overview_shares.bin_sums`; the overview strip draws `overview_shares.overview_shares`).
     """
-    span = max(index.span, 1)
-    out = np.zeros(bins)
-    if not active.any():
-        return out
-    width = span / bins
+    width = max(index.span, 1) / bins
     a = index.start[active] / width
     b = index.end[active] / width
-    i0 = np.minimum(a.astype(np.int64), bins - 1)
-    i1 = np.minimum(b.astype(np.int64), bins)
-    same = i0 == i1
-    first = np.where(same, b - a, (i0 + 1) - a)
-    last = np.where(same | (i1 >= bins), 0.0, b - i1)
-    out += np.bincount(i0, first, bins)
-    out += np.bincount(np.minimum(i1, bins - 1), last, bins)
-    inner = np.maximum(i1 - i0 - 1, 0)
-    diff = np.bincount(i0 + 1, inner > 0, bins + 1) - np.bincount(i0 + 1 + inner, inner > 0, bins + 1)
-    out += np.cumsum(diff)[:bins]
-    return out
+    return bin_sums(a, b, np.zeros(len(a), dtype=np.int64), 1, bins)[0]
