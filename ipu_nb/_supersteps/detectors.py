@@ -559,7 +559,7 @@ def finding_steps(
     span = profile.span_cycles
     everything = measure(profile, Query())
     yield
-    spans = everything.kind_spans()
+    spans = everything.kind_spans(("exchange", "synchronization"))  # the kinds `_dominated` reads
     yield
     context = _Context(
         profile=profile,

@@ -106,9 +106,38 @@ def keyed(m: pl.DataFrame) -> tuple[pl.DataFrame, Keys]:
 def tile_sums(m: pl.LazyFrame, keys: Keys, by: tuple[str, ...] = ()) -> pl.LazyFrame:
     """Per (by, superstep, tile) of keyed samples: ``cycles``, the summed durations, with ``_step`` and ``tile``."""
     sums = m.group_by(*by, "_cell").agg(cycles=pl.col("duration").cast(pl.Int64).sum())
-    return sums.with_columns(
-        _step=pl.col("_cell") // 2**keys.tile_bits, tile=(pl.col("_cell") % 2**keys.tile_bits).cast(pl.UInt32)
-    )
+    return sums.with_columns(**_cell_parts(keys))
+
+
+def _cell_parts(keys: Keys) -> dict[str, pl.Expr]:
+    """``_step`` and ``tile`` unpacked from ``_cell``."""
+    return {
+        "_step": pl.col("_cell") // 2**keys.tile_bits,
+        "tile": (pl.col("_cell") % 2**keys.tile_bits).cast(pl.UInt32),
+    }
+
+
+#: Widest packed ``_cell`` counted with a dense numpy table (2**24 cells: 128 MiB of float64 sums at most).
+_DENSE_CELL_BITS = 24
+#: Integers below this add exactly in float64.
+_EXACT_FLOAT = 2**53
+
+
+def _collected_tile_sums(m: pl.DataFrame, keys: Keys) -> pl.DataFrame:
+    """`tile_sums` of collected keyed samples, with a dense count by cell when the packed cells are few.
+
+    ``np.bincount`` adds in float64, exactly when the total duration is below 2**53 (every
+    partial sum is then an integer below it); otherwise, and for wide cells, the polars group-by.
+    Rows are in ``_cell`` order.
+    """
+    durations = m.get_column("duration").to_numpy()
+    if keys.step_bits + keys.tile_bits > _DENSE_CELL_BITS or int(durations.sum(dtype=np.uint64)) >= _EXACT_FLOAT:
+        return tile_sums(m.lazy(), keys).collect()
+    cells = m.get_column("_cell").to_numpy().astype(np.int64)
+    present = np.flatnonzero(np.bincount(cells))
+    cycles = np.bincount(cells, weights=durations)[present].astype(np.int64)
+    frame = pl.DataFrame({"_cell": pl.Series(present, dtype=pl.UInt64), "cycles": pl.Series(cycles, dtype=pl.Int64)})
+    return frame.with_columns(**_cell_parts(keys))
 
 
 def balance(per_tile: pl.LazyFrame, by: tuple[str, ...] = ()) -> pl.LazyFrame:
@@ -183,8 +212,10 @@ def spans(
         kind = pl.col("kind").to_physical() if isinstance(m.schema["kind"], pl.Enum) else kind_rank()
         part, part_bits, columns = part * 4 + kind.cast(pl.UInt64), part_bits + 2, ["_step", "kind"]
     rows = m.lazy().select(*columns, _part=part, _start=start, _end=end)
-    parts = rows.select(*columns, "_part").unique("_part")
     lengths = union_lengths(rows.select("_part", "_start", "_end"), part_bits, value_bits)
+    if not per_kind:  # the partition is the step itself
+        return lengths.select(_step="_part", span_cycles="union_cycles")
+    parts = rows.select(*columns, "_part").unique("_part")
     return parts.join(lengths, on="_part").select(*columns, span_cycles="union_cycles")
 
 
@@ -206,9 +237,12 @@ class Measured:
     per_tile: pl.DataFrame  # per (superstep, tile): ``_cell``, ``cycles``, ``_step``, ``tile``
     steps: pl.DataFrame  # per superstep, in execution order: the `supersteps()` columns, then ``_step``
 
-    def kind_spans(self) -> pl.DataFrame:
-        """Per (superstep, kind) present: the union of that kind's intervals (``supersteps(kind=K).span_cycles``)."""
-        return spans(self.samples, *_offsets(), self.keys, _END_BITS, per_kind=True).collect()
+    def kind_spans(self, kinds: tuple[str, ...] = KINDS) -> pl.DataFrame:
+        """Per (superstep, kind) present, of `kinds`: the union of its intervals (``supersteps(kind=K)`` spans)."""
+        samples = self.samples
+        if set(kinds) != set(KINDS):
+            samples = samples.filter(pl.col("kind").is_in(kinds))
+        return spans(samples, *_offsets(), self.keys, _END_BITS, per_kind=True).collect()
 
 
 def _bounds(m: pl.LazyFrame) -> pl.LazyFrame:
@@ -230,10 +264,10 @@ def measure(profile: Profile, q: Query, *, detail: bool = True) -> Measured:
     """
     m, keys = keyed(matching(profile, q).collect())
     lazy = m.lazy()
-    per_tile = tile_sums(lazy, keys)
-    plans = [per_tile, balance(per_tile), spans(m, *_offsets(), keys, _END_BITS)]
+    per_tile_frame = _collected_tile_sums(m, keys)
+    plans = [balance(per_tile_frame.lazy()), spans(m, *_offsets(), keys, _END_BITS)]
     plans += [_kinds(lazy), _dominant(lazy, "kernel"), _dominant(lazy, "operation")] if detail else [_bounds(lazy)]
-    per_tile_frame, balanced, span_frame, *described = pl.collect_all(plans)
+    balanced, span_frame, *described = pl.collect_all(plans)
     steps = described[0].join(span_frame, on="_step").join(balanced, on="_step")
     for more in described[1:]:
         steps = steps.join(more, on="_step")
