@@ -72,7 +72,8 @@ CONTRAST_JS = """(root) => {
 PIXEL_JS = """([selector, x, y]) => {
   const c = document.querySelector(selector);
   const d = window.devicePixelRatio || 1;
-  return [...c.getContext('2d').getImageData(Math.round(x * d), Math.round(y * d), 1, 1).data];
+  const px = x < 0 ? c.width + Math.round(x * d) : Math.round(x * d);  // negative: from the right edge
+  return [...c.getContext('2d').getImageData(px, Math.round(y * d), 1, 1).data];
 }"""
 
 
@@ -145,7 +146,8 @@ def test_dark_and_light_themes_keep_everything_readable(lab_page):
             assert (luminance(found["rootBg"]) < 0.05) if dark else (luminance(found["rootBg"]) > 0.9)
             # The canvases redrew in the theme's colours: the timeline's label gutter and the overview.
             gutter = page.evaluate(PIXEL_JS, [".ipu-nb-timeline-base", 2, 2])
-            strip = page.evaluate(PIXEL_JS, [".ipu-nb-overview canvas", GUTTER + 4, 3])  # inside the view box
+            # The strip's top right: above the stacked shares, where the last tiles have ended, its background.
+            strip = page.evaluate(PIXEL_JS, [".ipu-nb-overview canvas", -2, 1])
             for what, pixel in (("timeline gutter", gutter), ("overview", strip)):
                 lit = luminance(pixel[:3])
                 assert (lit < 0.15) if dark else (lit > 0.6), f"{theme}: {what} pixel {pixel}"
