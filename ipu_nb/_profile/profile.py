@@ -19,6 +19,7 @@ import polars as pl
 from .._model.profile import ProfileData
 from .._query import filter_samples
 from .._query import query as run_query
+from .._query.head.clock import CLOCKS, head_clock
 from .._query.keywords import FilterFlags, QueryFlags
 from .._query.signature import keyword_signature
 
@@ -102,6 +103,22 @@ class Profile(ProfileData):
         limits do not apply (a `QueryError` names such a keyword; a ``query`` may hold them).
         """
         return filter_samples(self, query, **flags)
+
+    def on_clock(self, clock: str) -> Profile:
+        """This profile with its offsets on `clock`: ``"tile"`` (itself, each tile from 0, the default
+        semantics), or the newest runtime's ``"cropped"`` or ``"shared"`` clock (one origin for every
+        tile; cropped at the last tile's first sample, samples left with no cycles dropped; ids kept).
+
+        >>> profile.on_clock("tile") is profile
+        True
+        >>> int(profile.on_clock("shared").samples["offset"].min())
+        0
+        """
+        if clock not in CLOCKS:
+            raise ValueError(f"on_clock: clock must be one of {', '.join(map(repr, CLOCKS))}, got {clock!r}")
+        if clock == "tile":
+            return self
+        return Profile.of(head_clock(self, shared_clock=clock == "shared").profile)
 
     def to_trace(
         self, path: str | os.PathLike[str], query: Query | None = None, *, progress: bool | None = None

@@ -12,32 +12,37 @@ sync") or not ("shared clock"). The widget shows a profile on its clock as
 from __future__ import annotations
 
 from .._profile import Profile
-from .._query.head.clock import head_clock
+from .._query.head.clock import CLOCKS, head_clock
 
-__all__ = ["CLOCKS", "CLOCK_LABELS", "DEFAULT_CLOCK", "clock_crop", "clocked_profile", "converted"]
+__all__ = ["CLOCKS", "CLOCK_LABELS", "PER_TILE", "clock_crop", "clocked_profile", "converted", "default_clock"]
 
-CLOCKS: tuple[str, ...] = ("tile", "cropped", "shared")
-"""The ``clock`` trait's values."""
-DEFAULT_CLOCK = "tile"
+PER_TILE = "tile"
 """The default semantics' per-tile clock: what ``ipu_nb.query`` and `Profile.filter` read offsets on."""
+#: The first schema version the ba7339c runtime cannot read: such files come from a newer runtime.
+_NEWER_RUNTIME_SCHEMA = 4
 CLOCK_LABELS: dict[str, str] = {"tile": "per-tile clock", "cropped": "crop initial sync", "shared": "shared clock"}
 """How the front end names each clock (``CLOCK_LABELS`` in js/panels/controls.ts)."""
 
 
-def clocked_profile(profile: Profile, clock: str) -> Profile:
-    """`profile` with offsets on `clock`: itself on ``"tile"``, else the newest runtime's samples
-    (offsets from `cycle_origin`, cropped on ``"cropped"``, samples left with no cycles dropped;
-    ids unchanged). Made once per profile and clock.
+def default_clock(profile: Profile) -> str:
+    """The clock a widget opens on: the writer's own. A profile the ba7339c runtime reads (schema 1–3)
+    is shown per tile, as ``ipu_nb.query`` reads it; a newer runtime's (schema 4 and up) on its
+    default, ``"cropped"`` ("crop initial sync"), so offsets match that runtime's viewer.
 
-    >>> clocked_profile(profile, "tile") is profile
-    True
+    >>> profile.schema_version, default_clock(profile)
+    (3, 'tile')
+    """
+    return "cropped" if profile.schema_version >= _NEWER_RUNTIME_SCHEMA else PER_TILE
+
+
+def clocked_profile(profile: Profile, clock: str) -> Profile:
+    """`profile` with offsets on `clock` (`Profile.on_clock`), made once per profile and clock.
+
     >>> shared = clocked_profile(profile, "shared")
     >>> int(shared.samples["offset"].min()), shared.sample_count == profile.sample_count
     (0, True)
     """
-    if clock == "tile":
-        return profile
-    return Profile.of(head_clock(profile, shared_clock=clock == "shared").profile)
+    return profile.on_clock(clock)
 
 
 def clock_crop(profile: Profile) -> int:

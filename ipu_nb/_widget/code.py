@@ -134,11 +134,7 @@ def view_code(
     clock = state.get("clock", "tile")
     if clock != "tile":  # the frames below read offsets on the widget's clock, as the newest runtime does
         data = "clocked"
-        lines += [
-            "from ipu_nb._query.head.clock import head_clock",
-            f"clocked = ipu_nb.Profile.of(head_clock(profile, shared_clock={clock == 'shared'!r}).profile)"
-            f"  # offsets on widget.clock = {clock!r}",
-        ]
+        lines.append(f"clocked = profile.on_clock({clock!r})  # offsets on widget.clock")
     flags = _filter_flags(filters)
     lines.append(f"filters = {_literal(flags)}")
     grouping = _grouping(base)

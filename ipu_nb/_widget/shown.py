@@ -28,7 +28,7 @@ from .._model.index import ProfileIndex
 from .._query import Query, filter_mask, index_of, make_query
 from .._query.filters_codec import filters_query
 from . import lod
-from .clocks import DEFAULT_CLOCK, clocked_profile
+from .clocks import PER_TILE, clocked_profile
 from .kept import Kept
 from .messages import Limits, view_limit
 
@@ -66,7 +66,7 @@ class Side:
     """Sample id → row, and the metadata of samples."""
 
     @classmethod
-    def of(cls, which: str, profile: Profile, clock: str = DEFAULT_CLOCK) -> Side:
+    def of(cls, which: str, profile: Profile, clock: str = PER_TILE) -> Side:
         shown = clocked_profile(profile, clock)
         return cls(which, clock, shown, lod.IndexBuild(shown.samples, shown.tiles), index_of(shown))
 
@@ -89,12 +89,12 @@ class Side:
     def activity_index(self) -> lod.TimelineIndex:
         """The index of colour mode "activity": the samples' display pieces (`lod.activity_index`; waits for
         `index`)."""
-        return lod.activity_index(self.profile, self.index, per_tile=self.clock == DEFAULT_CLOCK)
+        return lod.activity_index(self.profile, self.index, per_tile=self.clock == PER_TILE)
 
     @cached_property
     def accounting(self) -> pl.DataFrame:
         """The newest runtime's accounting parts of every exchange sample (`accounting_parts`)."""
-        clock = lod.bounds_clock(self.profile, self.clock == DEFAULT_CLOCK)
+        clock = lod.bounds_clock(self.profile, self.clock == PER_TILE)
         return accounting_parts(self.profile.samples, clock)
 
     def timeline(self, color_by: str) -> lod.TimelineIndex:
@@ -230,7 +230,7 @@ class Sides:
         """The profile compared with side `which`'s (None without a baseline)."""
         return self._profiles["baseline" if which == "after" else "after"] if self.has_baseline else None
 
-    def side(self, which: str, clock: str = DEFAULT_CLOCK) -> Side:
+    def side(self, which: str, clock: str = PER_TILE) -> Side:
         """The side `which` on `clock`, its index build started the first time it is asked for."""
         with self._lock:
             side = self._sides.get((which, clock))
@@ -238,7 +238,7 @@ class Sides:
                 side = self._sides[which, clock] = Side.of(which, self.profile(which), clock)
             return side
 
-    def matching(self, which: str, filters: dict[str, Any], clock: str = DEFAULT_CLOCK) -> Matching:
+    def matching(self, which: str, filters: dict[str, Any], clock: str = PER_TILE) -> Matching:
         """What normalised `filters` select in side `which` on `clock` (kept: `QueryError` or polars'
         error if it fails)."""
         side = self.side(which, clock)
@@ -251,7 +251,7 @@ class Sides:
         color_by: str,
         group_by: str,
         metadata_key: str | None,
-        clock: str = DEFAULT_CLOCK,
+        clock: str = PER_TILE,
     ) -> Shown:
         """The value for these traits (their filters normalised)."""
         return Shown(self.matching(which, filters, clock), color_by, group_by, metadata_key)

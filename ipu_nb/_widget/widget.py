@@ -33,7 +33,7 @@ from .answers import Answers
 from .background import Background
 from .baseline import SHOWING, baseline_profile
 from .clock_switch import switch_clock
-from .clocks import CLOCKS, DEFAULT_CLOCK, clock_crop, converted
+from .clocks import CLOCKS, PER_TILE, clock_crop, converted, default_clock
 from .code import Baseline, view_code
 from .findings_panel import FindingSteps, culprit_samples, pinned_first, rows_job
 from .flip import flip
@@ -144,13 +144,14 @@ class ProfileWidget(anywidget.AnyWidget):
     flame_hierarchy = traitlets.Enum(FLAME_HIERARCHIES, default_value=FLAME_HIERARCHIES[0]).tag(sync=True)
     """str: the flame graph's levels below the root, outermost first: ``"kind/kernel/phase/operation"``
     (default), ``"kind/kernel/operation/phase"`` or ``"kind/operation/kernel"`` (the select in its panel)."""
-    clock = traitlets.Enum(CLOCKS, default_value=DEFAULT_CLOCK).tag(sync=True)
+    clock = traitlets.Enum(CLOCKS, default_value=PER_TILE).tag(sync=True)
     """str: the clock of every offset the widget shows and returns (`at`, `view`, `selection`, the
-    markers, the frames' ``offset``): ``"tile"`` (default: each tile's first sample at 0, as
+    markers, the frames' ``offset``): ``"tile"`` (each tile's first sample at 0, as
     ``ipu_nb.query``), or the newest runtime's one clock for every tile, ``"cropped"`` (its default,
     "crop initial sync": 0 where the last tile starts, the cycles before cut) or ``"shared"`` (the
-    whole shared clock). Switching keeps the same part of the profile in view
-    (`ipu_nb._widget.clock_switch`)."""
+    whole shared clock). A widget opens on its profile's writer's clock (``"cropped"`` for schema 4
+    and up, else ``"tile"``: `ipu_nb._widget.clocks.default_clock`). Switching keeps the same part
+    of the profile in view (`ipu_nb._widget.clock_switch`)."""
     finding_rows = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
     """list: the findings panel's entries, ``ipu_nb.findings`` of the shown profile, best first
     (each with the ``filters`` and ``view`` that show it; `show_finding` applies one)."""
@@ -194,7 +195,8 @@ class ProfileWidget(anywidget.AnyWidget):
             raise traitlets.TraitError("showing='baseline' needs a baseline: ProfileWidget(profile, baseline=...)")
         traits["filters"] = self._normalised(traits.get("filters"))
         which = "baseline" if traits.get("showing") == "baseline" else "after"
-        clock = type(self).clock.validate(self, traits.get("clock", DEFAULT_CLOCK))
+        traits.setdefault("clock", default_clock(profile))
+        clock = type(self).clock.validate(self, traits["clock"])
         # The profile, clock and filters first: the other traits are checked against them (the rest follows once set).
         self._shown = Shown(self._matched(which, traits["filters"], clock), "kind", "kernel", None)
         traits.setdefault("view", [0, max(self._shown.side.facts.span, 1)])

@@ -28,6 +28,13 @@ def test_quickstart_runs_in_jupyterlab(lab_page, tmp_path):
     )
     assert page.kernel("report.name") == "report.html"  # the last cell ran
     assert page.kernel("widget.filtered.height > 0 and widget.query.kind == 'compute'")
+    # The widget opened on its phase: the filtered samples fill most of the view, not one pixel of it.
+    fill = page.kernel(
+        "(lambda f, v: (f['offset'].min(), (f['offset'] + f['duration']).max(), v[0], v[1]))"
+        "(widget.filtered, widget.view)"
+    )
+    first, last, start, end = fill
+    assert start <= first and last <= end and (last - first) > 0.5 * (end - start), fill
     errors = browser.evaluate("document.querySelectorAll('.jp-OutputArea-output[data-mime-type*=\"error\"]').length")
     assert errors == 0
     assert {p.name for p in output.iterdir()} == {"report.html", "tile-heatmap.png", "breakdown.svg"}

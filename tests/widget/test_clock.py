@@ -173,7 +173,8 @@ def test_the_clock_is_kept_in_state_and_code(profile: ipu_nb.Profile, tmp_path: 
             .equals(w.selection_samples.select("sample", "clipped_cycles"))
         )
     tile = widget_on(opened, "tile")
-    assert "head_clock" not in tile.to_code()  # the default clock needs nothing more than the public API
+    assert "on_clock" not in tile.to_code()  # the per-tile clock needs no conversion
+    assert "import ipu_nb._" not in w.to_code()  # the newest runtime's clocks, the public API only
 
 
 def test_setting_the_clock_in_a_state_does_not_move_the_states_offsets(profile: ipu_nb.Profile) -> None:
@@ -240,3 +241,27 @@ def test_a_flip_keeps_the_clock_and_a_bad_clock_in_a_state_flips_nothing(profile
     assert dict(zip(w.profile.samples["sample"].to_list(), w.profile.samples["offset"].to_list(), strict=True)) == (
         expected
     )
+
+
+def rows_of(samples: pl.DataFrame) -> dict[int, tuple[int, int, int]]:
+    """sample id → (tile, offset, duration) of a samples frame, as `reference` gives them."""
+    return {s: (t, o, d) for s, t, o, d in samples.select("sample", "tile", "offset", "duration").iter_rows()}
+
+
+@pytest.mark.parametrize(("schema_version", "clock"), [(1, "tile"), (3, "tile"), (4, "cropped"), (5, "cropped")])
+def test_a_widget_opens_on_the_clock_of_the_runtime_that_wrote_the_file(schema_version: int, clock: str) -> None:
+    """Files the ba7339c runtime reads open per tile; a newer runtime's on its default, the cropped clock."""
+    profile = profile_from_tiles(TILES, schema_version=schema_version)
+    w = ProfileWidget(profile)
+    rows, span = reference(clock)
+    assert w.clock == clock and w.view == [0, span]
+    assert rows_of(w.filtered) == rows
+    assert ProfileWidget(profile, clock="tile").clock == "tile"  # a trait given wins
+
+
+def test_profile_on_clock_gives_the_references_offsets(profile: ipu_nb.Profile) -> None:
+    for clock in CLOCKS:
+        assert rows_of(profile.on_clock(clock).samples) == reference(clock)[0], clock
+    assert profile.on_clock("tile") is profile
+    with pytest.raises(ValueError, match=r"on_clock: clock must be one of 'tile', 'cropped', 'shared', got 'utc'"):
+        profile.on_clock("utc")

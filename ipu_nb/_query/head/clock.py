@@ -17,7 +17,11 @@ import polars as pl
 
 from ..._model.profile import ProfileData
 
-__all__ = ["HeadClock", "cycle_origin", "first_starts", "head_clock", "raw_offsets"]
+__all__ = ["CLOCKS", "HeadClock", "cycle_origin", "first_starts", "head_clock", "raw_offsets"]
+
+CLOCKS: tuple[str, ...] = ("tile", "cropped", "shared")
+"""The clocks a profile's offsets can be read on: the default semantics' per-tile clock, and the
+newest runtime's shared clock cropped at the last tile's first sample or whole (`head_clock`)."""
 
 _WRAP = 2**32
 
