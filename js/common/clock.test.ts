@@ -10,10 +10,11 @@ test("each clock has the label the issue names, and the kernel's values in its o
   assert.equal(clockLabel("utc"), "utc", "a value this front end does not know is shown as it is");
 });
 
-test("the kernel's copy of the values and labels is this one (ipu_nb/_widget/clocks.py)", () => {
+test("the kernel's copy of the values and labels is this one (ipu_nb/_query/head/clock.py, _widget/clocks.py)", () => {
   const python = readFileSync("ipu_nb/_widget/clocks.py", "utf8");
-  const values = python.match(/^CLOCKS: tuple\[str, \.\.\.\] = \(([^)]*)\)/m);
-  assert.ok(values, "CLOCKS in clocks.py");
+  const core = readFileSync("ipu_nb/_query/head/clock.py", "utf8");
+  const values = core.match(/^CLOCKS: tuple\[str, \.\.\.\] = \(([^)]*)\)/m);
+  assert.ok(values, "CLOCKS in _query/head/clock.py");
   assert.deepEqual(
     [...values[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]),
     [...CLOCKS],

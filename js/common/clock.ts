@@ -6,7 +6,7 @@ import { grouped } from "./format";
 
 export type Clock = "tile" | "cropped" | "shared";
 
-/** The trait's values, in the order the control lists them (`CLOCKS` in clocks.py). */
+/** The trait's values, in the order the control lists them (`CLOCKS` in ipu_nb/_query/head/clock.py). */
 export const CLOCKS: readonly Clock[] = ["tile", "cropped", "shared"];
 
 /** What the control and the inspector call each clock (`CLOCK_LABELS` in clocks.py). */

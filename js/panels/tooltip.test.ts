@@ -33,9 +33,10 @@ test("in colour mode activity the tooltip names the piece drawn and the part cou
   const dom = installFakeDom();
   try {
     const sent: HoverRequest[] = [];
+    let clock = "tile";
     const words = { no_kernel: "(no kernel)", activity_labels: { receive: "rx" } } as unknown as Vocabulary;
     const tip = new Tooltip(
-      { send: (r) => sent.push(r), clockHz: () => 1e9, origin: () => ({ left: 0, top: 0 }) },
+      { send: (r) => sent.push(r), clockHz: () => 1e9, clock: () => clock, origin: () => ({ left: 0, top: 0 }) },
       "v",
       words,
     );
@@ -54,6 +55,13 @@ test("in colour mode activity the tooltip names the piece drawn and the part cou
     tip.hover(0, 60, 10, 10);
     tip.reply({ type: "hover", view: "v", id: sent[1].id ?? null, sample });
     assert.deepEqual(texts(tip), []);
+    const lines = () => (tip.root as unknown as FakeElement).querySelectorAll("div").map((d) => d.textContent ?? "");
+    assert.ok(lines().includes("offset 20 (per-tile clock) · 80 cycles (0.08 µs)"), lines().join(" | "));
+    // The offset names the clock it is on.
+    clock = "shared";
+    tip.hover(0, 60, 10, 10);
+    tip.reply({ type: "hover", view: "v", id: sent[2].id ?? null, sample });
+    assert.ok(lines().includes("offset 20 (shared clock) · 80 cycles (0.08 µs)"), lines().join(" | "));
   } finally {
     dom.uninstall();
   }

@@ -2,6 +2,7 @@
 // to the latest question only (the mouse has moved on from the earlier ones). Profile
 // strings in it are neutralised and cut to its width (text.ts); the inspector shows them whole.
 
+import { offsetText } from "../common/clock";
 import { clear, el, placeTip } from "../common/dom";
 import { grouped, ms } from "../common/format";
 import { fontOf, setFittedText } from "../common/text";
@@ -14,6 +15,8 @@ export const TOOLTIP_TEXT_PX = 420;
 export interface TooltipHost {
   send(request: HoverRequest): void;
   clockHz(): number;
+  /** The clock of the offsets shown (the `clock` trait). */
+  clock(): string;
   /** Where the widget's root is on the page (the tooltip is placed relative to it, and kept inside its width). */
   origin(): { left: number; top: number; width?: number };
 }
@@ -59,7 +62,11 @@ export class Tooltip {
       title,
       kernel,
       el("div", undefined, `tile ${s.tile} · phase ${s.phase}/${s.epoch}`),
-      el("div", undefined, `offset ${grouped(s.offset)} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`),
+      el(
+        "div",
+        undefined,
+        `${offsetText(s.offset, this.host.clock())} · ${grouped(s.duration)} cycles (${ms(s.duration, c)})`,
+      ),
     );
     // Colour mode "activity": the piece drawn under the pointer and the runtime's accounting part there.
     const stretch = ([name, a, b]: [string, number, number], what: string) =>

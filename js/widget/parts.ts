@@ -146,7 +146,7 @@ export class Parts {
     );
     this.legend = new Legend({ colorBy, legend }, words);
     this.overview = new Overview({ view, span, legend, noKernel: () => words.no_kernel, setView }, bag);
-    this.tooltip = new Tooltip({ send, clockHz, origin: () => root.getBoundingClientRect() }, host.id, words);
+    this.tooltip = new Tooltip({ send, clockHz, clock, origin: () => root.getBoundingClientRect() }, host.id, words);
     const timeline = new Timeline(
       {
         view,
