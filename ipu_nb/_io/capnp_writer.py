@@ -23,20 +23,18 @@ import numpy as np
 import pyarrow as pa
 
 from .._files import atomic_output
-from .._model.columns import ACTIVITY_KINDS, STEP_KINDS, Columns, Strings
+from .._model.columns import Columns, Strings
 from .._progress import AUTO_PROGRESS_SAMPLES, Report, progress_bar
+from .columns_check import check_columns
+from .segments import MAX_SEGMENT_WORDS, place_objects
 
 __all__ = ["encode_columns", "encoded_size", "write_columns"]
 
 #: ProfileStep struct sizes (data words, pointers) of the v3 runtime and of newer writers (fields 7/8).
 V3_STEP_LAYOUT = (2, 3)
 NEWER_STEP_LAYOUT = (3, 4)
-#: A far pointer addresses a landing pad with 29 bits of word offset.
-MAX_SEGMENT_WORDS = (1 << 29) - 1
 #: Words per streamed chunk (whole tiles are kept together, so a chunk may be larger).
 _CHUNK_WORDS = 1 << 22
-#: Objects placed per vectorised step of the layout (bounds its temporaries).
-_LAYOUT_WINDOW = 1 << 21
 
 _U64 = np.uint64
 _MASK30 = 0x3FFFFFFF
@@ -256,7 +254,7 @@ class _Encoder:
         if not 1 <= max_words <= MAX_SEGMENT_WORDS:
             raise ValueError(f"max_segment_words must be between 1 and {MAX_SEGMENT_WORDS}, not {max_segment_words}")
         c = columns
-        _validate(c)
+        check_columns(c)
         self.c = c
         self.single = far == "single"
         self.op = _Texts.build(c.operation, "operation")
@@ -265,7 +263,7 @@ class _Encoder:
         self.name = _Texts.build(c.metadata_name, "metadata_name")
         self.value = _Texts.build(c.metadata_value, "metadata_value")
         self._plan(empty_lists == "empty")
-        self.addr, self.far, self.seg_start, self.seg_used = _layout(
+        self.addr, self.far, self.seg_start, self.seg_used = place_objects(
             self.size, self.parent, int(first_segment_words), max_words, self.single
         )
         del self.size, self.parent
@@ -523,62 +521,6 @@ def _far(offset: np.ndarray, segment: np.ndarray, *, double: bool) -> np.ndarray
     return kind | (np.asarray(offset).astype(_U64) << _U64(3)) | (np.asarray(segment).astype(_U64) << _U64(32))
 
 
-def _layout(
-    size: np.ndarray, parent: np.ndarray, first_words: int, max_words: int, single: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Assign every object a global word address, segment by segment, as a growing builder would.
-
-    Objects are placed in order; one that does not fit opens a new segment of
-    max(its size, total allocated so far) words (capped by `max_words`). An object whose
-    parent lies in an earlier segment is far-addressed; in single mode its landing pad
-    takes the word just before it. Returns addresses, far flags, segment starts and used sizes
-    (the global address space is the segments' used words, concatenated).
-    """
-    n = len(size)
-    addr = np.empty(n, dtype=np.int64)
-    far = np.zeros(n, dtype=bool)
-    starts: list[int] = []
-    used_sizes: list[int] = []
-    pad = int(single)
-    base, used, capacity, i0 = 0, 1, first_words, 0  # word 0 of segment 0 is the root pointer
-    owner = -1  # parents with an index >= owner live in the current segment (the root in segment 0)
-    allocated = first_words
-    while True:
-        while i0 < n and used < capacity:
-            room = capacity - used
-            window = min(n - i0, room, _LAYOUT_WINDOW)  # every object takes at least one word
-            stop = i0 + window
-            crosses = parent[i0:stop] < owner
-            cost = size[i0:stop].astype(np.int64)
-            if pad:
-                cost += crosses
-            total = np.cumsum(cost)
-            k = int(np.searchsorted(total, room, side="right"))
-            if k:
-                placed = base + used + total[:k] - cost[:k]
-                if pad:
-                    placed += crosses[:k]
-                addr[i0 : i0 + k] = placed
-                far[i0 : i0 + k] = crosses[:k]
-                used += int(total[k - 1])
-                i0 += k
-            if k < window:
-                break  # the next object does not fit: this segment is full
-        starts.append(base)
-        used_sizes.append(used)
-        if i0 >= n:
-            break
-        need = int(size[i0]) + pad
-        if need > MAX_SEGMENT_WORDS:
-            raise ValueError(f"an object of {need} words is larger than a Cap'n Proto segment can address")
-        base += used
-        capacity = max(need, min(allocated, max_words))
-        allocated += capacity
-        used = 0
-        owner = i0
-    return addr, far, np.array(starts, dtype=np.int64), np.array(used_sizes, dtype=np.int64)
-
-
 def _step_layout(c: Columns, requested: tuple[int, int] | None, op: _Texts, kernel: _Texts) -> tuple[int, int]:
     """The ProfileStep (data words, pointers) to write; refuse a layout that would lose values."""
     newer = bool(c.activity_counts.any() or c.exchange_event_cycles.any())
@@ -603,67 +545,3 @@ def _step_layout(c: Columns, requested: tuple[int, int] | None, op: _Texts, kern
     if dropped:
         raise ValueError(f"step_layout {(d, p)} would drop non-default values of {', '.join(dropped)}")
     return d, p
-
-
-def _validate(c: Columns) -> None:
-    """Raise ValueError naming the first inconsistency between the columns."""
-    n_tiles = _length(c.tiles, "tiles")
-    n = _length(c.start, "start")
-    counts = _counts(c.tile_sample_counts, "tile_sample_counts", n_tiles, n, "samples")
-    del counts
-    for name in ("local_index", "phase", "epoch", "kind", "end", "exchange_event_cycles"):
-        if _length(getattr(c, name), name) != n:
-            raise ValueError(f"{name} has {len(getattr(c, name))} rows, expected {n} (one per sample)")
-    for name in ("operation", "kernel"):
-        if len(getattr(c, name).codes) != n:
-            raise ValueError(f"{name} has {len(getattr(c, name).codes)} rows, expected {n} (one per sample)")
-    n_meta = len(c.metadata_name.codes)
-    _counts(c.metadata_counts, "metadata_counts", n, n_meta, "metadata entries")
-    if len(c.metadata_value.codes) != n_meta:
-        raise ValueError(f"metadata_value has {len(c.metadata_value.codes)} rows but metadata_name has {n_meta}")
-    n_act = _length(c.activity_kind, "activity_kind")
-    _counts(c.activity_counts, "activity_counts", n, n_act, "activities")
-    for name in ("activity_start", "activity_end"):
-        if _length(getattr(c, name), name) != n_act:
-            raise ValueError(f"{name} has {len(getattr(c, name))} rows, expected {n_act} (one per activity)")
-    for name, limit in [
-        ("tiles", 1 << 32),
-        ("local_index", 1 << 32),
-        ("phase", 1 << 32),
-        ("epoch", 1 << 32),
-        ("start", 1 << 32),
-        ("end", 1 << 32),
-        ("exchange_event_cycles", 1 << 32),
-        ("kind", len(STEP_KINDS)),
-        ("activity_kind", len(ACTIVITY_KINDS)),
-        ("activity_start", 1 << 32),
-        ("activity_end", 1 << 32),
-    ]:
-        values = getattr(c, name)
-        if values.dtype.kind not in "iu":
-            raise ValueError(f"{name} must be an integer array, not {values.dtype}")
-        if len(values) and (int(values.min()) < 0 or int(values.max()) >= limit):
-            raise ValueError(f"{name} has a value outside 0..{limit - 1}")
-    if not 0 <= int(c.schema_version) < 1 << 32:
-        raise ValueError(f"schema_version {c.schema_version} does not fit in a UInt32")
-    if not 0 <= int(c.clock_hz) < 1 << 64:
-        raise ValueError(f"clock_hz {c.clock_hz} does not fit in a UInt64")
-
-
-def _length(values: np.ndarray, name: str) -> int:
-    if not isinstance(values, np.ndarray) or values.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d numpy array")
-    return len(values)
-
-
-def _counts(counts: np.ndarray, name: str, owners: int, children: int, what: str) -> np.ndarray:
-    if _length(counts, name) != owners:
-        raise ValueError(f"{name} has {len(counts)} rows, expected {owners}")
-    if counts.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be an integer array, not {counts.dtype}")
-    if owners and int(counts.min()) < 0:
-        raise ValueError(f"{name} has a negative count")
-    total = int(counts.sum(dtype=np.int64)) if owners else 0
-    if total != children:
-        raise ValueError(f"{name} sums to {total} but there are {children} {what}")
-    return counts
