@@ -181,11 +181,12 @@ class Answers:
 
         return self.groups.get((shown.side.key, key, area is not None), make)
 
-    def comparison(self, q: Query) -> Comparison:
-        """``compare(baseline, after, ...)`` for `q`'s filters and grouping (`ValueError` without a baseline)."""
-        baseline, after = self._sides.profile("baseline"), self._sides.profile("after")
+    def comparison(self, q: Query, clock: str) -> Comparison:
+        """``compare(baseline, after, ...)`` for `q`'s filters and grouping, both profiles on `clock` (its
+        ``window`` and ``at`` are offsets there; `ValueError` without a baseline)."""
+        baseline, after = (self._sides.side(which, clock).profile for which in ("baseline", "after"))
         return self.comparisons.get(
-            q, lambda: comparison_of(baseline, after, q, allow_clock_mismatch=self._allow_clock_mismatch)
+            (q, clock), lambda: comparison_of(baseline, after, q, allow_clock_mismatch=self._allow_clock_mismatch)
         )
 
 

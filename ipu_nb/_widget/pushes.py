@@ -174,7 +174,7 @@ def groups_reply(
         "area": selection is not None,
     }
     if has_baseline and selection is None and error is None:
-        reply["deltas"] = group_deltas(answers.comparison(shown.query), [row["name"] for row in rows])
+        reply["deltas"] = group_deltas(answers.comparison(shown.query, shown.side.clock), [row["name"] for row in rows])
     return reply, []
 
 

@@ -253,7 +253,8 @@ class ProfileWidget(SyncedTraits):
 
     @property
     def comparison(self) -> Comparison:
-        """``ipu_nb.compare(baseline, profile, by=group_by, <the filters>)``: what the Δ columns show.
+        """``ipu_nb.compare(baseline, profile, by=group_by, <the filters>)``: what the Δ columns show, both
+        profiles on `clock` (``profile.on_clock(widget.clock)``).
 
         Raises
         ------
@@ -262,7 +263,7 @@ class ProfileWidget(SyncedTraits):
         """
         if self._baseline is None:
             raise ValueError("this widget has no baseline: ProfileWidget(profile, baseline=before)")
-        return self._answers.comparison(self.query)
+        return self._answers.comparison(self.query, self.clock)
 
     @property
     def findings(self) -> Findings:

@@ -265,3 +265,18 @@ def test_profile_on_clock_gives_the_references_offsets(profile: ipu_nb.Profile) 
     assert profile.on_clock("tile") is profile
     with pytest.raises(ValueError, match=r"on_clock: clock must be one of 'tile', 'cropped', 'shared', got 'utc'"):
         profile.on_clock("utc")
+
+
+def test_the_delta_columns_compare_both_profiles_on_the_widgets_clock(profile: ipu_nb.Profile) -> None:
+    """A ``window`` is offsets on the widget's clock, so the comparison reads both profiles there."""
+    before = profile_from_tiles(TILES[1:])
+    w = ProfileWidget(profile, baseline=before, clock="tile", filters={"window": [600, 1300]})
+    Sent(w)
+    seen = {}
+    for clock in CLOCKS:
+        w.clock = clock
+        w.filters = {"window": [600, 1300]}  # the same offsets, on this clock
+        expected = ipu_nb.compare(before.on_clock(clock), profile.on_clock(clock), by="kernel", window=(600, 1300))
+        assert w.comparison.groups.equals(expected.groups), clock
+        seen[clock] = w.comparison.groups
+    assert not seen["tile"].equals(seen["shared"]), "the clocks select different samples in this window"
