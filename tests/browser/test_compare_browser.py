@@ -75,7 +75,13 @@ def check_shows(nb: Any, page: Any, which: str) -> None:
     # The groups table: `widget.groups`' top rows, names and sample counts.
     rows = nb.kernel("[[r['name'], r['sample_count']] for r in widget.groups.head(12).iter_rows(named=True)]")
     want = [[name or "(empty)", grouped(count)] for name, count in rows]
-    page.wait_for_function(f"(want) => JSON.stringify(({TABLE_JS})()) === JSON.stringify(want)", arg=want)
+    try:
+        page.wait_for_function(
+            f"(want) => JSON.stringify(({TABLE_JS})()) === JSON.stringify(want)", arg=want, timeout=60_000
+        )
+    except Exception as error:  # say what the table shows instead (a stale profile's rows, or none)
+        shown = page.evaluate(TABLE_JS)
+        raise AssertionError(f"{which}: the table shows {shown[:4]}, widget.groups has {want[:4]}") from error
     assert page.evaluate(TABLE_JS) == want
 
 
