@@ -46,6 +46,10 @@ const traits = (): Traits => ({
       flame_hierarchies: ["kind/kernel/phase/operation", "kind/operation/kernel"],
       no_kernel: "(no kernel)",
       missing: "(missing)",
+      accounting_parts: {
+        "exchange boundary wait": "synchronization",
+        "exchange boundary sampling": "synchronization",
+      },
       palette: { compute: "#3478c6", exchange: "#e87a2c", synchronization: "#d63e52", idle: "#96ba78" },
       kernel_palette: ["#4e79a7", "#f28e2b"],
       activity_palette: {},

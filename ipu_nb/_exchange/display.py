@@ -24,19 +24,13 @@ import numpy as np
 import polars as pl
 
 from .._model.columns import ACTIVITY_KINDS
-from .._model.vocabulary import STEP_KINDS
+from .._model.vocabulary import ACCOUNTING_PARTS, STEP_KINDS
 
 __all__ = ["ACCOUNTING_PARTS", "DISPLAY_CLASSES", "accounting_parts", "display_segments", "phase_bounds"]
 
 #: A display piece's class: 1 + index here (the step kinds first, in the file's enumerant order, then what an
 #: exchange window holds, in the renderer's colour table order).
 DISPLAY_CLASSES: tuple[str, ...] = (*STEP_KINDS, "send", "receive", "sendReceive", "partnerBusy", "exchangeIdle")
-#: The accounting parts of an exchange sample: (name, kind it counts as).
-ACCOUNTING_PARTS: tuple[tuple[str, str], ...] = (
-    ("exchange boundary wait", "synchronization"),
-    ("exchange", "exchange"),
-    ("exchange boundary sampling", "synchronization"),
-)
 
 _EXCHANGE = STEP_KINDS.index("exchange")
 _SYNC = DISPLAY_CLASSES.index("synchronization") + 1

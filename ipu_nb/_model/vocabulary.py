@@ -12,6 +12,7 @@ from typing import Literal, TypedDict, get_args
 from .palette import ACTIVITY_LABELS, KERNEL_PALETTE, WINDOW_PALETTE, palette
 
 __all__ = [
+    "ACCOUNTING_PARTS",
     "COLOR_BYS",
     "COLOR_BY_LABELS",
     "FLAME_HIERARCHIES",
@@ -63,6 +64,13 @@ Semantics = Literal["ba7339c", "head"]
 SEMANTICS: tuple[str, ...] = get_args(Semantics)
 #: What the timeline can colour samples by ("activity": exchange windows split as the newest runtime draws them).
 COLOR_BYS: tuple[str, ...] = ("kind", "kernel", "activity")
+#: The newest runtime's accounting parts of an exchange sample: (name, kind it counts as). The flame graph
+#: of colour mode "activity" shows the parts counted as another kind under that kind, by this name.
+ACCOUNTING_PARTS: tuple[tuple[str, str], ...] = (
+    ("exchange boundary wait", "synchronization"),
+    ("exchange", "exchange"),
+    ("exchange boundary sampling", "synchronization"),
+)
 #: How the front end names each colouring.
 COLOR_BY_LABELS: dict[str, str] = {"kind": "kind", "kernel": "kernel", "activity": "exchange activity"}
 #: The widget's flame-graph hierarchies: the level keys below the root, outermost first, "/" between
@@ -138,6 +146,9 @@ class VocabularyInfo(TypedDict):
     flame_hierarchies: list[str]
     no_kernel: str
     missing: str
+    #: ``{name: kind}``: the `ACCOUNTING_PARTS` counted as another kind than exchange (the flame graph's
+    #: kernel name for them), so that focusing one selects the exchange samples they come from.
+    accounting_parts: dict[str, str]
     #: ``{kind: "#rrggbb"}``: `palette.KIND_PALETTE`, the colours the front end draws kinds in (and darkens from).
     palette: dict[str, str]
     #: ``["#rrggbb", ...]``: `palette.KERNEL_PALETTE`, the colours of colour mode "kernel", class 1 first.
@@ -160,6 +171,7 @@ def widget_vocabulary() -> VocabularyInfo:
         "flame_hierarchies": list(FLAME_HIERARCHIES),
         "no_kernel": NO_KERNEL,
         "missing": MISSING,
+        "accounting_parts": {name: kind for name, kind in ACCOUNTING_PARTS if kind != "exchange"},
         "palette": palette(),
         "kernel_palette": list(KERNEL_PALETTE),
         "activity_palette": dict(WINDOW_PALETTE),

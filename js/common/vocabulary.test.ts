@@ -18,6 +18,7 @@ const words: Vocabulary = {
   flame_hierarchies: ["kind/kernel"],
   no_kernel: "<none>",
   missing: "<absent>",
+  accounting_parts: {},
   palette: { compute: "#102030", dma: "#405060" },
   kernel_palette: ["#4e79a7", "#f28e2b"],
   activity_palette: {},

@@ -17,6 +17,7 @@ const NONE: Vocabulary = {
   flame_hierarchies: [],
   no_kernel: "",
   missing: "",
+  accounting_parts: {},
   palette: {},
   kernel_palette: [],
   activity_palette: {},

@@ -30,6 +30,7 @@ export interface VocabularyInfo {
   flame_hierarchies: string[];
   no_kernel: string;
   missing: string;
+  accounting_parts: Record<string, string>;
   palette: Record<string, string>;
   kernel_palette: string[];
   activity_palette: Record<string, string>;
@@ -563,6 +564,7 @@ export const checkVocabularyInfo = record<VocabularyInfo>({
   flame_hierarchies: arrayOf(string),
   no_kernel: string,
   missing: string,
+  accounting_parts: recordOf(string),
   palette: recordOf(string),
   kernel_palette: arrayOf(string),
   activity_palette: recordOf(string),

@@ -17,6 +17,7 @@ const words: Vocabulary = {
   flame_hierarchies: ["kind/kernel"],
   no_kernel: "(no kernel)",
   missing: "(missing)",
+  accounting_parts: {},
   palette: {},
   kernel_palette: ["#4e79a7", "#f28e2b"],
   activity_palette: {},

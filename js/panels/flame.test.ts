@@ -13,6 +13,7 @@ import {
   layoutFlame,
   MIN_NODE_PX,
   mergedName,
+  samplesPath,
   upTo,
 } from "./flame";
 
@@ -411,3 +412,18 @@ interface FakeDom {
   find(name: string): FakeDom;
   dispatchEvent(e: { type: string }): void;
 }
+
+test("focusing a boundary part of colour mode activity selects the exchange samples it comes from", () => {
+  const parts = { "exchange boundary wait": "synchronization", "exchange boundary sampling": "synchronization" };
+  const wait = { kind: "synchronization", kernel: "exchange boundary wait", phase: 4 };
+  assert.deepEqual(samplesPath(wait, parts), { kind: "exchange", phase: 4 });
+  const f = clickFilters(none, 3, samplesPath(wait, parts), LEVELS);
+  assert.deepEqual(f, { ...none, kind: "exchange", phases: [4] });
+  // Clicked again (now on the focus chain), it zooms out to its kind as any node does.
+  assert.deepEqual(clickFilters(f, 3, samplesPath(wait, parts), LEVELS), upTo(f, 3, LEVELS));
+  // A kernel of that name under its own kind, or a part name under another kind, is a kernel.
+  const real = { kind: "compute", kernel: "exchange boundary wait" };
+  assert.equal(samplesPath(real, parts), real);
+  const plain = { kind: "synchronization", kernel: "sync" };
+  assert.equal(samplesPath(plain, parts), plain);
+});

@@ -71,6 +71,21 @@ export function focusFilters(filters: Filters, path: Record<string, string | num
   return next;
 }
 
+/**
+ * The path whose filters select a node's samples. In colour mode "activity" a part of exchange samples
+ * counted as another kind (`accounting_parts`: the boundary wait and sampling) sits under that kind with
+ * its name for kernel; no sample has that kind and kernel, so it selects the exchange samples it comes from.
+ */
+export function samplesPath(
+  path: Record<string, string | number>,
+  parts: Record<string, string>,
+): Record<string, string | number> {
+  const kernel = path.kernel;
+  if (kernel === undefined || parts[String(kernel)] !== path.kind) return path;
+  const { kernel: _part, ...rest } = path;
+  return { ...rest, kind: "exchange" };
+}
+
 /** Whether the filters already focus exactly `path` (the node is on the focus chain). */
 export function focused(filters: Filters, path: Record<string, string | number>): boolean {
   return (
@@ -545,7 +560,12 @@ export class Flame {
 
   /** Zoom into node `index` now (the kernel's graph for the new filters follows) and set the filters. */
   private click(index: number, level: number, path: Record<string, string | number>): void {
-    const next = clickFilters(this.host.filters(), level, path, this.levels());
+    const next = clickFilters(
+      this.host.filters(),
+      level,
+      samplesPath(path, this.words.accounting_parts),
+      this.levels(),
+    );
     this.zoom = index;
     this.render();
     this.host.setFilters(next);

@@ -497,6 +497,10 @@ def test_info_carries_the_vocabulary_the_front_end_shows(profile) -> None:
         "flame_hierarchies": list(vocabulary.FLAME_HIERARCHIES),
         "no_kernel": "(no kernel)",
         "missing": "(missing)",
+        "accounting_parts": {
+            "exchange boundary wait": "synchronization",
+            "exchange boundary sampling": "synchronization",
+        },
         "palette": palette(),
         "kernel_palette": list(KERNEL_PALETTE),
         "activity_palette": WINDOW_PALETTE,
