@@ -2,7 +2,7 @@
 
 Each row carries the widget state that shows its finding (its `Query` as the ``filters``
 trait and the offsets of the supersteps concerned), so a click applies exactly that. The
-findings of each profile are computed once, in steps (`FindingSteps`), which the background
+findings of each profile on each clock are computed once, in steps (`FindingSteps`), which the background
 job (`rows_job`) and ``ProfileWidget.findings`` share. A finding naming a tile (a straggler,
 a phase's critical tile) is shown with that tile pinned first and its samples highlighted
 (`pinned_first`, `culprit_samples`), so the culprit is on screen whatever the scroll.
@@ -67,20 +67,24 @@ def culprit_samples(profile: Profile, finding: Finding, view: list[int]) -> pl.D
     return profile.filter(q).select("sample")
 
 
+#: Which findings: the profile ("after", "baseline") and the clock its offsets are on (`Side.key`).
+Which = tuple[str, str]
+
+
 class FindingSteps:
-    """The findings of each profile ("after", "baseline"), each computed once, one step at a time.
+    """The findings of each profile on each clock, each computed once, one step at a time.
 
     A step is the detectors' work up to their next yield; one thread at a time advances
     them, so a caller wanting the findings now finishes the steps the background began.
     """
 
-    def __init__(self, profile_of: Callable[[str], Profile]) -> None:
+    def __init__(self, profile_of: Callable[[Which], Profile]) -> None:
         self._profile_of = profile_of
-        self._done: dict[str, Findings] = {}
-        self._under_way: dict[str, Generator[None, None, Findings]] = {}
+        self._done: dict[Which, Findings] = {}
+        self._under_way: dict[Which, Generator[None, None, Findings]] = {}
         self._lock = threading.Lock()
 
-    def step(self, which: str) -> Findings | None:
+    def step(self, which: Which) -> Findings | None:
         """Advance the findings of profile `which` by one step: the findings once done, else None."""
         from .._supersteps.detectors import finding_steps
 
@@ -102,13 +106,13 @@ class FindingSteps:
                 raise
             return None
 
-    def steps(self, which: str) -> Generator[None, None, Findings]:
+    def steps(self, which: Which) -> Generator[None, None, Findings]:
         """The findings of profile `which`, yielding between their steps."""
         while (found := self.step(which)) is None:
             yield
         return found
 
-    def of(self, which: str) -> Findings:
+    def of(self, which: Which) -> Findings:
         """The findings of profile `which`, now (the steps left run on this thread)."""
         from .._supersteps.detectors import drained
 
@@ -116,10 +120,10 @@ class FindingSteps:
 
 
 def rows_job(
-    findings: FindingSteps, showing: Callable[[], str], show: Callable[[list[FindingRow]], None]
+    findings: FindingSteps, showing: Callable[[], Which], show: Callable[[list[FindingRow]], None]
 ) -> Generator[None, None, None]:
     """A `Background` job: the shown profile's findings in steps, then `show` of their rows on the main
-    thread, unless another profile is shown by then (its own job sends its rows)."""
+    thread, unless another profile or clock is shown by then (its own job sends its rows)."""
     which = showing()
     rows = finding_rows((yield from findings.steps(which)))
 

@@ -31,7 +31,7 @@ from .answers import Answers
 from .background import Background
 from .baseline import baseline_profile
 from .clock_switch import switch_clock
-from .clocks import clock_crop, converted, default_clock
+from .clocks import clock_crop, default_clock
 from .code import Baseline, view_code
 from .findings_panel import FindingSteps, culprit_samples, pinned_first, rows_job
 from .flip import flip
@@ -122,7 +122,7 @@ class ProfileWidget(SyncedTraits):
         )
         self._sides = Sides(profile, self._baseline)
         self._answers = Answers(self._sides, allow_clock_mismatch=self._allow_clock_mismatch)
-        self._findings = FindingSteps(self._sides.profile)
+        self._findings = FindingSteps(lambda key: self._sides.side(*key).profile)
         self._shown_lock = threading.Lock()  # the workers read `_shown` while the main thread swaps it
         self._picking = False
         self._marks: Marks | None = None
@@ -267,14 +267,16 @@ class ProfileWidget(SyncedTraits):
 
     @property
     def findings(self) -> Findings:
-        """``ipu_nb.findings(profile)`` of the shown profile (computed once per profile)."""
-        return self._findings.of(self.showing)
+        """``ipu_nb.findings(widget.profile)``: of the profile shown, on `clock` (computed once for each)."""
+        return self._findings.of((self.showing, self.clock))
 
     def _start_findings(self) -> None:
         """The findings panel's rows of the shown profile, a `Background` job (in steps while the view is still)."""
 
         def job() -> Generator[None, None, None]:
-            return rows_job(self._findings, lambda: self.showing, lambda rows: self.set_trait("finding_rows", rows))
+            return rows_job(
+                self._findings, lambda: (self.showing, self.clock), lambda rows: self.set_trait("finding_rows", rows)
+            )
 
         self._background.submit("findings", job)
 
@@ -291,8 +293,7 @@ class ProfileWidget(SyncedTraits):
             raise ValueError(f"show_finding(rank): a rank in 1..{len(found)}, got {rank!r}")
         finding = found[rank - 1]
         state = finding.state
-        crop = clock_crop(self._sides.profile(self._which))  # the findings read per-tile offsets
-        start, end = (converted(v, "tile", self.clock, crop) for v in state["view"])
+        start, end = state["view"]  # offsets on the clock shown: the findings were made there
         limit = self._limits.end
         with self.hold_sync():  # one message: the filters, the view and the rows together
             self.filters = state["filters"]

@@ -154,7 +154,7 @@ def test_findings_from_python_finish_the_steps_the_background_began(profile, mon
         return original(*args)
 
     monkeypatch.setattr(detectors, "finding_steps", counted)
-    assert widget._findings.step("after") is None  # one step done, the rest to come
+    assert widget._findings.step(("after", widget.clock)) is None  # one step done, the rest to come
     found = widget.findings  # the steps under way, finished on this thread
     assert made == [1] and found.frame.equals(expected.frame)
     assert widget.findings is found

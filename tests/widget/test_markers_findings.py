@@ -114,3 +114,18 @@ def test_a_finding_click_from_the_browser_is_show_finding() -> None:
     w._send_error = lambda error, address=None: errors.append(str(error))  # type: ignore[method-assign]
     w._handle_custom_msg({"type": "finding", "rank": 10_000}, [])
     assert errors and "rank" in errors[0]
+
+
+@pytest.mark.parametrize("clock", ["cropped", "shared"])
+def test_findings_are_made_on_the_widgets_clock_and_shown_exactly_there(clock: str) -> None:
+    profile = ipu_nb.open_profile(ipu_nb.demo_profile_path("small"), progress=False)
+    w = ProfileWidget(profile, clock=clock)
+    on_clock = profile.on_clock(clock)
+    expected = ipu_nb.findings(on_clock)
+    assert [(f.category, f.tile, f.state["view"]) for f in w.findings] == [
+        (f.category, f.tile, f.state["view"]) for f in expected
+    ]
+    rank = next(rank for rank, f in enumerate(expected, 1) if f.tile is not None)
+    assert w.show_finding(rank) == expected[rank - 1].state["view"]  # no conversion between clocks
+    w.clock = "tile"
+    assert [f.state["view"] for f in w.findings] == [f.state["view"] for f in ipu_nb.findings(profile)]
