@@ -3,11 +3,13 @@
 Each (row, bin) cell is coloured as the widget's light theme colours it, conserving area: the
 cycle-weighted mean, per sRGB channel, of the colours of the samples covering it, the cycles no
 sample covers counting as the white background. A sample's colour is its kind's
-(`ipu_nb.palette()`), or with ``color_by="kernel"`` its kernel class's (`ipu_nb._model.kernel_classes`:
-the kernels ranked over the whole profile, as the widget's legend). When there are more tiles than
-rows, consecutive tiles (in the order given) share a row and are averaged the same way. The
-chart embeds at most `MAX_CELLS` rectangles (neighbouring cells of one colour are merged), never
-raw samples.
+(`ipu_nb.palette()`), with ``color_by="kernel"`` its kernel class's (`ipu_nb._model.kernel_classes`:
+the kernels ranked over the whole profile, as the widget's legend), and with ``color_by="activity"``
+each exchange sample is drawn as its display pieces (`ipu_nb._exchange.display.profile_pieces`:
+boundary wait as synchronization, send, receive, both, partner busy, exchange idle), as the widget
+does. When there are more tiles than rows, consecutive tiles (in the order given) share a row and
+are averaged the same way. The chart embeds at most `MAX_CELLS` rectangles (neighbouring cells of
+one colour are merged), never raw samples.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import polars as pl
 
+from .._exchange.display import profile_pieces
 from .._markup.sanitize import label
 from .._model.kernel_classes import kernel_colours
-from .._model.palette import palette
+from .._model.palette import WINDOW_PALETTE, palette
 from .._terminal import printable
 from .common import as_profile, chart_data
 
@@ -36,8 +39,8 @@ CELL_PX = 4
 #: The most (row, bin) cells a chart has: the rows are bounded by this over the bins.
 MAX_CELLS = 16_000
 _ROW_HEIGHT = 6
-#: The colourings `timeline` draws (the widget's but "activity"): the sample column each colours by.
-COLOR_COLUMNS: dict[str, str] = {"kind": "kind", "kernel": "kernel"}
+#: The colourings `timeline` draws (the widget's): the column of the samples (or pieces) each colours by.
+COLOR_COLUMNS: dict[str, str] = {"kind": "kind", "kernel": "kernel", "activity": "activity"}
 
 
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
@@ -162,6 +165,23 @@ def _row_labels(tiles: Sequence[int], rows: int) -> list[str]:
     return [str(m[0]) if len(m) == 1 else f"{m[0]}…{m[-1]} ({len(m)})" for m in members]
 
 
+def _drawn(
+    source: Any, profile: Profile, samples: pl.DataFrame, color_by: str
+) -> tuple[pl.DataFrame, dict[str, str] | None]:
+    """(what is drawn, its colours by `COLOR_COLUMNS` key or None for the kind palette): the samples, or
+    in colour mode "activity" their display pieces (a widget's on its clock: one for every tile unless
+    ``"tile"``)."""
+    if color_by == "kernel":
+        return samples, kernel_colours(profile.samples)
+    if color_by == "activity":
+        pieces = profile_pieces(profile, per_tile=getattr(source, "clock", "tile") == "tile")
+        return pieces.filter(pl.col("sample").is_in(samples.get_column("sample").implode())), {
+            **palette(),
+            **WINDOW_PALETTE,
+        }
+    return samples, None
+
+
 def _source(source: Any, window: Any, tiles: Any) -> tuple[Profile, pl.DataFrame, tuple[int, int], list[int]]:
     """(profile, samples drawn, window, tiles in row order) of a Profile or a `ProfileWidget` source."""
     profile, query = as_profile(source)
@@ -208,9 +228,9 @@ def timeline(
     its filters keep (the others as background) and its rows in its order, pinned first.
     `tiles` picks physical tiles in the order to draw (default every tile, by id). Colours are
     the widget's, area-conserving (the module docstring says how): by sample kind, or with
-    ``color_by="kernel"`` by kernel class, the ranking over the whole profile. A widget's own
-    mode is not followed by default: ``charts.timeline(widget, color_by=widget.color_by)``
-    draws it (its "activity" mode is refused: not drawn here). One bin per `CELL_PX` pixels
+    ``color_by="kernel"`` by kernel class, the ranking over the whole profile, or with
+    ``color_by="activity"`` exchange samples as their activities. A widget's own mode is not
+    followed by default: ``charts.timeline(widget, color_by=widget.color_by)`` draws it. One bin per `CELL_PX` pixels
     of `width`, at most `MAX_CELLS` cells, so rows hold several tiles when there are many.
 
     >>> charts.timeline(profile, window=(0, 100_000), width=400, color_by="kernel")  # doctest: +SKIP
@@ -218,21 +238,14 @@ def timeline(
     """
     if not isinstance(color_by, str) or color_by not in COLOR_COLUMNS:
         accepted = ", ".join(repr(c) for c in COLOR_COLUMNS)
-        unsupported = (
-            "; the widget's 'activity' colouring is not drawn here"
-            if isinstance(color_by, str) and color_by == "activity"
-            else ""
-        )
-        raise ValueError(
-            f"charts.timeline: color_by must be one of {accepted}, got {printable(repr(color_by))}{unsupported}"
-        )
+        raise ValueError(f"charts.timeline: color_by must be one of {accepted}, got {printable(repr(color_by))}")
     if isinstance(width, bool) or not isinstance(width, int) or not 100 <= width <= 4000:
         raise ValueError(f"charts.timeline: width must be an integer number of pixels in 100..4000, got {width!r}")
     profile, samples, (start, end), order = _source(source, window, tiles)
     bins = max(1, min(width // CELL_PX, end - start))
     rows = max(1, min(len(order), MAX_CELLS // bins))
-    colours = kernel_colours(profile.samples) if color_by == "kernel" else None
-    cells = timeline_cells(samples, order, (start, end), bins, rows, key=COLOR_COLUMNS[color_by], colours=colours)
+    drawn, colours = _drawn(source, profile, samples, color_by)
+    cells = timeline_cells(drawn, order, (start, end), bins, rows, key=COLOR_COLUMNS[color_by], colours=colours)
     labels = _row_labels(order, rows)
     rects = _runs(cells, (start, end), bins).with_columns(
         tiles=pl.col("row").replace_strict(list(range(rows)), labels, return_dtype=pl.String)

@@ -24,9 +24,19 @@ import numpy as np
 import polars as pl
 
 from .._model.columns import ACTIVITY_KINDS
+from .._model.profile import ProfileData
 from .._model.vocabulary import ACCOUNTING_PARTS, STEP_KINDS
+from .._query.head.clock import cycle_origin, raw_offsets
 
-__all__ = ["ACCOUNTING_PARTS", "DISPLAY_CLASSES", "accounting_parts", "display_segments", "phase_bounds"]
+__all__ = [
+    "ACCOUNTING_PARTS",
+    "DISPLAY_CLASSES",
+    "accounting_parts",
+    "bounds_clock",
+    "display_segments",
+    "phase_bounds",
+    "profile_pieces",
+]
 
 #: A display piece's class: 1 + index here (the step kinds first, in the file's enumerant order, then what an
 #: exchange window holds, in the renderer's colour table order).
@@ -98,6 +108,31 @@ def _bounds_of(
         joined.get_column(c).fill_null(0).to_numpy().astype(np.int64) for c in ("entry", "exit", "event_start")
     )
     return has, entry, exit_, event
+
+
+def bounds_clock(profile: ProfileData, per_tile: bool) -> np.ndarray | None:
+    """Each sample's offset to take the phase bounds on: the device-wide one when `per_tile`, else None (its own)."""
+    if not per_tile:
+        return None
+    return raw_offsets(profile.samples.get_column("start").to_numpy(), cycle_origin(profile)).astype(np.int64)
+
+
+def profile_pieces(profile: ProfileData, per_tile: bool = True) -> pl.DataFrame:
+    """`display_segments` of every sample of `profile`, with its ``tile`` and ``activity`` (the class's name).
+
+    `per_tile`: the profile's offsets are each tile's own (the phase bounds are then taken on the
+    device-wide clock, as the widget does); else they are on one clock for every tile.
+
+    >>> pieces = profile_pieces(profile)
+    >>> pieces.columns, int(pieces["duration"].sum()) == int(profile.samples["duration"].sum())
+    (['sample', 'tile', 'offset', 'duration', 'activity'], True)
+    """
+    samples = profile.samples
+    pieces = display_segments(samples, profile.exchange_activities, bounds_clock(profile, per_tile))
+    activity = pl.col("cls").replace_strict(range(1, len(DISPLAY_CLASSES) + 1), DISPLAY_CLASSES, return_dtype=pl.String)
+    return pieces.join(samples.select("sample", "tile"), on="sample", how="left", maintain_order="left").select(
+        "sample", "tile", "offset", "duration", activity=activity
+    )
 
 
 def display_segments(samples: pl.DataFrame, activities: pl.DataFrame, clock: np.ndarray | None = None) -> pl.DataFrame:

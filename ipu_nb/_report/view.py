@@ -1,7 +1,7 @@
 """A widget's view as report items: the timeline chart of its view, the selected area's summary and groups.
 
 `ipu_nb.save_report` expands a `ProfileWidget` into these, in order: ``charts.timeline(widget)``
-(its window, filters, rows and colouring; its exchange-activity colouring is drawn by kind),
+(its window, filters, rows and colouring),
 when an area is selected a line saying where it is and its ``selection_groups``, then the
 ``groups`` table, and the markers when there are any.
 """
@@ -31,12 +31,10 @@ def _area_line(widget: Any) -> str:
 
 def view_items(widget: Any) -> list[object]:
     """The report items showing `widget`'s current view (see the module docstring)."""
-    from .._charts.timeline import COLOR_COLUMNS, timeline
+    from .._charts.timeline import timeline
 
     start, end = widget.view
-    color_by = widget.color_by if widget.color_by in COLOR_COLUMNS else "kind"
-    caption = f"Timeline of offsets {start:,}–{end:,}" + ("" if color_by == widget.color_by else ", coloured by kind")
-    items: list[object] = [f"{caption}:", timeline(widget, color_by=color_by)]
+    items: list[object] = [f"Timeline of offsets {start:,}–{end:,}:", timeline(widget, color_by=widget.color_by)]
     if widget.selection is not None:
         items += [_area_line(widget), widget.selection_groups]
     items += [f"Groups by {widget.group_by}:", widget.groups]

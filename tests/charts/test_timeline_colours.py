@@ -64,6 +64,7 @@ def reference_cells(
     tiles: list[int],
     window: tuple[int, int],
     bins: int,
+    key: str = "kernel",
 ) -> dict[tuple[int, int], tuple[float, ...]]:
     """Per (row, bin), one tile a row: Σ cycles × colour plus the uncovered cycles × white, over the bin's cycles."""
     start, end = window
@@ -79,7 +80,7 @@ def reference_cells(
                 acc = sums.setdefault((tiles.index(s["tile"]), k), [0.0, 0.0, 0.0, 0.0])
                 acc[0] += cycles
                 for c in range(3):
-                    acc[c + 1] += cycles * colours[s["kernel"] or ""][c]
+                    acc[c + 1] += cycles * colours[s[key] or ""][c]
     out = {}
     for (r, k), (cycles, *sum_rgb) in sums.items():
         width = edges[k + 1] - edges[k]
@@ -153,12 +154,56 @@ def test_a_widget_s_own_mode_is_drawn_when_asked(profile: Any) -> None:
     assert charts.timeline(widget, width=400).data.values != ours.data.values  # the default stays "kind"
 
 
-@pytest.mark.parametrize("bad", ["activity", "Kernel", "", None, 3])
+@pytest.mark.parametrize("bad", ["Activity", "Kernel", "", None, 3])
 def test_a_bad_color_by_names_the_accepted_values(profile: Any, bad: Any) -> None:
-    with pytest.raises(ValueError, match=r"^charts\.timeline: color_by must be one of 'kind', 'kernel', got "):
+    with pytest.raises(
+        ValueError, match=r"^charts\.timeline: color_by must be one of 'kind', 'kernel', 'activity', got "
+    ):
         charts.timeline(profile, color_by=bad)
 
 
-def test_activity_is_refused_with_a_reason(profile: Any) -> None:
-    with pytest.raises(ValueError, match=r"got 'activity'; the widget's 'activity' colouring is not drawn here$"):
-        charts.timeline(profile, color_by="activity")
+#: One tile: a compute, an exchange whose 100-cycle window holds a send [0, 40), a receive [20, 60)
+#: and a partner-busy wait [70, 80), then a sync. Its pieces, by the rules (docs/reference/head.md):
+#: send alone, both, receive alone, idle, partner busy, idle; the other samples whole.
+ACTIVITIES = [("send", 0, 40), ("receive", 20, 60), ("partnerBusy", 70, 80)]
+PIECES = [
+    (0, 100, "compute"),
+    (100, 120, "send"),
+    (120, 140, "sendReceive"),
+    (140, 160, "receive"),
+    (160, 170, "exchangeIdle"),
+    (170, 180, "partnerBusy"),
+    (180, 200, "exchangeIdle"),
+    (200, 260, "synchronization"),
+]
+
+
+@pytest.mark.parametrize(("window", "width"), [((0, 260), 104 * 4), ((95, 185), 400), ((0, 260), 100)])
+def test_the_activity_chart_draws_each_exchange_as_its_pieces(window: tuple[int, int], width: int) -> None:
+    from ipu_nb._model.palette import WINDOW_PALETTE
+
+    one = T(
+        3,
+        [
+            S(0, 100, "compute", phase=0),
+            S(100, 200, "exchange", phase=1, activities=ACTIVITIES, exchange_event_cycles=100),
+            S(200, 260, "synchronization", phase=2),
+        ],
+    )
+    profile = profile_from_tiles([one], schema_version=5)
+    chart = charts.timeline(profile, window=window, color_by="activity", width=width)
+    start, end = window
+    bins = min(width // 4, end - start)
+    pieces = pl.DataFrame([{"tile": 3, "offset": a, "duration": b - a, "activity": name} for a, b, name in PIECES])
+    colours = {name: rgb(c) for name, c in {**ipu_nb.palette(), **WINDOW_PALETTE}.items()}
+    want = reference_cells(pieces, colours, [3], window, bins, key="activity")
+    edges = [start + k * (end - start) // bins for k in range(bins + 1)]
+    drawn: dict[tuple[int, int], str] = {}
+    for v in chart.data.values:
+        for k in range(edges.index(v["x0"]), edges.index(v["x1"])):
+            drawn[(0, k)] = v["color"]
+    assert drawn.keys() == want.keys()
+    for key, colour in want.items():
+        assert drawn[key] == "#" + "".join(f"{round(c):02x}" for c in colour), key
+    by_kind = charts.timeline(profile, window=window, width=width)
+    assert {v["color"] for v in by_kind.data.values} != {v["color"] for v in chart.data.values}

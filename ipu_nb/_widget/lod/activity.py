@@ -18,9 +18,8 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from ..._exchange.display import DISPLAY_CLASSES, display_segments
+from ..._exchange.display import DISPLAY_CLASSES, bounds_clock, display_segments
 from ..._profile import Profile
-from ..._query.head.clock import cycle_origin, raw_offsets
 from .build import sorted_index, unsorted_samples
 from .index import TimelineIndex
 
@@ -51,13 +50,6 @@ def activity_index(profile: Profile, samples_index: TimelineIndex, per_tile: boo
     owners = pieces.get_column("sample").to_numpy()
     unsorted = dataclasses.replace(unsorted, sample=owners)
     return sorted_index(unsorted, activity_class=pieces.get_column("cls").to_numpy())
-
-
-def bounds_clock(profile: Profile, per_tile: bool) -> np.ndarray | None:
-    """Each sample's offset to take the phase bounds on: the device-wide one when `per_tile`, else None (its own)."""
-    if not per_tile:
-        return None
-    return raw_offsets(profile.samples.get_column("start").to_numpy(), cycle_origin(profile)).astype(np.int64)
 
 
 def samples_index_rows(profile: Profile, ids: np.ndarray) -> np.ndarray:
