@@ -13,7 +13,7 @@ from .side_views import SideViews
 __all__ = ["STILL_S", "Background"]
 
 #: A step of background work starts only once the view has been still this long (the user reads, not moves).
-STILL_S = 1.0
+STILL_S = 0.4
 _DONE = object()  # what `next` gives for a job with no steps left
 
 
