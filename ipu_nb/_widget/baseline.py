@@ -18,7 +18,7 @@ import polars as pl
 from .._compare import Comparison, compare
 from .._compare.align import check_clocks
 from .._profile import Profile
-from .._query import Query, filter_mask
+from .._query import Query
 from .._query.filters_codec import FILTER_KEYS
 from .protocol import FlameTree, GroupDelta
 
@@ -87,9 +87,8 @@ def group_deltas(comparison: Comparison, names: list[str]) -> list[GroupDelta | 
     return out
 
 
-def _path_sums(profile: Profile, q: Query, levels: list[str]) -> dict[tuple[Any, ...], int]:
-    """Summed durations of `profile`'s samples matching `q`, per prefix of flame `levels` (() is the total)."""
-    samples = profile.samples.filter(pl.Series(filter_mask(profile, q)))
+def _path_sums(samples: pl.DataFrame, levels: list[str]) -> dict[tuple[Any, ...], int]:
+    """Summed durations of `samples`, per prefix of flame `levels` (() is the total)."""
     base = samples.select(
         pl.col("kind", "kernel", "operation").cast(pl.String), "phase", pl.col("duration").cast(pl.Int64)
     )
@@ -101,14 +100,15 @@ def _path_sums(profile: Profile, q: Query, levels: list[str]) -> dict[tuple[Any,
     return sums
 
 
-def flame_deltas(tree: FlameTree, other: Profile, q: Query, *, shown: str) -> list[int | None]:
-    """Per node of `tree` (the `shown` side's flame graph for `q`): after − before cycles on its path.
+def flame_deltas(tree: FlameTree, other: pl.DataFrame, *, shown: str) -> list[int | None]:
+    """Per node of `tree` (the `shown` side's flame graph): after − before cycles on its path, `other`
+    being the compared side's samples as the tree counts them (its filters applied).
 
     A path absent from `other` counts as 0 there; merged ("…") nodes, which stand for no one
     path, get None.
     """
     levels = tree["levels"]
-    sums = _path_sums(other, q, levels)
+    sums = _path_sums(other, levels)
     out: list[int | None] = []
     for node in tree["nodes"]:
         path = node["path"]

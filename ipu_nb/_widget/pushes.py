@@ -14,9 +14,10 @@ import numpy as np
 import polars as pl
 
 from .._model.vocabulary import COLOR_BYS, widget_vocabulary
-from .._profile import Profile
+from .._query import filter_mask
 from .answers import Answers
 from .baseline import flame_deltas, group_deltas
+from .flame import accounting_samples
 from .highlight import highlight_ids
 from .inspector import labels
 from .messages import Search
@@ -139,10 +140,11 @@ def overview_push(shown: Shown, answers: Answers) -> Payload:
 
 
 def flame_push(
-    shown: Shown, answers: Answers, selection: dict[str, Any] | None, other: Profile | None, hierarchy: str
+    shown: Shown, answers: Answers, selection: dict[str, Any] | None, other: Side | None, hierarchy: str
 ) -> Payload:
     """The flame graph in `hierarchy` of the matching samples (of the area's, clipped, with a selection);
-    with the `other` profile (the baseline's other side, None without one) each node's Δ."""
+    with the `other` side (the compared profile on the same clock, None without one) each node's Δ, its
+    samples counted as the tree counts them (split into accounting parts in colour mode "activity")."""
     tree = answers.flame(shown, hierarchy) if selection is None else answers.area_flame(shown, selection, hierarchy)
     push: FlamePush = {
         "type": "flame",
@@ -153,7 +155,10 @@ def flame_push(
         "area": selection is not None,
     }
     if other is not None and selection is None:
-        push["deltas"] = flame_deltas(tree, other, shown.matching.query, shown=shown.side.which)
+        theirs = other.profile.samples.filter(pl.Series(filter_mask(other.profile, shown.matching.query)))
+        if shown.color_by == "activity":
+            theirs = accounting_samples(theirs, other.accounting)
+        push["deltas"] = flame_deltas(tree, theirs, shown=shown.side.which)
     return push, []
 
 

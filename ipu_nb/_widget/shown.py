@@ -226,9 +226,11 @@ class Sides:
     def has_baseline(self) -> bool:
         return self._profiles["baseline"] is not None
 
-    def other(self, which: str) -> Profile | None:
-        """The profile compared with side `which`'s (None without a baseline)."""
-        return self._profiles["baseline" if which == "after" else "after"] if self.has_baseline else None
+    def other(self, side: Side) -> Side | None:
+        """The side compared with `side`: the other profile on its clock (None without a baseline)."""
+        if not self.has_baseline:
+            return None
+        return self.side("baseline" if side.which == "after" else "after", side.clock)
 
     def side(self, which: str, clock: str = PER_TILE) -> Side:
         """The side `which` on `clock`, its index build started the first time it is asked for."""

@@ -69,7 +69,7 @@ def _grouping(shown: Shown) -> Hashable:
 VIEWS: dict[str, _View] = {
     "overview": _View(lambda s, h, a, sides, _: overview_push(s, a), _drawing, needs_index=True),
     "flame": _View(
-        lambda s, h, a, sides, _: flame_push(s, a, h.selection, sides.other(s.side.which), h.flame_hierarchy),
+        lambda s, h, a, sides, _: flame_push(s, a, h.selection, sides.other(s.side), h.flame_hierarchy),
         _matching,
     ),
     "panel": _View(lambda s, h, a, sides, _: (panel_push(s, h.at, h.selected), []), _matching, needs_index=True),

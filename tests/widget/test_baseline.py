@@ -273,3 +273,46 @@ def test_to_code_keeps_allow_clock_mismatch(after):
     code = widget.to_code()
     assert "baseline=baseline, allow_clock_mismatch=True, state=state" in code
     assert "bind `after`" in code and "bind `baseline`" in code
+
+
+def activity_pair_profile(spread: int) -> Any:
+    """Three tiles entering one exchange phase `spread` cycles apart (the first waits longest at the boundary)."""
+    acts = [("send", 0, 30), ("receive", 10, 50)]
+    tiles = []
+    for t in range(3):
+        a = 100 + t * spread
+        tiles.append(
+            T(
+                t,
+                [
+                    S(0, a, "compute", kernel=f"k{t}", phase=0),
+                    S(a, 260, "exchange", kernel="x", phase=1, activities=acts, exchange_event_cycles=60),
+                    S(260, 300, "synchronization", phase=2),
+                ],
+            )
+        )
+    return profile_from_tiles(tiles, schema_version=5)
+
+
+def flame_values(widget: ProfileWidget) -> dict[tuple[tuple[str, Any], ...], int]:
+    """Each node's value by its path, as the widget's flame graph shows it."""
+    recorder = Recorder(widget)
+    widget._views.send("flame")
+    return {tuple(n["path"].items()): n["value"] for n in recorder.last("flame")["nodes"] if n["path"] is not None}
+
+
+@pytest.mark.parametrize("clock", ["tile", "shared"])
+def test_the_activity_flame_deltas_count_both_sides_as_the_tree_does(clock: str) -> None:
+    """In colour mode "activity" both sides are split into accounting parts, on the widget's clock."""
+    before, after = activity_pair_profile(15), activity_pair_profile(30)
+    widget = ProfileWidget(after, baseline=before, color_by="activity", clock=clock)
+    recorder = Recorder(widget)
+    widget._views.send("flame")
+    push = recorder.last("flame")
+    mine = flame_values(ProfileWidget(after, color_by="activity", clock=clock))
+    theirs = flame_values(ProfileWidget(before, color_by="activity", clock=clock))
+    for node, delta in zip(push["nodes"], push["deltas"], strict=True):
+        path = tuple(node["path"].items())
+        assert delta == mine[path] - theirs.get(path, 0), path
+    boundary = (("kind", "synchronization"), ("kernel", "exchange boundary wait"))
+    assert mine[boundary] - theirs[boundary] > 0  # the wider spread waits longer
